@@ -1,0 +1,150 @@
+/**
+ * Line reading shared by every parser: bytes (optionally gzip) → UTF-8 text → lines, streamed, with
+ * 1-based line numbers. CRLF and a leading BOM are accepted. Uses only web-standard APIs
+ * (TextDecoder, DecompressionStream), so it runs unchanged in browsers, workers and Node.
+ */
+
+/** Anything a file can be read from: whole text, whole bytes, or a stream of byte chunks. */
+export type TextSource =
+  | string
+  | Uint8Array
+  | AsyncIterable<Uint8Array>
+  | Iterable<Uint8Array>
+  | ReadableStream<Uint8Array>;
+
+export type LineHandler = (line: string, lineNo: number) => void;
+
+/** Splits a stream of text chunks into lines; keeps the partial tail between chunks. */
+export class LineSplitter {
+  private tail = '';
+  private lineNo = 0;
+  private first = true;
+
+  constructor(private readonly onLine: LineHandler) {}
+
+  push(chunk: string): void {
+    if (this.first && chunk.length > 0) {
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      this.first = false;
+    }
+    let text = this.tail.length > 0 ? this.tail + chunk : chunk;
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl < 0) break;
+      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      this.onLine(text.slice(start, end), ++this.lineNo);
+      start = nl + 1;
+    }
+    this.tail = start === 0 ? text : text.slice(start);
+    text = '';
+  }
+
+  /** Flush a final line without a trailing newline. */
+  end(): void {
+    if (this.tail.length > 0) {
+      const t = this.tail.charCodeAt(this.tail.length - 1) === 13 ? this.tail.slice(0, -1) : this.tail;
+      this.onLine(t, ++this.lineNo);
+    }
+    this.tail = '';
+  }
+
+  get lines(): number {
+    return this.lineNo;
+  }
+}
+
+const GZIP_MAGIC_0 = 0x1f;
+const GZIP_MAGIC_1 = 0x8b;
+
+function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === GZIP_MAGIC_0 && bytes[1] === GZIP_MAGIC_1;
+}
+
+async function* iterate(source: Exclude<TextSource, string>): AsyncGenerator<Uint8Array> {
+  if (source instanceof Uint8Array) {
+    yield source;
+  } else if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield value;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  } else {
+    yield* source as AsyncIterable<Uint8Array>;
+  }
+}
+
+/** Decompress a gzip byte stream with the platform's DecompressionStream. */
+async function* gunzip(head: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const ds = new DecompressionStream('gzip');
+  const writer = ds.writable.getWriter();
+  const pump = (async () => {
+    try {
+      await writer.write(head as Uint8Array<ArrayBuffer>);
+      for (;;) {
+        const r = await rest.next();
+        if (r.done) break;
+        await writer.write(r.value as Uint8Array<ArrayBuffer>);
+      }
+      await writer.close();
+    } catch (e) {
+      await writer.abort(e).catch(() => undefined);
+    }
+  })();
+  yield* iterate(ds.readable as ReadableStream<Uint8Array>);
+  await pump;
+}
+
+/**
+ * Feed every line of `source` to `onLine`. Gzip is detected by its magic bytes, not by file name, so a
+ * mislabelled file still reads. Throws the decoder's error on corrupt gzip.
+ */
+export async function readLines(source: TextSource, onLine: LineHandler): Promise<number> {
+  const splitter = new LineSplitter(onLine);
+  if (typeof source === 'string') {
+    splitter.push(source);
+    splitter.end();
+    return splitter.lines;
+  }
+  const it = iterate(source)[Symbol.asyncIterator]();
+  let first = await it.next();
+  while (!first.done && first.value.length === 0) first = await it.next();
+  if (first.done) return 0;
+  const bytes = isGzip(first.value) ? gunzip(first.value, it) : prepend(first.value, it);
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  for await (const chunk of bytes) splitter.push(decoder.decode(chunk, { stream: true }));
+  splitter.push(decoder.decode());
+  splitter.end();
+  return splitter.lines;
+}
+
+async function* prepend(head: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield head;
+  for (;;) {
+    const r = await rest.next();
+    if (r.done) return;
+    yield r.value;
+  }
+}
+
+/** Split on runs of ASCII whitespace (TREC files are whitespace-separated; BEIR TSV uses tabs). */
+export function splitFields(line: string): string[] {
+  const out: string[] = [];
+  const n = line.length;
+  let i = 0;
+  while (i < n) {
+    let c = line.charCodeAt(i);
+    while (i < n && (c === 32 || c === 9 || c === 11 || c === 12 || c === 13)) c = line.charCodeAt(++i);
+    if (i >= n) break;
+    const start = i;
+    while (i < n && c !== 32 && c !== 9 && c !== 11 && c !== 12 && c !== 13) c = line.charCodeAt(++i);
+    out.push(line.slice(start, i));
+  }
+  return out;
+}

@@ -1,0 +1,191 @@
+/**
+ * TREC qrels (`qid iter docid rel`), BEIR qrels TSV (`query-id corpus-id score`, header line) and TREC
+ * runs (`qid Q0 docid rank score tag`): parse with validation, and write runs.
+ */
+import type { Diagnostic, DocId, Qrels, QueryId, RankedList, Run } from '../types.ts';
+import { InputError, quote } from './errors.ts';
+import { asDocId, asQueryId } from './ids.ts';
+import { readLines, splitFields, type TextSource } from './lines.ts';
+
+export interface ParseResult<T> {
+  readonly value: T;
+  readonly warnings: readonly Diagnostic[];
+}
+
+/** Integer-valued numbers only ("1", "-1", "2.0"); trec_eval reads grades with atol. */
+function parseGrade(s: string): number | undefined {
+  const v = Number(s);
+  return s.length > 0 && Number.isInteger(v) ? v : undefined;
+}
+
+/** Incremental qrels parser: feed lines, then `finish()`. Accepts TREC 4-column and BEIR 3-column lines. */
+export class QrelsBuilder {
+  private readonly byQuery = new Map<QueryId, Map<DocId, number>>();
+  private readonly firstLine = new Map<string, number>();
+  private readonly warnings: Diagnostic[] = [];
+  private columns: 3 | 4 | undefined;
+  private sawContent = false;
+  private duplicates = 0;
+
+  constructor(private readonly file: string) {}
+
+  line(raw: string, lineNo: number): void {
+    const f = splitFields(raw);
+    if (f.length === 0) return;
+    const isFirst = !this.sawContent;
+    this.sawContent = true;
+    if (f.length !== 3 && f.length !== 4) {
+      throw new InputError(
+        this.file,
+        lineNo,
+        `expected 4 columns "qid iter docid rel" (TREC qrels) or 3 columns "query-id corpus-id score" (BEIR TSV), got ${f.length}: ${quote(raw)}`,
+      );
+    }
+    const gradeField = f[f.length - 1]!;
+    const grade = parseGrade(gradeField);
+    if (grade === undefined && isFirst && f.length === 3) return; // BEIR header: query-id corpus-id score
+    if (this.columns === undefined) this.columns = f.length as 3 | 4;
+    else if (this.columns !== f.length) {
+      throw new InputError(this.file, lineNo, `expected ${this.columns} columns like the lines before, got ${f.length}: ${quote(raw)}`);
+    }
+    if (grade === undefined) {
+      throw new InputError(this.file, lineNo, `expected an integer relevance grade in the last column, got ${quote(gradeField)}`);
+    }
+    const qid = asQueryId(f[0]!);
+    const docid = asDocId(f[f.length - 2]!);
+    let judged = this.byQuery.get(qid);
+    if (!judged) this.byQuery.set(qid, (judged = new Map()));
+    const prev = judged.get(docid);
+    const key = `${qid}\u0000${docid}`;
+    if (prev !== undefined) {
+      if (prev !== grade) {
+        throw new InputError(
+          this.file,
+          lineNo,
+          `query ${quote(qid)} judges document ${quote(docid)} twice with different grades (${prev} on line ${this.firstLine.get(key)}, ${grade} here)`,
+        );
+      }
+      this.duplicates++;
+      return;
+    }
+    this.firstLine.set(key, lineNo);
+    judged.set(docid, grade);
+  }
+
+  finish(): ParseResult<Qrels> {
+    if (this.duplicates > 0) {
+      this.warnings.push({
+        severity: 'warning',
+        file: this.file,
+        message: `${this.duplicates} repeated judgment line(s) with the same grade were counted once`,
+      });
+    }
+    if (this.byQuery.size === 0) throw new InputError(this.file, undefined, 'expected at least one judgment line, found none');
+    return { value: { byQuery: this.byQuery }, warnings: this.warnings };
+  }
+}
+
+/** Parse qrels (TREC or BEIR TSV, optionally gzip) from any source. */
+export async function parseQrels(source: TextSource, file: string): Promise<ParseResult<Qrels>> {
+  const b = new QrelsBuilder(file);
+  await readLines(source, (l, n) => b.line(l, n));
+  return b.finish();
+}
+
+interface PendingList {
+  docs: DocId[];
+  scores: number[];
+  ranks: number[];
+  lines: number[];
+  seen: Map<DocId, number>;
+}
+
+/**
+ * Incremental TREC run parser. Each query's list is ordered by the rank column (file order breaks equal
+ * ranks) — the order the retriever returned, which flip analysis uses. trec_eval's own order (score
+ * descending, docid descending) is applied by the metrics, not here.
+ */
+export class RunBuilder {
+  private readonly pending = new Map<QueryId, PendingList>();
+  private readonly warnings: Diagnostic[] = [];
+  private tag: string | undefined;
+  private otherTags = 0;
+
+  constructor(private readonly file: string) {}
+
+  line(raw: string, lineNo: number): void {
+    const f = splitFields(raw);
+    if (f.length === 0) return;
+    if (f.length !== 6) {
+      throw new InputError(this.file, lineNo, `expected 6 columns "qid Q0 docid rank score tag" (TREC run), got ${f.length}: ${quote(raw)}`);
+    }
+    const [q, , d, rankField, scoreField, tag] = f as [string, string, string, string, string, string];
+    const rank = Number(rankField);
+    if (!Number.isInteger(rank)) throw new InputError(this.file, lineNo, `expected an integer rank in column 4, got ${quote(rankField)}`);
+    const score = Number(scoreField);
+    if (scoreField.length === 0 || !Number.isFinite(score)) {
+      throw new InputError(this.file, lineNo, `expected a finite number as score in column 5, got ${quote(scoreField)}`);
+    }
+    if (this.tag === undefined) this.tag = tag;
+    else if (tag !== this.tag) this.otherTags++;
+    const qid = asQueryId(q);
+    const docid = asDocId(d);
+    let list = this.pending.get(qid);
+    if (!list) this.pending.set(qid, (list = { docs: [], scores: [], ranks: [], lines: [], seen: new Map() }));
+    const earlier = list.seen.get(docid);
+    if (earlier !== undefined) {
+      throw new InputError(this.file, lineNo, `document ${quote(docid)} appears twice for query ${quote(qid)} (first on line ${earlier})`);
+    }
+    list.seen.set(docid, lineNo);
+    list.docs.push(docid);
+    list.scores.push(score);
+    list.ranks.push(rank);
+  }
+
+  finish(name?: string): ParseResult<Run> {
+    if (this.pending.size === 0) throw new InputError(this.file, undefined, 'expected at least one run line, found none');
+    if (this.otherTags > 0) {
+      this.warnings.push({
+        severity: 'warning',
+        file: this.file,
+        message: `${this.otherTags} line(s) carry a run tag other than ${quote(this.tag ?? '')}; treated as one run`,
+      });
+    }
+    const byQuery = new Map<QueryId, RankedList>();
+    for (const [qid, p] of this.pending) byQuery.set(qid, orderByRank(p));
+    return { value: { name: name ?? this.tag ?? this.file, byQuery }, warnings: this.warnings };
+  }
+}
+
+function orderByRank(p: PendingList): RankedList {
+  const n = p.docs.length;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = p.ranks[i - 1]! <= p.ranks[i]!;
+  if (sorted) return { docs: p.docs, scores: Float64Array.from(p.scores) };
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => p.ranks[a]! - p.ranks[b]! || a - b);
+  return { docs: order.map((i) => p.docs[i]!), scores: Float64Array.from(order, (i) => p.scores[i]!) };
+}
+
+/** Parse a TREC run (optionally gzip) from any source. `name` overrides the run tag as the run's name. */
+export async function parseRun(source: TextSource, file: string, name?: string): Promise<ParseResult<Run>> {
+  const b = new RunBuilder(file);
+  await readLines(source, (l, n) => b.line(l, n));
+  return b.finish(name);
+}
+
+/**
+ * Format a run as TREC lines, ranks 1..n in list order. Scores are written in JavaScript's shortest
+ * round-trip form so re-reading the file reproduces the exact doubles (and therefore trec_eval's tie order).
+ */
+export function* formatRunLines(run: Run, tag: string = run.name): Generator<string> {
+  const safeTag = tag.replace(/\s+/g, '_') || 'fliplab';
+  for (const [qid, list] of run.byQuery) {
+    for (let i = 0; i < list.docs.length; i++) {
+      yield `${qid} Q0 ${list.docs[i]} ${i + 1} ${String(list.scores[i])} ${safeTag}\n`;
+    }
+  }
+}
+
+export function formatRun(run: Run, tag?: string): string {
+  return Array.from(formatRunLines(run, tag)).join('');
+}

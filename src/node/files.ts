@@ -1,0 +1,48 @@
+/**
+ * Node edge of core/io: files become TextSources, BEIR folders are located. Only the CLI, benches and
+ * tests import this; the core itself never touches the file system.
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Corpus, Diagnostic, Qrels, Queries } from '../core/types.ts';
+import { InputError } from '../core/io/errors.ts';
+import type { TextSource } from '../core/io/lines.ts';
+import { parseCorpus, parseQueries } from '../core/io/beir.ts';
+import { parseQrels } from '../core/io/trec.ts';
+
+const READ_CHUNK_BYTES = 1 << 20;
+
+export function fileSource(path: string): TextSource {
+  if (!existsSync(path)) throw new InputError(path, undefined, 'file not found');
+  if (statSync(path).isDirectory()) throw new InputError(path, undefined, 'expected a file, got a directory');
+  return createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+}
+
+/** First existing of `name` and `name.gz` inside `dir`. */
+function findFile(dir: string, name: string): string {
+  for (const candidate of [join(dir, name), join(dir, `${name}.gz`)]) if (existsSync(candidate)) return candidate;
+  throw new InputError(join(dir, name), undefined, `expected ${name} or ${name}.gz in the BEIR folder ${dir}`);
+}
+
+export interface BeirCollection {
+  readonly corpus: Corpus;
+  readonly queries: Queries;
+  readonly qrels: Qrels;
+  readonly warnings: readonly Diagnostic[];
+  readonly files: { corpus: string; queries: string; qrels: string };
+}
+
+export async function loadBeirFolder(dir: string, split = 'test'): Promise<BeirCollection> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(dir, undefined, 'expected a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)');
+  const files = {
+    corpus: findFile(dir, 'corpus.jsonl'),
+    queries: findFile(dir, 'queries.jsonl'),
+    qrels: findFile(join(dir, 'qrels'), `${split}.tsv`),
+  };
+  const [c, q, r] = await Promise.all([
+    parseCorpus(fileSource(files.corpus), files.corpus),
+    parseQueries(fileSource(files.queries), files.queries),
+    parseQrels(fileSource(files.qrels), files.qrels),
+  ]);
+  return { corpus: c.value, queries: q.value, qrels: r.value, warnings: [...c.warnings, ...q.warnings, ...r.warnings], files };
+}
