@@ -125,13 +125,13 @@ export class QueriesBuilder {
 
 export async function parseCorpus(source: TextSource, file: string): Promise<ParseResult<Corpus>> {
   const b = new CorpusBuilder(file);
-  await readLines(source, (l, n) => b.line(l, n));
+  await readLines(source, (l, n) => b.line(l, n), file);
   return b.finish();
 }
 
 export async function parseQueries(source: TextSource, file: string): Promise<ParseResult<Queries>> {
   const b = new QueriesBuilder(file);
-  await readLines(source, (l, n) => b.line(l, n));
+  await readLines(source, (l, n) => b.line(l, n), file);
   return b.finish();
 }
 

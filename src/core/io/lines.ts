@@ -5,6 +5,8 @@
  */
 
 /** Anything a file can be read from: whole text, whole bytes, or a stream of byte chunks. */
+import { InputError, isInputError } from './errors.ts';
+
 export type TextSource =
   | string
   | Uint8Array
@@ -105,7 +107,18 @@ async function* gunzip(head: Uint8Array, rest: AsyncIterator<Uint8Array>): Async
  * Feed every line of `source` to `onLine`. Gzip is detected by its magic bytes, not by file name, so a
  * mislabelled file still reads. Throws the decoder's error on corrupt gzip.
  */
-export async function readLines(source: TextSource, onLine: LineHandler): Promise<number> {
+export async function readLines(source: TextSource, onLine: LineHandler, file = '<input>'): Promise<number> {
+  const state = { gzip: false };
+  try {
+    return await readAllLines(source, onLine, state);
+  } catch (e) {
+    if (isInputError(e)) throw e;
+    const what = state.gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
+    throw new InputError(file, undefined, `${what}: ${(e as Error)?.message ?? String(e)}`);
+  }
+}
+
+async function readAllLines(source: TextSource, onLine: LineHandler, state: { gzip: boolean }): Promise<number> {
   const splitter = new LineSplitter(onLine);
   if (typeof source === 'string') {
     splitter.push(source);
@@ -116,7 +129,8 @@ export async function readLines(source: TextSource, onLine: LineHandler): Promis
   let first = await it.next();
   while (!first.done && first.value.length === 0) first = await it.next();
   if (first.done) return 0;
-  const bytes = isGzip(first.value) ? gunzip(first.value, it) : prepend(first.value, it);
+  state.gzip = isGzip(first.value);
+  const bytes = state.gzip ? gunzip(first.value, it) : prepend(first.value, it);
   const decoder = new TextDecoder('utf-8', { fatal: false });
   for await (const chunk of bytes) splitter.push(decoder.decode(chunk, { stream: true }));
   splitter.push(decoder.decode());

@@ -88,7 +88,7 @@ export class QrelsBuilder {
 /** Parse qrels (TREC or BEIR TSV, optionally gzip) from any source. */
 export async function parseQrels(source: TextSource, file: string): Promise<ParseResult<Qrels>> {
   const b = new QrelsBuilder(file);
-  await readLines(source, (l, n) => b.line(l, n));
+  await readLines(source, (l, n) => b.line(l, n), file);
   return b.finish();
 }
 
@@ -169,7 +169,7 @@ function orderByRank(p: PendingList): RankedList {
 /** Parse a TREC run (optionally gzip) from any source. `name` overrides the run tag as the run's name. */
 export async function parseRun(source: TextSource, file: string, name?: string): Promise<ParseResult<Run>> {
   const b = new RunBuilder(file);
-  await readLines(source, (l, n) => b.line(l, n));
+  await readLines(source, (l, n) => b.line(l, n), file);
   return b.finish(name);
 }
 

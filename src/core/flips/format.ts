@@ -1,0 +1,71 @@
+/** Plain-text tables of a FlipReport for terminals (the `fliplab flips` default output). */
+import type { Estimate } from '../stats/index.ts';
+import type { FlipReport } from './analyze.ts';
+
+const pct = (e: Estimate): string =>
+  e.value === null ? 'undefined' : `${(100 * e.value).toFixed(1)}% [${(100 * e.lo!).toFixed(1)}, ${(100 * e.hi!).toFixed(1)}]`;
+const signed = (x: number): string => (x > 0 ? `+${x}` : `${x}`);
+const gain = (e: Estimate): string => (e.value === null ? 'undefined' : `${signed(e.value)} [${e.lo!.toFixed(1)}, ${e.hi!.toFixed(1)}]`);
+const pval = (p: number): string => (p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+export function formatFlipReport(r: FlipReport): string {
+  const out: string[] = [];
+  const ref = r.runs.find((x) => x.role === 'reference')!;
+  out.push(
+    `RAGFlip transitions against reference "${ref.name}": ${r.queries} queries with a positive judgment (grade ≥ ${r.relevance_level}), label "${r.label}"`,
+  );
+  for (const run of r.runs) {
+    if (run.missing_queries > 0) out.push(`note: run "${run.name}" has no ranking for ${run.missing_queries} of these queries (counted as unsupported)`);
+  }
+  for (const d of r.depths) {
+    out.push('', `k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`);
+    out.push(
+      table(
+        ['candidate', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix rate', 'negative-flip rate', 'compatibility', 'net gain'],
+        d.candidates.map((c) => [
+          c.name,
+          `${c.supported}`,
+          `${c.preserved}`,
+          `${c.broken}`,
+          `${c.fixed}`,
+          `${c.unchanged}`,
+          pct(c.fix_rate),
+          pct(c.negative_flip_rate),
+          pct(c.compatibility),
+          gain(c.net_gain),
+        ]),
+      ),
+    );
+  }
+  out.push('', 'Fixed-budget hybrids (broken / fixed / net gain against the reference; union budget is up to 2k)');
+  out.push(
+    table(
+      ['candidate', 'method', 'k', 'budget', 'mean size', 'broken', 'fixed', 'net gain', 'negative-flip rate'],
+      r.hybrids.map((h) => [h.candidate, h.method, `${h.k}`, `${h.budget}`, h.mean_size.toFixed(1), `${h.broken}`, `${h.fixed}`, signed(h.net_gain), pct(h.negative_flip_rate)]),
+    ),
+  );
+  if (r.paired.length > 0) {
+    out.push('', 'Paired negative flips on reference-supported queries (exact McNemar; Holm across depths)');
+    out.push(
+      table(
+        ['k', 'A', 'B', 'only A', 'only B', 'p', 'p (Holm)'],
+        r.paired.map((p) => [`${p.k}`, p.a, p.b, `${p.only_a}`, `${p.only_b}`, pval(p.p), pval(p.p_holm)]),
+      ),
+    );
+  }
+  out.push('', "Negative flips by the reference's first supporting rank");
+  out.push(
+    table(
+      ['candidate', 'k', 'ranks', 'reference supported', 'broken', 'negative-flip rate'],
+      r.strata.map((s) => [s.candidate, `${s.k}`, s.ranks, `${s.reference_supported}`, `${s.broken}`, pct(s.negative_flip_rate)]),
+    ),
+  );
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,7 @@
+export { analyzeFlips, validateDepths, DEFAULT_DEPTHS, type FlipOptions, type FlipReport } from './analyze.ts';
+export { buildCohort, supportProfile, supportRanks, NEVER, type Cohort, type SupportLabel } from './cohort.ts';
+export { countTransitions, summarize, transitionStates, type TransitionState } from './transitions.ts';
+export { alternate, reciprocalRankFusion, unionSize, RRF_K } from './hybrids.ts';
+export { rankBins, strata } from './strata.ts';
+export { pairedFlips } from './paired.ts';
+export { formatFlipReport } from './format.ts';
