@@ -5,8 +5,8 @@
  */
 import type { DocId, Qrels, QueryId, Run } from '../types.ts';
 import { holm, type Estimate } from '../stats/index.ts';
-import { buildCohort, NEVER, ranksFor, supportProfile, supportRanks, type SupportLabel, type SupportProfile } from './cohort.ts';
-import { alternate, reciprocalRankFusion, unionSize } from './hybrids.ts';
+import { buildCohort, NEVER, supportProfile, supportRanks, type SupportLabel } from './cohort.ts';
+import { alternate, reciprocalRankFusion } from './hybrids.ts';
 import { pairedFlips } from './paired.ts';
 import { rankBins, strata } from './strata.ts';
 import { countTransitions, summarize, transitionStates, type TransitionState } from './transitions.ts';
@@ -109,91 +109,162 @@ export function validateDepths(depths: readonly number[]): number[] {
   return [...new Set(depths)].sort((a, b) => a - b);
 }
 
-/** Per-query support ranks of the three hybrids of one candidate with the reference, under a label. */
-interface HybridProfiles {
-  alternation: Int32Array;
-  rrf: Int32Array;
-  union: Int32Array;
-  /** Length of each query's alternation / RRF list (≤ the largest depth). */
-  alternationLength: Int32Array;
-  rrfLength: Int32Array;
-  /** unionSizes[d][i]: size of the union of the two top-k lists at depths[d] for query i. */
-  unionSizes: Float64Array[];
+/** Support ranks of one ranking per cohort query, under both labels. */
+export interface LabelRanks {
+  readonly any: Int32Array;
+  readonly strict: Int32Array;
 }
 
-function hybridProfiles(
-  cohortQueries: readonly QueryId[],
+export interface PreparedCandidate {
+  readonly name: string;
+  readonly missing: number;
+  readonly ranks: LabelRanks;
+  readonly alternation: LabelRanks;
+  readonly rrf: LabelRanks;
+  readonly union: LabelRanks;
+  /** Lengths of each query's alternation / RRF list and of the candidate's list (capped at maxDepth). */
+  readonly alternationLength: Int32Array;
+  readonly rrfLength: Int32Array;
+  readonly candidateLength: Int32Array;
+  /** unionSizeTotal[k]: Σ over queries of |top-k(reference) ∪ top-k(candidate)|, for k = 0..maxDepth. */
+  readonly unionSizeTotal: Float64Array;
+}
+
+/**
+ * Everything depth- and label-independent, computed once: per query and run, the rank at which each
+ * ranking (the runs themselves and the three hybrids) supports the query. Any depth ≤ maxDepth and either
+ * label is then a cheap pass over typed arrays (`reportFromPrepared`) — what lets the UI re-slice live.
+ */
+export interface PreparedFlips {
+  readonly queries: readonly QueryId[];
+  readonly relevanceLevel: number;
+  readonly maxDepth: number;
+  readonly reference: { readonly name: string; readonly missing: number; readonly ranks: LabelRanks; readonly length: Int32Array };
+  readonly candidates: readonly PreparedCandidate[];
+}
+
+const labelRanks = (n: number): { any: Int32Array; strict: Int32Array } => ({
+  any: new Int32Array(n).fill(NEVER),
+  strict: new Int32Array(n).fill(NEVER),
+});
+
+function setRanks(target: { any: Int32Array; strict: Int32Array }, i: number, docs: readonly DocId[], pos: ReadonlySet<DocId>): void {
+  const r = supportRanks(docs, pos);
+  target.any[i] = r.first;
+  target.strict[i] = r.all;
+}
+
+function prepareCandidate(
+  queries: readonly QueryId[],
   positives: readonly ReadonlySet<DocId>[],
   reference: Run,
   candidate: Run,
-  label: SupportLabel,
-  depths: readonly number[],
-): HybridProfiles {
-  const n = cohortQueries.length;
-  const maxK = depths[depths.length - 1]!;
-  const alternation = new Int32Array(n).fill(NEVER);
-  const rrf = new Int32Array(n).fill(NEVER);
-  const union = new Int32Array(n).fill(NEVER);
+  maxDepth: number,
+): PreparedCandidate {
+  const n = queries.length;
+  const ranks = labelRanks(n);
+  const alternation = labelRanks(n);
+  const rrf = labelRanks(n);
+  const union = labelRanks(n);
   const alternationLength = new Int32Array(n);
   const rrfLength = new Int32Array(n);
-  const unionSizes = depths.map(() => new Float64Array(n));
-  const pick = (r: { first: number; all: number }) => (label === 'any' ? r.first : r.all);
+  const candidateLength = new Int32Array(n);
+  const unionSizeTotal = new Float64Array(maxDepth + 1);
+  let missing = 0;
+  const refRank = new Map<DocId, number>();
+  const seen = new Set<DocId>();
   for (let i = 0; i < n; i++) {
-    const qid = cohortQueries[i]!;
+    const qid = queries[i]!;
     const ref = reference.byQuery.get(qid)?.docs ?? [];
-    const cand = candidate.byQuery.get(qid)?.docs ?? [];
+    const candList = candidate.byQuery.get(qid);
+    if (!candList) missing++;
+    const cand = candList?.docs ?? [];
     const pos = positives[i]!;
-    const alt = alternate(cand, ref, maxK);
-    const fused = reciprocalRankFusion(cand, ref, maxK);
-    alternation[i] = pick(supportRanks(alt, pos));
-    rrf[i] = pick(supportRanks(fused, pos));
+    setRanks(ranks, i, cand, pos);
+    const alt = alternate(cand, ref, maxDepth);
+    const fused = reciprocalRankFusion(cand, ref, maxDepth);
+    setRanks(alternation, i, alt, pos);
+    setRanks(rrf, i, fused, pos);
     alternationLength[i] = alt.length;
     rrfLength[i] = fused.length;
+    candidateLength[i] = Math.min(cand.length, maxDepth);
+
+    refRank.clear();
+    for (let r = 0; r < Math.min(ref.length, maxDepth); r++) refRank.set(ref[r]!, r + 1);
+    seen.clear();
+    for (let k = 1; k <= maxDepth; k++) {
+      if (k <= ref.length) seen.add(ref[k - 1]!);
+      if (k <= cand.length) seen.add(cand[k - 1]!);
+      unionSizeTotal[k]! += seen.size;
+    }
     // Union of the two top-k lists: a positive is in it at depth k iff min(rank_ref, rank_cand) ≤ k.
     const best = new Map<DocId, number>();
-    for (let r = 0; r < Math.min(ref.length, maxK); r++) if (pos.has(ref[r]!)) best.set(ref[r]!, r + 1);
-    for (let r = 0; r < Math.min(cand.length, maxK); r++) {
-      const d = cand[r]!;
-      if (pos.has(d) && !(best.get(d)! <= r + 1)) best.set(d, r + 1);
+    for (const [d, r] of refRank) if (pos.has(d)) best.set(d, r);
+    for (let j = 0; j < candidateLength[i]!; j++) {
+      const d = cand[j]!;
+      if (pos.has(d) && !(best.get(d)! <= j + 1)) best.set(d, j + 1);
     }
-    if (label === 'any') {
-      union[i] = best.size === 0 ? NEVER : Math.min(...best.values());
-    } else {
-      union[i] = best.size < pos.size ? NEVER : Math.max(...best.values());
-    }
-    depths.forEach((k, d) => {
-      unionSizes[d]![i] = unionSize(cand, ref, k);
-    });
+    union.any[i] = best.size === 0 ? NEVER : Math.min(...best.values());
+    union.strict[i] = best.size < pos.size ? NEVER : Math.max(...best.values());
   }
-  return { alternation, rrf, union, alternationLength, rrfLength, unionSizes };
+  return { name: candidate.name, missing, ranks, alternation, rrf, union, alternationLength, rrfLength, candidateLength, unionSizeTotal };
 }
 
-const rankOrNull = (r: number): number | null => (r === NEVER ? null : r);
-
-export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly Run[], options: FlipOptions = {}): FlipReport {
+/** The depth-independent part of the analysis; `maxDepth` bounds the depths a report may ask for. */
+export function prepareFlips(qrels: Qrels, reference: Run, candidates: readonly Run[], options: { relevanceLevel?: number; maxDepth: number }): PreparedFlips {
   if (candidates.length === 0) throw new RangeError('expected at least one candidate run');
-  const depths = validateDepths(options.depths ?? DEFAULT_DEPTHS);
-  const label = options.label ?? 'any';
   const relevanceLevel = options.relevanceLevel ?? 1;
   const cohort = buildCohort(qrels, relevanceLevel);
   const n = cohort.queries.length;
   if (n === 0) {
     throw new RangeError(`no query has a positive judgment (grade ≥ ${relevanceLevel}): nothing to analyse — check the qrels file and -l`);
   }
-
   const refProfile = supportProfile(reference, cohort);
-  const candProfiles: SupportProfile[] = candidates.map((c) => supportProfile(c, cohort));
-  const refRanks = ranksFor(refProfile, label);
-  const candRanks = candProfiles.map((p) => ranksFor(p, label));
+  const length = new Int32Array(n);
+  cohort.queries.forEach((q, i) => (length[i] = Math.min(reference.byQuery.get(q)?.docs.length ?? 0, options.maxDepth)));
+  return {
+    queries: cohort.queries,
+    relevanceLevel,
+    maxDepth: options.maxDepth,
+    reference: { name: reference.name, missing: refProfile.missing, ranks: { any: refProfile.first, strict: refProfile.all }, length },
+    candidates: candidates.map((c) => prepareCandidate(cohort.queries, cohort.positives, reference, c, options.maxDepth)),
+  };
+}
+
+const rankOrNull = (r: number): number | null => (r === NEVER ? null : r);
+
+function meanCapped(lengths: Int32Array, k: number): number {
+  let total = 0;
+  for (let i = 0; i < lengths.length; i++) total += Math.min(k, lengths[i]!);
+  return total / lengths.length;
+}
+
+export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly Run[], options: FlipOptions = {}): FlipReport {
+  const depths = validateDepths(options.depths ?? DEFAULT_DEPTHS);
+  const prepared = prepareFlips(qrels, reference, candidates, {
+    maxDepth: depths[depths.length - 1]!,
+    ...(options.relevanceLevel === undefined ? {} : { relevanceLevel: options.relevanceLevel }),
+  });
+  return reportFromPrepared(prepared, options);
+}
+
+/** Build the report for any depths (≤ prepared.maxDepth) and label from prepared ranks. */
+export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 'relevanceLevel'> = {}): FlipReport {
+  const depths = validateDepths(options.depths ?? DEFAULT_DEPTHS);
+  if (depths[depths.length - 1]! > p.maxDepth) throw new RangeError(`depth ${depths[depths.length - 1]} exceeds the prepared maximum ${p.maxDepth}`);
+  const label = options.label ?? 'any';
+  const n = p.queries.length;
+  const refRanks = p.reference.ranks[label];
+  const cands = p.candidates;
 
   const depthBlocks: DepthBlock[] = depths.map((k) => {
     let refSupported = 0;
     for (let i = 0; i < n; i++) if (refRanks[i]! <= k) refSupported++;
     return {
       k,
-      reference: { name: reference.name, supported: refSupported },
-      candidates: candidates.map((c, ci) => {
-        const s = summarize(countTransitions(refRanks, candRanks[ci]!, k));
+      reference: { name: p.reference.name, supported: refSupported },
+      candidates: cands.map((c) => {
+        const s = summarize(countTransitions(refRanks, c.ranks[label], k));
         return {
           name: c.name,
           supported: s.candidateSupported,
@@ -211,27 +282,23 @@ export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly 
   });
 
   const paired: PairedRow[] = [];
-  for (let a = 0; a < candidates.length; a++) {
-    for (let b = a + 1; b < candidates.length; b++) {
-      const rows = depths.map((k) => ({ k, ...pairedFlips(refRanks, candRanks[a]!, candRanks[b]!, k) }));
+  for (let a = 0; a < cands.length; a++) {
+    for (let b = a + 1; b < cands.length; b++) {
+      const rows = depths.map((k) => ({ k, ...pairedFlips(refRanks, cands[a]!.ranks[label], cands[b]!.ranks[label], k) }));
       const adjusted = holm(rows.map((r) => r.p));
       rows.forEach((r, i) =>
-        paired.push({ k: r.k, a: candidates[a]!.name, b: candidates[b]!.name, only_a: r.onlyA, only_b: r.onlyB, p: r.p, p_holm: adjusted[i]! }),
+        paired.push({ k: r.k, a: cands[a]!.name, b: cands[b]!.name, only_a: r.onlyA, only_b: r.onlyB, p: r.p, p_holm: adjusted[i]! }),
       );
     }
   }
 
   const hybrids: HybridRow[] = [];
-  candidates.forEach((c, ci) => {
-    const h = hybridProfiles(cohort.queries, cohort.positives, reference, c, label, depths);
-    depths.forEach((k, d) => {
+  for (const c of cands) {
+    for (const k of depths) {
       for (const method of ['alternation', 'rrf', 'union'] as const) {
-        const counts = countTransitions(refRanks, h[method], k);
-        let total = 0;
-        if (method === 'union') for (const size of h.unionSizes[d]!) total += size;
-        else for (const len of method === 'rrf' ? h.rrfLength : h.alternationLength) total += Math.min(k, len);
-        const meanSize = n > 0 ? total / n : 0;
-        const s = summarize(counts);
+        const counts = countTransitions(refRanks, c[method][label], k);
+        const meanSize =
+          method === 'union' ? c.unionSizeTotal[k]! / n : meanCapped(method === 'rrf' ? c.rrfLength : c.alternationLength, k);
         hybrids.push({
           k,
           candidate: c.name,
@@ -243,17 +310,17 @@ export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly 
           broken: counts.broken,
           fixed: counts.fixed,
           net_gain: counts.fixed - counts.broken,
-          negative_flip_rate: s.negativeFlipRate,
+          negative_flip_rate: summarize(counts).negativeFlipRate,
         });
       }
-    });
-  });
+    }
+  }
 
   const bins = rankBins(depths);
   const strataRows: StratumRow[] = [];
-  candidates.forEach((c, ci) => {
+  for (const c of cands) {
     for (const k of depths) {
-      for (const s of strata(refRanks, candRanks[ci]!, k, bins)) {
+      for (const s of strata(refRanks, c.ranks[label], k, bins)) {
         strataRows.push({
           k,
           candidate: c.name,
@@ -266,16 +333,16 @@ export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly 
         });
       }
     }
-  });
+  }
 
   const report: FlipReport = {
     queries: n,
     label,
-    relevance_level: relevanceLevel,
+    relevance_level: p.relevanceLevel,
     depth_list: depths,
     runs: [
-      { name: reference.name, role: 'reference', missing_queries: refProfile.missing },
-      ...candProfiles.map((p) => ({ name: p.name, role: 'candidate' as const, missing_queries: p.missing })),
+      { name: p.reference.name, role: 'reference', missing_queries: p.reference.missing },
+      ...cands.map((c) => ({ name: c.name, role: 'candidate' as const, missing_queries: c.missing })),
     ],
     depths: depthBlocks,
     paired,
@@ -283,13 +350,13 @@ export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly 
     strata: strataRows,
   };
   if (options.perQuery) {
-    const states = candRanks.map((cr) => depths.map((k) => transitionStates(refRanks, cr, k)));
-    report.per_query = cohort.queries.map((qid, i) => ({
+    const states = cands.map((c) => depths.map((k) => transitionStates(refRanks, c.ranks[label], k)));
+    report.per_query = p.queries.map((qid, i) => ({
       qid,
       reference_rank: rankOrNull(refRanks[i]!),
-      candidates: candidates.map((c, ci) => ({
+      candidates: cands.map((c, ci) => ({
         name: c.name,
-        rank: rankOrNull(candRanks[ci]![i]!),
+        rank: rankOrNull(c.ranks[label][i]!),
         states: depths.map((_, d) => states[ci]![d]![i]!),
       })),
     }));

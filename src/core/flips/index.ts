@@ -1,4 +1,13 @@
-export { analyzeFlips, validateDepths, DEFAULT_DEPTHS, type FlipOptions, type FlipReport } from './analyze.ts';
+export {
+  analyzeFlips,
+  prepareFlips,
+  reportFromPrepared,
+  validateDepths,
+  DEFAULT_DEPTHS,
+  type FlipOptions,
+  type FlipReport,
+  type PreparedFlips,
+} from './analyze.ts';
 export { buildCohort, supportProfile, supportRanks, NEVER, type Cohort, type SupportLabel } from './cohort.ts';
 export { countTransitions, summarize, transitionStates, type TransitionState } from './transitions.ts';
 export { alternate, reciprocalRankFusion, unionSize, RRF_K } from './hybrids.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { alternate, analyzeFlips, rankBins, reciprocalRankFusion } from '../../../src/core/flips/index.ts';
+import { alternate, analyzeFlips, prepareFlips, rankBins, reciprocalRankFusion, reportFromPrepared } from '../../../src/core/flips/index.ts';
 import type { DocId, Qrels, QueryId, RankedList, Run } from '../../../src/core/types.ts';
 import { listOf, naiveAlternation, naiveRrf, positivesOf, supported, type Label } from './oracle.ts';
 
@@ -216,5 +216,27 @@ describe('input checks', () => {
       { qid: 'q1', reference_rank: 1, candidates: [{ name: 'c', rank: 2, states: ['broken', 'preserved'] }] },
       { qid: 'q2', reference_rank: 2, candidates: [{ name: 'c', rank: 1, states: ['fixed', 'preserved'] }] },
     ]);
+  });
+});
+
+describe('prepared analysis', () => {
+  it('re-slicing prepared ranks at other depths and labels equals a fresh analysis', () => {
+    fc.assert(
+      fc.property(arbCase, fc.constantFrom<Label>('any', 'strict'), ({ queries, depths }, label) => {
+        const lists = (key: 'ref' | 'a' | 'b') =>
+          Object.fromEntries(queries.flatMap((q, i) => (q[key] === undefined ? [] : [[`q${i}`, q[key]!]])));
+        const qrels = makeQrels(Object.fromEntries(queries.map((q, i) => [`q${i}`, q.judged])));
+        if (positivesOf(qrels, 1).size === 0) return;
+        const runs = [makeRun('ref', lists('ref')), makeRun('a', lists('a')), makeRun('b', lists('b'))] as const;
+        const prepared = prepareFlips(qrels, runs[0], [runs[1], runs[2]], { maxDepth: 9 });
+        expect(reportFromPrepared(prepared, { depths, label })).toEqual(analyzeFlips(qrels, runs[0], [runs[1], runs[2]], { depths, label }));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses depths beyond what was prepared', () => {
+    const prepared = prepareFlips(makeQrels({ q: { d: 1 } }), makeRun('r', { q: ['d'] }), [makeRun('c', { q: ['d'] })], { maxDepth: 5 });
+    expect(() => reportFromPrepared(prepared, { depths: [10] })).toThrow(/exceeds the prepared maximum 5/);
   });
 });
