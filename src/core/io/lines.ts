@@ -16,38 +16,41 @@ export type TextSource =
 
 export type LineHandler = (line: string, lineNo: number) => void;
 
+/**
+ * Receives a line as a range of a larger string (CR already excluded), so hot parsers can scan fields in
+ * place without allocating a string per line.
+ */
+export type LineRangeHandler = (text: string, start: number, end: number, lineNo: number) => void;
+
 /** Splits a stream of text chunks into lines; keeps the partial tail between chunks. */
 export class LineSplitter {
   private tail = '';
   private lineNo = 0;
   private first = true;
 
-  constructor(private readonly onLine: LineHandler) {}
+  constructor(private readonly onRange: LineRangeHandler) {}
 
   push(chunk: string): void {
     if (this.first && chunk.length > 0) {
       if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
       this.first = false;
     }
-    let text = this.tail.length > 0 ? this.tail + chunk : chunk;
+    const text = this.tail.length > 0 ? this.tail + chunk : chunk;
     let start = 0;
     for (;;) {
       const nl = text.indexOf('\n', start);
       if (nl < 0) break;
       const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      this.onLine(text.slice(start, end), ++this.lineNo);
+      this.onRange(text, start, end, ++this.lineNo);
       start = nl + 1;
     }
     this.tail = start === 0 ? text : text.slice(start);
-    text = '';
   }
 
   /** Flush a final line without a trailing newline. */
   end(): void {
-    if (this.tail.length > 0) {
-      const t = this.tail.charCodeAt(this.tail.length - 1) === 13 ? this.tail.slice(0, -1) : this.tail;
-      this.onLine(t, ++this.lineNo);
-    }
+    const t = this.tail;
+    if (t.length > 0) this.onRange(t, 0, t.charCodeAt(t.length - 1) === 13 ? t.length - 1 : t.length, ++this.lineNo);
     this.tail = '';
   }
 
@@ -108,9 +111,14 @@ async function* gunzip(head: Uint8Array, rest: AsyncIterator<Uint8Array>): Async
  * mislabelled file still reads. Throws the decoder's error on corrupt gzip.
  */
 export async function readLines(source: TextSource, onLine: LineHandler, file = '<input>'): Promise<number> {
+  return readLineRanges(source, (text, start, end, n) => onLine(text.slice(start, end), n), file);
+}
+
+/** Like readLines, but hands each line over as a range of a chunk string (see LineRangeHandler). */
+export async function readLineRanges(source: TextSource, onRange: LineRangeHandler, file = '<input>'): Promise<number> {
   const state = { gzip: false };
   try {
-    return await readAllLines(source, onLine, state);
+    return await readAllLines(source, onRange, state);
   } catch (e) {
     if (isInputError(e)) throw e;
     const what = state.gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
@@ -118,8 +126,8 @@ export async function readLines(source: TextSource, onLine: LineHandler, file = 
   }
 }
 
-async function readAllLines(source: TextSource, onLine: LineHandler, state: { gzip: boolean }): Promise<number> {
-  const splitter = new LineSplitter(onLine);
+async function readAllLines(source: TextSource, onRange: LineRangeHandler, state: { gzip: boolean }): Promise<number> {
+  const splitter = new LineSplitter(onRange);
   if (typeof source === 'string') {
     splitter.push(source);
     splitter.end();

@@ -1,0 +1,66 @@
+/**
+ * trec_eval's text output, byte for byte (meas_print_single.c, meas_print_final.c): one line per value,
+ * `%-22s\t%s\t%6.4f` (counts `%ld`, relstring `'%s'`, runid `%s`), per-query blocks first (with -q) in
+ * evaluation order, then the `all` summary; measures in trec_eval table order. Also a JSON-friendly
+ * plain-object form.
+ */
+import type { QueryId } from '../types.ts';
+import type { EvalResult } from './evaluate.ts';
+import { formatLong, formatValue } from './printf.ts';
+
+export interface FormatOptions {
+  /** `-q`: print every evaluated query before the summary. */
+  readonly perQuery: boolean;
+  /** Run tag for the runid line; defaults to the result's runid. */
+  readonly runid?: string;
+}
+
+const line = (name: string, qid: string, value: string): string => `${name.padEnd(22)}\t${qid}\t${value}\n`;
+
+export function formatTrecEval(result: EvalResult, opts: FormatOptions): string {
+  const out: string[] = [];
+  if (opts.perQuery) {
+    const cols = result.columns.filter((c) => c.perQuery);
+    const width = result.valueNames.length;
+    const slot = new Map(result.valueNames.map((n, j) => [n, j]));
+    result.queries.forEach((qid, qi) => {
+      const texts = result.perQueryText.get(qid);
+      for (const c of cols) {
+        if (c.format === 'text') {
+          out.push(line(c.name, qid, `'${texts?.[c.name] ?? ''}'`));
+          continue;
+        }
+        const v = result.values[qi * width + slot.get(c.name)!]!;
+        out.push(line(c.name, qid, c.format === 'long' ? formatLong(v) : formatValue(v)));
+      }
+    });
+  }
+  for (const c of result.columns) {
+    if (!c.summary) continue;
+    if (c.format === 'runid') out.push(line(c.name, 'all', opts.runid ?? result.runid));
+    else {
+      const v = result.aggregate[c.name]!;
+      out.push(line(c.name, 'all', c.format === 'long' ? formatLong(v) : formatValue(v)));
+    }
+  }
+  return out.join('');
+}
+
+/** JSON-friendly form: arrays keep trec_eval query order (object keys like "301" would not). */
+export interface EvalResultJson {
+  readonly runid: string;
+  readonly options: { readonly relevanceLevel: number; readonly complete: boolean; readonly maxRetrieved: number | null };
+  readonly measures: readonly string[];
+  readonly queries: readonly { readonly qid: QueryId; readonly values: Readonly<Record<string, number | string>> }[];
+  readonly all: Readonly<Record<string, number>>;
+}
+
+export function toPlainObject(result: EvalResult): EvalResultJson {
+  return {
+    runid: result.runid,
+    options: { ...result.options, maxRetrieved: Number.isFinite(result.options.maxRetrieved) ? result.options.maxRetrieved : null },
+    measures: result.columns.map((c) => c.name),
+    queries: result.queries.map((qid) => ({ qid, values: { ...result.perQuery.get(qid), ...result.perQueryText.get(qid) } })),
+    all: { ...result.aggregate },
+  };
+}

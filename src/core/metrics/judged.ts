@@ -1,0 +1,107 @@
+/**
+ * Run-independent facts about one query's judgments, computed once per Qrels object and reused by every
+ * evaluation against it (trec_eval recomputes them per query in form_res_rels.c; we cache).
+ */
+import type { DocId, Qrels, QueryId } from '../types.ts';
+
+export interface JudgedQuery {
+  /** docid → grade, as parsed (grades may be 0 or negative). */
+  readonly grades: ReadonlyMap<DocId, number>;
+  /** Distinct non-negative grades present, ascending (trec_eval rel_levels with zero counts dropped). */
+  readonly levels: Int32Array;
+  /** counts[i] = number of judged documents with grade levels[i]. */
+  readonly counts: Int32Array;
+  /** Highest non-negative grade + 1, or 0 when none (trec_eval num_rel_levels). */
+  readonly numRelLevels: number;
+  /** Judgments with grade > 0 (what trec_eval's -c summary of num_rel counts, whatever -l says). */
+  readonly numPositive: number;
+  /** Grades > 0 sorted descending: the ideal ranking's gains for ndcg, ndcg_cut and ncg_cut. */
+  readonly idealGains: Float64Array;
+  /** idealDcg[k] = Σ_{i<k} idealGains[i] / log2(i + 2), summed in rank order; length idealGains.length + 1. */
+  readonly idealDcg: Float64Array;
+  /** idealCg[k] = Σ_{i<k} idealGains[i]; length idealGains.length + 1. */
+  readonly idealCg: Float64Array;
+}
+
+const cache = new WeakMap<Qrels, Map<QueryId, JudgedQuery>>();
+
+/** Judged documents with grade ≥ level (trec_eval num_rel for `-l level`). */
+export function countAtLeast(j: JudgedQuery, level: number): number {
+  let n = 0;
+  for (let i = 0; i < j.levels.length; i++) if (j.levels[i]! >= level) n += j.counts[i]!;
+  return n;
+}
+
+/** Judged documents with 0 ≤ grade < level (bpref's judged non-relevant pool). */
+export function countBelow(j: JudgedQuery, level: number): number {
+  let n = 0;
+  for (let i = 0; i < j.levels.length; i++) if (j.levels[i]! < level) n += j.counts[i]!;
+  return n;
+}
+
+/** Summary of one query's judgments; the DCG/CG prefix sums are computed on first use. */
+class Judged implements JudgedQuery {
+  private dcg: Float64Array | undefined;
+  private cg: Float64Array | undefined;
+
+  constructor(
+    readonly grades: ReadonlyMap<DocId, number>,
+    readonly levels: Int32Array,
+    readonly counts: Int32Array,
+    readonly numRelLevels: number,
+    readonly numPositive: number,
+    readonly idealGains: Float64Array,
+  ) {}
+
+  get idealDcg(): Float64Array {
+    if (!this.dcg) {
+      const g = this.idealGains;
+      const out = new Float64Array(g.length + 1);
+      for (let i = 0; i < g.length; i++) out[i + 1] = out[i]! + g[i]! / Math.log2(i + 2);
+      this.dcg = out;
+    }
+    return this.dcg;
+  }
+
+  get idealCg(): Float64Array {
+    if (!this.cg) {
+      const g = this.idealGains;
+      const out = new Float64Array(g.length + 1);
+      for (let i = 0; i < g.length; i++) out[i + 1] = out[i]! + g[i]!;
+      this.cg = out;
+    }
+    return this.cg;
+  }
+}
+
+export function summarizeJudgments(grades: ReadonlyMap<DocId, number>): JudgedQuery {
+  const sorted: number[] = [];
+  for (const g of grades.values()) if (g >= 0) sorted.push(g);
+  sorted.sort((a, b) => a - b);
+  let distinct = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct++;
+  const levels = new Int32Array(distinct);
+  const counts = new Int32Array(distinct);
+  let k = -1;
+  for (let i = 0; i < sorted.length; i++) {
+    if (i === 0 || sorted[i] !== sorted[i - 1]) levels[++k] = sorted[i]!;
+    counts[k]!++;
+  }
+  let firstPositive = 0;
+  while (firstPositive < sorted.length && sorted[firstPositive] === 0) firstPositive++;
+  const idealGains = new Float64Array(sorted.length - firstPositive);
+  for (let i = 0; i < idealGains.length; i++) idealGains[i] = sorted[sorted.length - 1 - i]!;
+  const numRelLevels = distinct === 0 ? 0 : levels[distinct - 1]! + 1;
+  return new Judged(grades, levels, counts, numRelLevels, idealGains.length, idealGains);
+}
+
+/** The cached summary of every query in `qrels`. */
+export function judgedQueries(qrels: Qrels): Map<QueryId, JudgedQuery> {
+  let m = cache.get(qrels);
+  if (!m) {
+    m = new Map();
+    for (const [qid, grades] of qrels.byQuery) m.set(qid, summarizeJudgments(grades));
+    cache.set(qrels, m);
+  }
+  return m;
+}

@@ -1,0 +1,129 @@
+/**
+ * trec_eval's ranking of a run's list and the per-query context the kernels read.
+ *
+ * Order (form_res_rels.c, comp_sim_docno): score descending; equal scores by docid DEScending in
+ * strcmp order. The run's rank column is ignored. strcmp compares UTF-8 bytes, which is Unicode code
+ * point order; JavaScript's `<` compares UTF-16 code units, which agrees except when a surrogate
+ * (U+D800–DFFF, i.e. a character above U+FFFF) meets U+E000–U+FFFF, so `compareUtf8` corrects that case.
+ * Docids are ASCII in every TREC collection we know of; the correction only matters beyond that.
+ */
+import type { RankedList } from '../types.ts';
+import type { JudgedQuery } from './judged.ts';
+import { countAtLeast } from './judged.ts';
+import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED, type QueryContext } from './measure.ts';
+
+const surrogateFix = (c: number): number => (c < 0xe000 ? c + 0x2000 : c - 0x800);
+
+/** Byte-wise strcmp of the UTF-8 encodings of `a` and `b` (sign only matters). */
+export function compareUtf8(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x >= 0xd800 && y >= 0xd800 ? surrogateFix(x) - surrogateFix(y) : x - y;
+  }
+  return a.length - b.length;
+}
+
+/** True when `list` already is in trec_eval order (the common case: runs are written by score). */
+export function isTrecEvalOrdered(list: RankedList): boolean {
+  const { docs, scores } = list;
+  for (let i = 1; i < docs.length; i++) {
+    const a = scores[i - 1]!;
+    const b = scores[i]!;
+    if (a > b) continue;
+    if (a < b || compareUtf8(docs[i - 1]!, docs[i]!) < 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Positions of `list` in trec_eval order, written into `into` (length ≥ list length) and returned as a
+ * view of it, or undefined when the list already is in that order (then nothing is sorted or allocated).
+ * A list already sorted by score (the usual run file) only has its tie groups reordered by docid.
+ */
+export function trecEvalOrder(list: RankedList, into?: Uint32Array): Uint32Array | undefined {
+  if (isTrecEvalOrdered(list)) return undefined;
+  const { docs, scores } = list;
+  const n = docs.length;
+  const order = into && into.length >= n ? into.subarray(0, n) : new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  let byScore = true;
+  for (let i = 1; i < n && byScore; i++) byScore = scores[i - 1]! >= scores[i]!;
+  if (!byScore) {
+    return order.sort((x, y) => {
+      const sx = scores[x]!;
+      const sy = scores[y]!;
+      return sx > sy ? -1 : sx < sy ? 1 : compareUtf8(docs[y]!, docs[x]!);
+    });
+  }
+  // insertion sort of each run of equal scores by docid descending (groups are short)
+  for (let start = 0; start < n; ) {
+    let end = start + 1;
+    while (end < n && scores[end] === scores[start]) end++;
+    for (let i = start + 1; i < end; i++) {
+      const v = order[i]!;
+      let j = i - 1;
+      while (j >= start && compareUtf8(docs[order[j]!]!, docs[v]!) < 0) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = v;
+    }
+    start = end;
+  }
+  return order;
+}
+
+/** Mutable, reused context: one per evaluate() call, refilled for each query. */
+export class ContextBuilder implements QueryContext {
+  rels = new Int32Array(1024);
+  private order = new Uint32Array(1024);
+  numRet = 0;
+  numRel = 0;
+  numRelRet = 0;
+  numNonpool = 0;
+  numUnjudged = 0;
+  judged!: JudgedQuery;
+
+  constructor(
+    readonly relevanceLevel: number,
+    private readonly maxRetrieved: number,
+  ) {}
+
+  /** Fill the context for one query: order the list, truncate to maxRetrieved, look up grades. */
+  fill(list: RankedList, judged: JudgedQuery): QueryContext {
+    if (this.order.length < list.docs.length) this.order = new Uint32Array(Math.max(list.docs.length, this.order.length * 2));
+    const order = trecEvalOrder(list, this.order);
+    const n = Math.min(list.docs.length, this.maxRetrieved);
+    if (this.rels.length < n) this.rels = new Int32Array(Math.max(n, this.rels.length * 2));
+    const rels = this.rels;
+    const grades = judged.grades;
+    const docs = list.docs;
+    const level = this.relevanceLevel;
+    let relRet = 0;
+    let nonpool = 0;
+    let unjudged = 0;
+    for (let i = 0; i < n; i++) {
+      const g = grades.get(docs[order === undefined ? i : order[i]!]!);
+      if (g === undefined) {
+        rels[i] = RELVALUE_NONPOOL;
+        nonpool++;
+      } else if (g < 0) {
+        rels[i] = RELVALUE_UNJUDGED;
+        unjudged++;
+      } else {
+        rels[i] = g;
+        if (g >= level) relRet++;
+      }
+    }
+    this.numRet = n;
+    this.numRelRet = relRet;
+    this.numNonpool = nonpool;
+    this.numUnjudged = unjudged;
+    this.numRel = countAtLeast(judged, level);
+    this.judged = judged;
+    return this;
+  }
+}
