@@ -1,0 +1,168 @@
+/**
+ * Writes the generated model fixtures in the transformers.js local-model layout:
+ *
+ *   <outDir>/fliplab/tiny-bert     BertModel        (last_hidden_state): stands in for BGE / E5
+ *   <outDir>/fliplab/tiny-splade   BertForMaskedLM  (logits):            stands in for SPLADE
+ *
+ *   node --import tsx scripts/models/make-fixtures.ts [outDir] [--force]
+ *
+ * Default outDir: test/fixtures/generated/models (gitignored). Idempotent: a folder whose
+ * fixture-manifest.json names the current generator version and whose files still match their recorded
+ * hashes is left alone. Each folder is written to a temporary sibling and renamed into place, so parallel
+ * test workers never see a half-written model.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  buildTinyBert,
+  contentsByteLength,
+  tinyBertFiles,
+  writeFileContents,
+  type FileContents,
+  type TinyBertOptions,
+} from './tiny-bert.ts';
+
+/** Bump when the fixtures change in a way the source hash would not catch (it covers the generator files). */
+export const FIXTURE_FORMAT = 1;
+
+export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../test/fixtures/generated/models', import.meta.url));
+
+export interface FixtureSpec {
+  /** transformers.js model id, and the folder under outDir. */
+  readonly id: string;
+  readonly options: TinyBertOptions;
+}
+
+export const TINY_BERT: FixtureSpec = {
+  id: 'fliplab/tiny-bert',
+  options: { head: 'none', seed: 1, name: 'fliplab/tiny-bert' },
+};
+export const TINY_SPLADE: FixtureSpec = {
+  id: 'fliplab/tiny-splade',
+  options: { head: 'mlm', seed: 2, name: 'fliplab/tiny-splade' },
+};
+export const FIXTURE_MODELS: readonly FixtureSpec[] = [TINY_BERT, TINY_SPLADE];
+
+const MANIFEST = 'fixture-manifest.json';
+const GENERATOR_SOURCES = ['onnx-writer.ts', 'tiny-bert.ts', 'wordpiece-vocab.ts', 'make-fixtures.ts'];
+
+interface Manifest {
+  readonly version: string;
+  readonly id: string;
+  readonly options: TinyBertOptions;
+  readonly files: Readonly<Record<string, { readonly bytes: number; readonly sha256: string }>>;
+}
+
+export interface FixtureResult {
+  readonly id: string;
+  readonly dir: string;
+  /** `'written'`: generated now; `'up-to-date'`: an identical version was already there. */
+  readonly status: 'written' | 'up-to-date';
+  /** Relative path → size in bytes. */
+  readonly files: Readonly<Record<string, number>>;
+}
+
+function sha256(contents: Uint8Array | FileContents): string {
+  const hash = createHash('sha256');
+  if (typeof contents === 'string' || contents instanceof Uint8Array) hash.update(contents);
+  else for (const chunk of contents) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** `<FIXTURE_FORMAT>-<hash of the generator sources>`: changes whenever the generator code changes. */
+export async function fixtureVersion(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of GENERATOR_SOURCES) hash.update(await readFile(new URL(`./${file}`, import.meta.url)));
+  return `${FIXTURE_FORMAT}-${hash.digest('hex').slice(0, 16)}`;
+}
+
+async function isUpToDate(dir: string, version: string, spec: FixtureSpec): Promise<Manifest | undefined> {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Manifest;
+  } catch {
+    return undefined;
+  }
+  if (manifest.version !== version || manifest.id !== spec.id) return undefined;
+  if (JSON.stringify(manifest.options) !== JSON.stringify(spec.options)) return undefined;
+  for (const [path, { sha256: expected }] of Object.entries(manifest.files)) {
+    try {
+      if (sha256(await readFile(join(dir, path))) !== expected) return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return manifest;
+}
+
+const sizes = (m: Manifest): Record<string, number> =>
+  Object.fromEntries(Object.entries(m.files).map(([path, f]) => [path, f.bytes]));
+
+async function writeFixture(outDir: string, spec: FixtureSpec, version: string, force: boolean): Promise<FixtureResult> {
+  const dir = join(outDir, spec.id);
+  const existing = force ? undefined : await isUpToDate(dir, version, spec);
+  if (existing) return { id: spec.id, dir, status: 'up-to-date', files: sizes(existing) };
+
+  const files = tinyBertFiles(buildTinyBert(spec.options));
+  const manifest: Manifest = {
+    version,
+    id: spec.id,
+    options: spec.options,
+    files: Object.fromEntries(
+      Object.entries(files).map(([path, data]) => [
+        path,
+        { bytes: contentsByteLength(data), sha256: sha256(data) },
+      ]),
+    ),
+  };
+  const suffix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const staging = `${dir}.tmp-${suffix}`;
+  await mkdir(join(staging, 'onnx'), { recursive: true });
+  for (const [path, data] of Object.entries(files)) await writeFileContents(join(staging, path), data);
+  await writeFile(join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+
+  // Swap into place. If another process finished the same version first, keep theirs.
+  const retired = `${dir}.old-${suffix}`;
+  await rename(dir, retired).catch(() => undefined);
+  try {
+    await rename(staging, dir);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (!(await isUpToDate(dir, version, spec))) throw error;
+  }
+  await rm(retired, { recursive: true, force: true });
+  return { id: spec.id, dir, status: 'written', files: sizes(manifest) };
+}
+
+/** Generate the fixture models under `outDir` (see the file comment); returns one result per model. */
+export async function makeModelFixtures(
+  outDir: string = DEFAULT_MODELS_DIR,
+  opts: { readonly force?: boolean } = {},
+): Promise<FixtureResult[]> {
+  const version = await fixtureVersion();
+  const results: FixtureResult[] = [];
+  for (const spec of FIXTURE_MODELS) {
+    await mkdir(dirname(join(outDir, spec.id)), { recursive: true });
+    results.push(await writeFixture(outDir, spec, version, opts.force ?? false));
+  }
+  return results;
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const force = argv.includes('--force');
+  const outDir = resolve(argv.find((a) => !a.startsWith('--')) ?? DEFAULT_MODELS_DIR);
+  for (const r of await makeModelFixtures(outDir, { force })) {
+    const onnx = r.files['onnx/model.onnx'] ?? 0;
+    console.log(`${r.id}: ${r.status} (${r.dir}, onnx/model.onnx ${onnx} bytes)`);
+  }
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(resolve(entry)).href) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
