@@ -1,0 +1,120 @@
+/**
+ * Encoder presets with the RAGFlip paper's exact settings (§3.1). A preset is configuration, not code:
+ * any Hugging Face repo id in the transformers.js layout, a mirror host or a local folder works the same.
+ */
+
+export type Pooling = 'cls' | 'mean' | 'splade-max';
+export type EncoderDtype = 'fp32' | 'fp16' | 'q8';
+
+export interface EncoderConfig {
+  /** Stable key used in cache keys and run names. */
+  readonly id: string;
+  readonly label: string;
+  /** Model repo id (transformers.js layout: config.json, tokenizer.json, onnx/model*.onnx) or local folder name. */
+  readonly model: string;
+  /** Git revision on the hub (branch, tag or commit); recorded with every result. */
+  readonly revision: string;
+  readonly kind: 'dense' | 'sparse';
+  readonly pooling: Pooling;
+  /** L2-normalize dense vectors (inner product then equals cosine). */
+  readonly normalize: boolean;
+  readonly queryPrefix: string;
+  readonly passagePrefix: string;
+  /** Tokens per input after truncation (special tokens included). */
+  readonly maxLength: number;
+  /** SPLADE: keep this many largest positive weights; null keeps every positive weight (Appendix A.7). */
+  readonly sparseTopK: number | null;
+  readonly dtype: EncoderDtype;
+}
+
+const BGE_QUERY_PREFIX = 'Represent this sentence for searching relevant passages: ';
+
+/**
+ * ONNX conversions in the transformers.js layout: the Xenova/* repos mirror the original checkpoints
+ * (BAAI/bge-*, intfloat/e5-*) with fp32, fp16 and q8 weights. No public conversion of
+ * naver/splade-cocondenser-ensembledistil exists in this layout; DESIGN.md ("SPLADE weights") gives the
+ * one-line optimum export that produces it, to host on a mirror or load from a local folder.
+ */
+export const PRESETS = {
+  'bge-large': {
+    id: 'bge-large',
+    label: 'BGE large en v1.5',
+    model: 'Xenova/bge-large-en-v1.5',
+    revision: 'main',
+    kind: 'dense',
+    pooling: 'cls',
+    normalize: true,
+    queryPrefix: BGE_QUERY_PREFIX,
+    passagePrefix: '',
+    maxLength: 512,
+    sparseTopK: null,
+    dtype: 'fp32',
+  },
+  'e5-large': {
+    id: 'e5-large',
+    label: 'E5 large v2',
+    model: 'Xenova/e5-large-v2',
+    revision: 'main',
+    kind: 'dense',
+    pooling: 'mean',
+    normalize: true,
+    queryPrefix: 'query: ',
+    passagePrefix: 'passage: ',
+    maxLength: 512,
+    sparseTopK: null,
+    dtype: 'fp32',
+  },
+  splade: {
+    id: 'splade',
+    label: 'SPLADE CoCondenser EnsembleDistil',
+    model: 'naver/splade-cocondenser-ensembledistil',
+    revision: 'main',
+    kind: 'sparse',
+    pooling: 'splade-max',
+    normalize: false,
+    queryPrefix: '',
+    passagePrefix: '',
+    maxLength: 256,
+    sparseTopK: 256,
+    dtype: 'fp32',
+  },
+  'bge-small': {
+    id: 'bge-small',
+    label: 'BGE small en v1.5 (quick)',
+    model: 'Xenova/bge-small-en-v1.5',
+    revision: 'main',
+    kind: 'dense',
+    pooling: 'cls',
+    normalize: true,
+    queryPrefix: BGE_QUERY_PREFIX,
+    passagePrefix: '',
+    maxLength: 512,
+    sparseTopK: null,
+    dtype: 'fp32',
+  },
+  'e5-small': {
+    id: 'e5-small',
+    label: 'E5 small v2 (quick)',
+    model: 'Xenova/e5-small-v2',
+    revision: 'main',
+    kind: 'dense',
+    pooling: 'mean',
+    normalize: true,
+    queryPrefix: 'query: ',
+    passagePrefix: 'passage: ',
+    maxLength: 512,
+    sparseTopK: null,
+    dtype: 'fp32',
+  },
+} as const satisfies Record<string, EncoderConfig>;
+
+export type PresetId = keyof typeof PRESETS;
+
+export function isPresetId(s: string): s is PresetId {
+  return Object.hasOwn(PRESETS, s);
+}
+
+/** The text an encoder sees for a query or a passage (prefix + text, as the checkpoint was trained). */
+export function encoderInput(config: EncoderConfig, role: 'query' | 'passage', text: string): string {
+  return (role === 'query' ? config.queryPrefix : config.passagePrefix) + text;
+}
