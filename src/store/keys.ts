@@ -1,0 +1,54 @@
+/**
+ * Cache keys. An embedding is valid only for the exact model, revision, dtype, pooling, prefix, length
+ * limit and sparsification that produced it, and for the exact text: every one of those is in the key, so a
+ * change is a miss, never a stale hit. Keys use the text's hash, not a document id, so the same passage in
+ * two corpora is encoded once.
+ */
+import type { EncoderConfig, EncoderDtype } from '../encoders/presets.ts';
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  let out = '';
+  for (const b of digest) out += HEX[b];
+  return out;
+}
+
+/** Everything about an encoding that changes its vectors. */
+export interface EncodingIdentity {
+  readonly model: string;
+  readonly revision: string;
+  readonly dtype: EncoderDtype;
+  readonly pooling: EncoderConfig['pooling'];
+  readonly normalize: boolean;
+  readonly prefix: string;
+  readonly maxLength: number;
+  readonly sparseTopK: number | null;
+  readonly role: 'query' | 'passage';
+}
+
+export function encodingIdentity(config: EncoderConfig, role: 'query' | 'passage', dtype: EncoderDtype = config.dtype): EncodingIdentity {
+  return {
+    model: config.model,
+    revision: config.revision,
+    dtype,
+    pooling: config.pooling,
+    normalize: config.normalize,
+    prefix: role === 'query' ? config.queryPrefix : config.passagePrefix,
+    maxLength: config.maxLength,
+    sparseTopK: config.sparseTopK,
+    role,
+  };
+}
+
+/** Canonical JSON (fixed key order) → SHA-256: the key of one encoding configuration. */
+export async function encodingKey(id: EncodingIdentity): Promise<string> {
+  const canonical = JSON.stringify([id.model, id.revision, id.dtype, id.pooling, id.normalize, id.prefix, id.maxLength, id.sparseTopK, id.role]);
+  return (await sha256Hex(canonical)).slice(0, 32);
+}
+
+/** Text hashes for many texts (the digest is async; batches run concurrently). */
+export function textKeys(texts: readonly string[]): Promise<string[]> {
+  return Promise.all(texts.map(sha256Hex));
+}
