@@ -4,7 +4,7 @@
  */
 import type { Corpus, Diagnostic, DocId, DocIndex, Queries, QueryId } from '../types.ts';
 import { InputError, quote } from './errors.ts';
-import { asDocId, asDocIndex, asQueryId } from './ids.ts';
+import { asDocId, asQueryId } from './ids.ts';
 import { readLines, type TextSource } from './lines.ts';
 import type { ParseResult } from './trec.ts';
 
@@ -52,73 +52,85 @@ function emptyTextWarning(file: string, what: string, ids: string[], count: numb
   };
 }
 
-export class CorpusBuilder {
-  private readonly ids: DocId[] = [];
-  private readonly titles: string[] = [];
-  private readonly texts: string[] = [];
-  private readonly indexOf = new Map<DocId, DocIndex>();
-  private readonly lineOf = new Map<DocId, number>();
+/**
+ * What corpus and queries files share: blank lines skipped, one JSON object per line, `_id` unique (the
+ * error names the earlier line), empty texts counted for one warning. Subclasses read their own fields.
+ */
+abstract class JsonlBuilder<Id extends string> {
+  protected readonly ids: Id[] = [];
+  protected readonly indexOf = new Map<Id, number>();
+  private readonly lines: number[] = [];
   private readonly emptyIds: string[] = [];
   private empty = 0;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    protected readonly file: string,
+    private readonly noun: { one: string; many: string },
+    private readonly mint: (s: string) => Id,
+  ) {}
+
+  /** Read this record's fields; return true when it has no text at all. */
+  protected abstract take(obj: Record<string, unknown>, lineNo: number): boolean;
 
   line(raw: string, lineNo: number): void {
     if (raw.trim().length === 0) return;
     const obj = parseObject(this.file, raw, lineNo);
-    const id = asDocId(readId(this.file, obj, lineNo));
-    const prev = this.lineOf.get(id);
-    if (prev !== undefined) throw new InputError(this.file, lineNo, `duplicate document id ${quote(id)} (first on line ${prev})`);
-    const title = readString(this.file, obj, 'title', lineNo, false);
-    const text = readString(this.file, obj, 'text', lineNo, true);
-    if (title.trim().length === 0 && text.trim().length === 0) {
+    const id = this.mint(readId(this.file, obj, lineNo));
+    const prev = this.indexOf.get(id);
+    if (prev !== undefined) throw new InputError(this.file, lineNo, `duplicate ${this.noun.one} id ${quote(id)} (first on line ${this.lines[prev]})`);
+    if (this.take(obj, lineNo)) {
       this.empty++;
       if (this.emptyIds.length < WARN_LIST_MAX) this.emptyIds.push(id);
     }
-    this.lineOf.set(id, lineNo);
-    this.indexOf.set(id, asDocIndex(this.ids.length));
+    this.indexOf.set(id, this.ids.length);
     this.ids.push(id);
-    this.titles.push(title);
-    this.texts.push(text);
+    this.lines.push(lineNo);
   }
 
-  finish(): ParseResult<Corpus> {
-    if (this.ids.length === 0) throw new InputError(this.file, undefined, 'expected at least one document, found none');
-    const warnings = this.empty > 0 ? [emptyTextWarning(this.file, 'document(s)', this.emptyIds, this.empty)] : [];
-    return { value: { ids: this.ids, titles: this.titles, texts: this.texts, indexOf: this.indexOf }, warnings };
+  protected checked(): Diagnostic[] {
+    if (this.ids.length === 0) throw new InputError(this.file, undefined, `expected at least one ${this.noun.one}, found none`);
+    return this.empty > 0 ? [emptyTextWarning(this.file, this.noun.many, this.emptyIds, this.empty)] : [];
   }
 }
 
-export class QueriesBuilder {
-  private readonly ids: QueryId[] = [];
+export class CorpusBuilder extends JsonlBuilder<DocId> {
+  private readonly titles: string[] = [];
   private readonly texts: string[] = [];
-  private readonly indexOf = new Map<QueryId, number>();
-  private readonly lineOf = new Map<QueryId, number>();
-  private readonly emptyIds: string[] = [];
-  private empty = 0;
 
-  constructor(private readonly file: string) {}
+  constructor(file: string) {
+    super(file, { one: 'document', many: 'document(s)' }, asDocId);
+  }
 
-  line(raw: string, lineNo: number): void {
-    if (raw.trim().length === 0) return;
-    const obj = parseObject(this.file, raw, lineNo);
-    const id = asQueryId(readId(this.file, obj, lineNo));
-    const prev = this.lineOf.get(id);
-    if (prev !== undefined) throw new InputError(this.file, lineNo, `duplicate query id ${quote(id)} (first on line ${prev})`);
+  protected take(obj: Record<string, unknown>, lineNo: number): boolean {
+    const title = readString(this.file, obj, 'title', lineNo, false);
     const text = readString(this.file, obj, 'text', lineNo, true);
-    if (text.trim().length === 0) {
-      this.empty++;
-      if (this.emptyIds.length < WARN_LIST_MAX) this.emptyIds.push(id);
-    }
-    this.lineOf.set(id, lineNo);
-    this.indexOf.set(id, this.ids.length);
-    this.ids.push(id);
+    this.titles.push(title);
     this.texts.push(text);
+    return title.trim().length === 0 && text.trim().length === 0;
+  }
+
+  finish(): ParseResult<Corpus> {
+    const warnings = this.checked();
+    const indexOf = this.indexOf as Map<DocId, number> as Map<DocId, DocIndex>;
+    return { value: { ids: this.ids, titles: this.titles, texts: this.texts, indexOf }, warnings };
+  }
+}
+
+export class QueriesBuilder extends JsonlBuilder<QueryId> {
+  private readonly texts: string[] = [];
+
+  constructor(file: string) {
+    super(file, { one: 'query', many: 'query(ies)' }, asQueryId);
+  }
+
+  protected take(obj: Record<string, unknown>, lineNo: number): boolean {
+    const text = readString(this.file, obj, 'text', lineNo, true);
+    this.texts.push(text);
+    return text.trim().length === 0;
   }
 
   finish(): ParseResult<Queries> {
-    if (this.ids.length === 0) throw new InputError(this.file, undefined, 'expected at least one query, found none');
-    const warnings = this.empty > 0 ? [emptyTextWarning(this.file, 'query(ies)', this.emptyIds, this.empty)] : [];
+    const warnings = this.checked();
     return { value: { ids: this.ids, texts: this.texts, indexOf: this.indexOf }, warnings };
   }
 }

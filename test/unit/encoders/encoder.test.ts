@@ -44,9 +44,8 @@ let spladeFull: LoadedEncoder;
 
 beforeAll(async () => {
   await makeModelFixtures();
-  [bge, e5, splade, spladeFull] = await Promise.all(
-    [bgeLike, e5Like, spladeLike, spladeAll].map((c) => loadEncoder(c, { device: 'cpu', dtype: 'fp32', source })),
-  );
+  const load = (c: EncoderConfig) => loadEncoder(c, { device: 'cpu', dtype: 'fp32', source });
+  [bge, e5, splade, spladeFull] = await Promise.all([load(bgeLike), load(e5Like), load(spladeLike), load(spladeAll)]);
 }, MODEL_LOAD_TIMEOUT_MS);
 
 describe('dense pooling on the real runtime', () => {

@@ -1,20 +1,11 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseCorpus, parseQueries, passageText } from '../../../src/core/io/beir.ts';
-import { isInputError, type InputError } from '../../../src/core/io/errors.ts';
+import { inputError } from './helpers.ts';
 import { readLines } from '../../../src/core/io/lines.ts';
 import { checkQrels, selectEvaluationQueries } from '../../../src/core/io/validate.ts';
 import { parseQrels } from '../../../src/core/io/trec.ts';
 
-async function inputError(p: Promise<unknown>): Promise<InputError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isInputError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected an InputError');
-}
 
 const line = (o: object) => JSON.stringify(o);
 

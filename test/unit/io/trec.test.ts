@@ -1,21 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { isInputError, type InputError } from '../../../src/core/io/errors.ts';
+import { inputError } from './helpers.ts';
 import { formatRun, parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import type { DocId, QueryId } from '../../../src/core/types.ts';
 
 const q = (s: string) => s as QueryId;
 const d = (s: string) => s as DocId;
 
-async function inputError(p: Promise<unknown>): Promise<InputError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isInputError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected an InputError');
-}
 
 describe('qrels', () => {
   it('reads TREC 4-column qrels with grades, keeping zero and negative grades', async () => {

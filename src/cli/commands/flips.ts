@@ -1,0 +1,103 @@
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
+import { parseQrels, parseRun } from '../../core/io/trec.ts';
+import type { Run } from '../../core/types.ts';
+import { fileSource } from '../../node/files.ts';
+import { collect, parseIntFlag, parseIntList } from '../args.ts';
+import { EXIT_GATE_FAILED, EXIT_OK, reportDiagnostics, UsageError, type Io } from '../output.ts';
+
+interface FlipsOpts {
+  reference: string;
+  candidate: string[];
+  depths: number[];
+  label: string;
+  l: number;
+  json?: boolean;
+  perQuery?: boolean;
+  maxNfr?: string;
+  at?: number;
+}
+
+/** "0.05" or "5%" → 0.05. */
+function parseRate(value: string): number {
+  const pct = value.trim().endsWith('%');
+  const n = Number(pct ? value.trim().slice(0, -1) : value);
+  const rate = pct ? n / 100 : n;
+  if (value.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    throw new UsageError(`--max-nfr expects a rate in [0, 1] or a percentage like 5%, got "${value}"`);
+  }
+  return rate;
+}
+
+/** Run names default to the file name; repeats get a numeric suffix so every row is distinguishable. */
+function nameRuns(paths: string[]): string[] {
+  const seen = new Map<string, number>();
+  return paths.map((p) => {
+    const base = basename(p);
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    return count === 1 ? base : `${base}#${count}`;
+  });
+}
+
+/** Which candidates exceed the gate; undefined rates (no reference-supported query) cannot fail it. */
+export function gateViolations(report: FlipReport, maxRate: number, k: number): { name: string; rate: number | null }[] {
+  const block = report.depths.find((d) => d.k === k);
+  if (!block) return [];
+  return block.candidates
+    .map((c) => ({ name: c.name, rate: c.negative_flip_rate.value }))
+    .filter((c) => c.rate === null || c.rate > maxRate);
+}
+
+export function registerFlips(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('flips')
+    .description('RAGFlip transition analysis: which queries a replacement retriever fixes and breaks')
+    .argument('<qrels>', 'TREC qrels or BEIR qrels TSV')
+    .requiredOption('--reference <run>', 'the run being replaced (e.g. BM25)')
+    .option('--candidate <run>', 'a replacement run; repeatable', collect, [])
+    .option('--depths <list>', 'comma-separated depths k', parseIntList('--depths'), [...DEFAULT_DEPTHS])
+    .option('--label <label>', 'support label: any (one positive in top k) or strict (all positives)', 'any')
+    .option('-l <n>', 'minimum grade that counts as positive', parseIntFlag('-l', -1000000), 1)
+    .option('--json', 'print the report as JSON')
+    .option('--per-query', 'include per-query states in the JSON report')
+    .option('--max-nfr <rate>', 'gate: exit 1 if any candidate\'s negative-flip rate at --at exceeds this (0.05 or 5%)')
+    .option('--at <k>', 'depth the gate checks (default 10)', parseIntFlag('--at', 1))
+    .action(async (qrelsPath: string, opts: FlipsOpts) => {
+      if (opts.candidate.length === 0) throw new UsageError('flips needs at least one --candidate run');
+      if (opts.label !== 'any' && opts.label !== 'strict') throw new UsageError(`--label expects "any" or "strict", got "${opts.label}"`);
+      const gate = opts.maxNfr === undefined ? undefined : { rate: parseRate(opts.maxNfr), k: opts.at ?? 10 };
+      if (opts.at !== undefined && gate === undefined) throw new UsageError('--at only applies together with --max-nfr');
+      const depths = gate && !opts.depths.includes(gate.k) ? [...opts.depths, gate.k] : opts.depths;
+
+      const paths = [opts.reference, ...opts.candidate];
+      const names = nameRuns(paths);
+      const [qrels, ...runs] = await Promise.all([
+        parseQrels(fileSource(qrelsPath), qrelsPath),
+        ...paths.map((p, i) => parseRun(fileSource(p), p, names[i])),
+      ]);
+      reportDiagnostics(io, [...qrels.warnings, ...runs.flatMap((r) => r.warnings)]);
+      const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
+      const report = analyzeFlips(qrels.value, reference, candidates, {
+        depths,
+        label: opts.label,
+        relevanceLevel: opts.l,
+        perQuery: opts.perQuery === true,
+      });
+      io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatFlipReport(report));
+
+      if (gate) {
+        const bad = gateViolations(report, gate.rate, gate.k);
+        for (const v of bad) {
+          io.stderr(
+            v.rate === null
+              ? `gate: "${v.name}" negative-flip rate at k = ${gate.k} is undefined (the reference supports no query); failing closed\n`
+              : `gate: "${v.name}" negative-flip rate at k = ${gate.k} is ${(100 * v.rate).toFixed(2)}% > ${(100 * gate.rate).toFixed(2)}%\n`,
+          );
+        }
+        if (bad.length === 0) io.stderr(`gate: every candidate's negative-flip rate at k = ${gate.k} is ≤ ${(100 * gate.rate).toFixed(2)}%\n`);
+        setExit(bad.length > 0 ? EXIT_GATE_FAILED : EXIT_OK);
+      }
+    });
+}

@@ -1,0 +1,50 @@
+/**
+ * `fliplab` — the Node CLI on the same pure core as the web app. Commands:
+ *   bm25   BEIR folder → TREC run (paper BM25)
+ *   eval   qrels + run → trec_eval-identical measures
+ *   flips  qrels + reference run + candidate runs → RAGFlip transition analysis (+ a CI gate)
+ *   demo   BM25 against its own one-parameter variants, the paper's within-BM25 comparison
+ * Exit status: 0 ok, 1 gate failed (flips --max-nfr), 2 bad input or usage.
+ */
+import { Command, CommanderError } from 'commander';
+import { isInputError } from '../core/io/errors.ts';
+import { EXIT_BAD_INPUT, processIo, UsageError, type Io } from './output.ts';
+import { registerBm25 } from './commands/bm25.ts';
+import { registerEval } from './commands/eval.ts';
+import { registerFlips } from './commands/flips.ts';
+import { registerDemo } from './commands/demo.ts';
+
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command('fliplab')
+    .description('When I replace my retriever, which queries do I lose? RAGFlip analysis, BM25 and trec_eval measures.')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .showHelpAfterError('(run with --help for usage)');
+  registerBm25(program, io, setExit);
+  registerEval(program, io, setExit);
+  registerFlips(program, io, setExit);
+  registerDemo(program, io, setExit);
+  return program;
+}
+
+/** Run the CLI; resolves to the exit status instead of exiting, so tests can call it in-process. */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version exit through here with code 0; usage errors are already printed.
+      return e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
+    }
+    if (isInputError(e) || e instanceof UsageError || e instanceof RangeError) {
+      io.stderr(`fliplab: ${(e as Error).message}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    io.stderr(`fliplab: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 70;
+  }
+}

@@ -1,0 +1,170 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { parseRun } from '../../src/core/io/trec.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TINY = join(ROOT, 'examples/tiny-beir');
+const DL19 = join(ROOT, '../shared/data/trec-dl19-passage');
+const DL19_QRELS = join(DL19, 'qrels.dl19-passage.txt');
+const DL19_RUN = join(DL19, 'run.msmarco-v1-passage.bm25-default.dl19.txt');
+
+async function cli(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'fliplab-cli-'));
+
+describe('fliplab bm25', () => {
+  it('ranks every judged query of a BEIR folder and writes a TREC run', async () => {
+    const out = join(tmp, 'tiny.bm25.txt');
+    const r = await cli('bm25', TINY, '--depth', '5', '--out', out);
+    expect(r.code).toBe(0);
+    const run = (await parseRun(readFileSync(out, 'utf8'), out)).value;
+    expect(run.name).toBe('bm25');
+    expect([...run.byQuery.keys()]).toEqual(['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8']);
+    for (const list of run.byQuery.values()) expect(list.docs.length).toBeLessThanOrEqual(5);
+    // "what causes tides": only d4 mentions tides.
+    expect(run.byQuery.get('q3' as never)!.docs[0]).toBe('d4');
+    expect(r.stderr).toMatch(/8 queries × top 5 over 12 documents \(k1 = 1\.5, b = 0\.75\)/);
+  });
+
+  it('rejects a depth outside 1..1000 and a missing folder with exit 2', async () => {
+    const depth = await cli('bm25', TINY, '--depth', '0');
+    expect(depth.code).toBe(2);
+    expect(depth.stderr).toMatch(/--depth expects an integer in \[1, 1000\], got "0"/);
+    const missing = await cli('bm25', join(tmp, 'nope'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope: expected a BEIR folder/);
+  });
+});
+
+describe('fliplab eval', () => {
+  it('prints trec_eval text identical to trec_eval -q on DL19 for the measures asked', async () => {
+    const r = await cli('eval', DL19_QRELS, DL19_RUN, '-q', '-m', 'map', '-m', 'ndcg_cut.10,100', '-m', 'recip_rank');
+    expect(r.code).toBe(0);
+    const want = readFileSync(join(DL19, 'run.msmarco-v1-passage.bm25-default.dl19.trec_eval-q.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => /^(map|ndcg_cut_10|ndcg_cut_100|recip_rank)\s/.test(l));
+    const got = r.stdout.split('\n').filter((l) => /^(map|ndcg_cut_10|ndcg_cut_100|recip_rank)\s/.test(l));
+    expect(got.length).toBe(want.length);
+    expect(new Set(got)).toEqual(new Set(want));
+  });
+
+  it('honours -l: the -l2 output matches trec_eval -q -l 2', async () => {
+    const r = await cli('eval', DL19_QRELS, DL19_RUN, '-q', '-l2', '-m', 'map', '-m', 'P.10');
+    const want = readFileSync(join(DL19, 'run.msmarco-v1-passage.bm25-default.dl19.trec_eval-q-l2.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => /^(map|P_10)\s/.test(l));
+    expect(new Set(r.stdout.split('\n').filter((l) => /^(map|P_10)\s/.test(l)))).toEqual(new Set(want));
+  });
+
+  it('prints JSON on request', async () => {
+    const r = await cli('eval', DL19_QRELS, DL19_RUN, '-m', 'nDCG@10', '--json');
+    expect(r.code).toBe(0);
+    expect(() => JSON.parse(r.stdout)).not.toThrow();
+  });
+
+  it('exits 2 for an unknown measure, naming it', async () => {
+    const r = await cli('eval', DL19_QRELS, DL19_RUN, '-m', 'bogus_measure');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bogus_measure/);
+  });
+
+  it('exits 2 for a malformed run, naming file and line', async () => {
+    const bad = join(tmp, 'bad.run');
+    writeFileSync(bad, '19335 Q0 1 1 3.0 t\n19335 Q0 2 2 high t\n');
+    const r = await cli('eval', DL19_QRELS, bad);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${bad}:2: expected a finite number as score in column 5, got "high"`);
+  });
+});
+
+// A candidate that reverses each DL19 query's top 20: some queries keep support at k = 10, others lose it.
+const candidatePath = join(tmp, 'reversed.run');
+
+describe('fliplab flips', () => {
+  beforeAll(async () => {
+    const run = (await parseRun(readFileSync(DL19_RUN, 'utf8'), DL19_RUN)).value;
+    const lines: string[] = [];
+    for (const [q, list] of run.byQuery) {
+      const docs = [...list.docs.slice(0, 20)].reverse().concat(list.docs.slice(20));
+      docs.forEach((d, i) => lines.push(`${q} Q0 ${d} ${i + 1} ${docs.length - i} reversed`));
+    }
+    writeFileSync(candidatePath, `${lines.join('\n')}\n`);
+  });
+
+  it('emits the JSON contract', async () => {
+    const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--json');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ queries: 43, label: 'any' });
+    expect(report.depths.map((d: { k: number }) => d.k)).toEqual([1, 5, 10, 20, 50]);
+    const block = report.depths[2];
+    expect(Object.keys(block)).toEqual(['k', 'reference', 'candidates']);
+    expect(Object.keys(block.reference)).toEqual(['name', 'supported']);
+    expect(Object.keys(block.candidates[0])).toEqual([
+      'name', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix_rate', 'negative_flip_rate', 'compatibility', 'net_gain',
+    ]);
+    expect(Object.keys(block.candidates[0].net_gain)).toEqual(['value', 'lo', 'hi']);
+    expect(Object.keys(report.hybrids[0])).toEqual(expect.arrayContaining(['k', 'candidate', 'method', 'budget', 'broken', 'fixed', 'net_gain']));
+    expect(report.paired).toEqual([]);
+    expect(report.strata.length).toBeGreaterThan(0);
+    // At k = 20 the reversal keeps the same 20 documents: nothing can break.
+    expect(report.depths[3].candidates[0].broken).toBe(0);
+  });
+
+  it('pairs every two candidates with McNemar and Holm', async () => {
+    const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--candidate', DL19_RUN, '--json');
+    const report = JSON.parse(r.stdout);
+    expect(report.paired).toHaveLength(5);
+    expect(Object.keys(report.paired[0])).toEqual(['k', 'a', 'b', 'only_a', 'only_b', 'p', 'p_holm']);
+    expect(report.paired[0]).toMatchObject({ a: 'reversed.run', b: 'run.msmarco-v1-passage.bm25-default.dl19.txt#2', only_b: 0 });
+  });
+
+  it('gates on the negative-flip rate: exit 1 above the threshold, 0 at or below', async () => {
+    const strict = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--max-nfr', '0', '--at', '1');
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/gate: "reversed\.run" negative-flip rate at k = 1 is \d+\.\d\d% > 0\.00%/);
+    const loose = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--max-nfr', '100%', '--at', '1');
+    expect(loose.code).toBe(0);
+    const same = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', DL19_RUN, '--max-nfr', '0');
+    expect(same.code).toBe(0);
+  });
+
+  it('exits 2 for bad flags and bad files', async () => {
+    expect((await cli('flips', DL19_QRELS, '--reference', DL19_RUN)).code).toBe(2);
+    expect((await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--label', 'some')).code).toBe(2);
+    expect((await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--max-nfr', '2')).code).toBe(2);
+    const dup = join(tmp, 'dup.run');
+    writeFileSync(dup, '19335 Q0 1 1 3 t\n19335 Q0 1 2 2 t\n');
+    const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', dup);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${dup}:2: document "1" appears twice for query "19335" (first on line 1)`);
+  });
+
+  it('prints readable tables by default', async () => {
+    const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath);
+    expect(r.stdout).toMatch(/k = 10: reference supports \d+ of 43/);
+    expect(r.stdout).toMatch(/negative-flip rate/);
+  });
+});
+
+describe('the installed bin', () => {
+  const run = promisify(execFile);
+  it('runs through node like npx would, with real exit statuses', async () => {
+    const help = await run(process.execPath, [join(ROOT, 'bin/fliplab.mjs'), '--help']);
+    expect(help.stdout).toMatch(/Usage: fliplab/);
+    const gate = await run(process.execPath, [
+      join(ROOT, 'bin/fliplab.mjs'), 'flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--max-nfr', '0', '--at', '1',
+    ]).catch((e: { code: number }) => e);
+    expect((gate as { code: number }).code).toBe(1);
+  });
+});
