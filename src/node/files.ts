@@ -10,7 +10,7 @@ import type { TextSource } from '../core/io/lines.ts';
 import { parseCorpus, parseQueries } from '../core/io/beir.ts';
 import { parseQrels } from '../core/io/trec.ts';
 
-const READ_CHUNK_BYTES = 1 << 20;
+const READ_CHUNK_BYTES = 64 * 1024;
 
 export function fileSource(path: string): TextSource {
   if (!existsSync(path)) throw new InputError(path, undefined, 'file not found');
