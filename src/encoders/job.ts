@@ -1,0 +1,145 @@
+/**
+ * Encoding a collection, cache first: texts whose vectors are stored are never encoded again; the rest
+ * are encoded in length-grouped batches, each committed to the cache before the next starts (a reload
+ * loses at most the batch in flight), with progress, ETA and cancellation. A failing accelerator (e.g. a
+ * lost WebGPU device) hands over to a fallback encoder that continues from the last committed batch.
+ */
+import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from '../store/keys.ts';
+import type { StoredVector } from '../store/embeddings.ts';
+import { planBatches, type BatchPlan } from './batching.ts';
+import type { EncodedBatch, LoadedEncoder } from './encoder.ts';
+
+/** What the job needs from a cache (EmbeddingStore in browsers; a Map in tests or the CLI). */
+export interface VectorCache {
+  get(encoding: string, textKeys: readonly string[]): Promise<(StoredVector | undefined)[]>;
+  put(identity: EncodingIdentity, encoding: string, device: string, entries: readonly { text: string; vector: StoredVector }[]): Promise<void>;
+}
+
+export interface EncodeProgress {
+  readonly total: number;
+  /** Vectors available so far (cached + encoded). */
+  readonly done: number;
+  readonly cached: number;
+  /** Real tokens encoded in this job. */
+  readonly tokens: number;
+  readonly elapsedMs: number;
+  /** Estimated time left from this job's throughput; null until the first batch is done. */
+  readonly etaMs: number | null;
+  readonly device: string;
+  /** Set when the job switched encoders, with the reason. */
+  readonly fallback?: string;
+}
+
+export interface EncodeJobOptions {
+  readonly role: 'query' | 'passage';
+  readonly plan?: BatchPlan;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: EncodeProgress) => void;
+  /** Vectors of each committed batch, by input position (for live partial analysis). */
+  readonly onBatch?: (positions: readonly number[], vectors: readonly StoredVector[]) => void;
+  /** Called when the encoder fails mid-job; returns the encoder to continue with (e.g. WASM after WebGPU). */
+  readonly fallback?: (error: unknown) => Promise<LoadedEncoder>;
+  /** How many cache lookups to make at once (bounds memory on large corpora). */
+  readonly lookupWindow?: number;
+  readonly now?: () => number;
+}
+
+export const DEFAULT_BATCH_PLAN: BatchPlan = { maxTokens: 8192, maxBatch: 32 };
+const DEFAULT_LOOKUP_WINDOW = 4096;
+
+function toStored(batch: EncodedBatch, i: number): StoredVector {
+  const tokens = batch.tokens[i] ?? 0;
+  if (batch.dense) return { dense: batch.dense[i]!, tokens };
+  if (batch.sparse) return { sparse: batch.sparse[i]!, tokens };
+  throw new Error('encoder returned neither dense nor sparse vectors');
+}
+
+/** Encode `texts` (cache first) and return one vector per text, in input order. */
+export async function encodeWithCache(
+  encoder: LoadedEncoder,
+  cache: VectorCache,
+  texts: readonly string[],
+  options: EncodeJobOptions,
+): Promise<StoredVector[]> {
+  const now = options.now ?? (() => performance.now());
+  const started = now();
+  const role = options.role;
+  let current = encoder;
+  const identity = encodingIdentity(current.config, role, current.dtype);
+  const encoding = await encodingKey(identity);
+  const keys = await textKeys(texts);
+  const out = new Array<StoredVector | undefined>(texts.length);
+  const window = options.lookupWindow ?? DEFAULT_LOOKUP_WINDOW;
+
+  const missing: number[] = [];
+  for (let start = 0; start < texts.length; start += window) {
+    options.signal?.throwIfAborted();
+    const slice = keys.slice(start, start + window);
+    const found = await cache.get(encoding, slice);
+    found.forEach((v, i) => {
+      if (v) out[start + i] = v;
+      else missing.push(start + i);
+    });
+  }
+  const cached = texts.length - missing.length;
+  let done = cached;
+  let tokens = 0;
+  let fallbackReason: string | undefined;
+  const report = () => {
+    const elapsedMs = now() - started;
+    const encodedSoFar = done - cached;
+    const left = texts.length - done;
+    const etaMs = encodedSoFar > 0 ? (elapsedMs / encodedSoFar) * left : left === 0 ? 0 : null;
+    options.onProgress?.({
+      total: texts.length,
+      done,
+      cached,
+      tokens,
+      elapsedMs,
+      etaMs,
+      device: current.device,
+      ...(fallbackReason === undefined ? {} : { fallback: fallbackReason }),
+    });
+  };
+  report();
+
+  const lengths = current.countTokens(missing.map((i) => texts[i]!), role);
+  const batches = planBatches(lengths, options.plan ?? DEFAULT_BATCH_PLAN);
+  for (const batch of batches) {
+    options.signal?.throwIfAborted();
+    const positions = batch.indices.map((j) => missing[j]!);
+    const batchTexts = positions.map((i) => texts[i]!);
+    let encoded: EncodedBatch;
+    try {
+      encoded = await current.encode(batchTexts, role);
+    } catch (e) {
+      if (!options.fallback || options.signal?.aborted) throw e;
+      fallbackReason = `${current.device} failed (${e instanceof Error ? e.message : String(e)}); continuing on the fallback`;
+      current = await options.fallback(e);
+      encoded = await current.encode(batchTexts, role);
+    }
+    const vectors = positions.map((_, i) => toStored(encoded, i));
+    await cache.put(identity, encoding, current.device, positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })));
+    positions.forEach((p, i) => (out[p] = vectors[i]!));
+    tokens += encoded.tokens.reduce((a, b) => a + b, 0);
+    done += positions.length;
+    options.onBatch?.(positions, vectors);
+    report();
+  }
+  return out as StoredVector[];
+}
+
+/** An in-memory VectorCache (tests, one-shot CLI runs). */
+export class MemoryVectorCache implements VectorCache {
+  readonly entries = new Map<string, StoredVector>();
+  puts = 0;
+
+  async get(encoding: string, keys: readonly string[]): Promise<(StoredVector | undefined)[]> {
+    return keys.map((k) => this.entries.get(`${encoding}:${k}`));
+  }
+
+  async put(_identity: EncodingIdentity, encoding: string, _device: string, entries: readonly { text: string; vector: StoredVector }[]): Promise<void> {
+    this.puts++;
+    for (const e of entries) this.entries.set(`${encoding}:${e.text}`, e.vector);
+  }
+}

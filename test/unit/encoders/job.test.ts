@@ -1,0 +1,114 @@
+/**
+ * The cache-first encoding job with a fake encoder (deterministic vectors from the text, call log) and
+ * the in-memory cache: what is encoded, what is skipped, resume after an abort, device fallback.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EncodedBatch, LoadedEncoder } from '../../../src/encoders/encoder.ts';
+import { encodeWithCache, MemoryVectorCache, type EncodeProgress } from '../../../src/encoders/job.ts';
+import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
+
+function fakeEncoder(config: EncoderConfig = PRESETS['e5-small'], opts: { device?: LoadedEncoder['device']; failOnCall?: number } = {}) {
+  const calls: string[][] = [];
+  const encoder: LoadedEncoder = {
+    config,
+    device: opts.device ?? 'wasm',
+    dtype: config.dtype,
+    countTokens: (texts) => texts.map((t) => t.split(' ').length + 2),
+    async encode(texts): Promise<EncodedBatch> {
+      calls.push([...texts]);
+      if (opts.failOnCall === calls.length) throw new Error('GPU device was lost');
+      return { dense: texts.map((t) => Float32Array.of(t.length, t.charCodeAt(0))), tokens: texts.map((t) => t.split(' ').length + 2) };
+    },
+    async dispose() {},
+  };
+  return { encoder, calls };
+}
+
+const TEXTS = Array.from({ length: 20 }, (_, i) => `passage number ${i} ${'word '.repeat(i % 7)}`.trim());
+const plan = { maxTokens: 40, maxBatch: 4 };
+
+describe('encodeWithCache', () => {
+  it('encodes every text once, in length-grouped batches each committed, and returns them in input order', async () => {
+    const { encoder, calls } = fakeEncoder();
+    const cache = new MemoryVectorCache();
+    const vectors = await encodeWithCache(encoder, cache, TEXTS, { role: 'passage', plan });
+    expect(vectors.map((v) => Array.from(v.dense!))).toEqual(TEXTS.map((t) => [t.length, t.charCodeAt(0)]));
+    expect(calls.flat().sort()).toEqual([...TEXTS].sort());
+    expect(cache.puts).toBe(calls.length);
+    for (const batch of calls) expect(batch.length).toBeLessThanOrEqual(4);
+  });
+
+  it('a second visit encodes nothing', async () => {
+    const cache = new MemoryVectorCache();
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });
+    const again = fakeEncoder();
+    const progress: EncodeProgress[] = [];
+    const vectors = await encodeWithCache(again.encoder, cache, TEXTS, { role: 'passage', plan, onProgress: (p) => progress.push(p) });
+    expect(again.calls).toEqual([]);
+    expect(vectors).toHaveLength(TEXTS.length);
+    expect(progress.at(-1)).toMatchObject({ done: 20, cached: 20, total: 20, etaMs: 0 });
+  });
+
+  it('queries and another dtype are other cache entries', async () => {
+    const cache = new MemoryVectorCache();
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });
+    const asQuery = fakeEncoder();
+    await encodeWithCache(asQuery.encoder, cache, TEXTS.slice(0, 3), { role: 'query', plan });
+    expect(asQuery.calls.flat()).toHaveLength(3);
+    const q8 = fakeEncoder({ ...PRESETS['e5-small'], dtype: 'q8' });
+    await encodeWithCache(q8.encoder, cache, TEXTS.slice(0, 2), { role: 'passage', plan });
+    expect(q8.calls.flat()).toHaveLength(2);
+  });
+
+  it('resumes after an abort: committed batches are kept, only the rest is encoded', async () => {
+    const cache = new MemoryVectorCache();
+    const controller = new AbortController();
+    const first = fakeEncoder();
+    let batches = 0;
+    await expect(
+      encodeWithCache(first.encoder, cache, TEXTS, {
+        role: 'passage',
+        plan,
+        signal: controller.signal,
+        onBatch: () => {
+          if (++batches === 2) controller.abort();
+        },
+      }),
+    ).rejects.toThrow();
+    const committed = first.calls.flat();
+    expect(committed.length).toBeGreaterThan(0);
+    const second = fakeEncoder();
+    const vectors = await encodeWithCache(second.encoder, cache, TEXTS, { role: 'passage', plan });
+    expect(second.calls.flat().sort()).toEqual(TEXTS.filter((t) => !committed.includes(t)).sort());
+    expect(vectors.map((v) => v.dense![0])).toEqual(TEXTS.map((t) => t.length));
+  });
+
+  it('falls back to another encoder when the device is lost, redoing only the failed batch', async () => {
+    const gpu = fakeEncoder(PRESETS['e5-small'], { device: 'webgpu', failOnCall: 3 });
+    const wasm = fakeEncoder();
+    const progress: EncodeProgress[] = [];
+    const vectors = await encodeWithCache(gpu.encoder, new MemoryVectorCache(), TEXTS, {
+      role: 'passage',
+      plan,
+      fallback: async () => wasm.encoder,
+      onProgress: (p) => progress.push(p),
+    });
+    expect(vectors).toHaveLength(20);
+    expect(wasm.calls[0]).toEqual(gpu.calls[2]);
+    expect([...gpu.calls.slice(0, 2), ...wasm.calls].flat().sort()).toEqual([...TEXTS].sort());
+    expect(progress.at(-1)!.device).toBe('wasm');
+    expect(progress.at(-1)!.fallback).toMatch(/webgpu failed \(GPU device was lost\)/);
+  });
+
+  it('without a fallback the error surfaces, and progress is monotone with an ETA', async () => {
+    const broken = fakeEncoder(PRESETS['e5-small'], { failOnCall: 1 });
+    await expect(encodeWithCache(broken.encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan })).rejects.toThrow(/device was lost/);
+    let t = 0;
+    const progress: EncodeProgress[] = [];
+    await encodeWithCache(fakeEncoder().encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan, now: () => (t += 10), onProgress: (p) => progress.push(p) });
+    expect(progress[0]!.etaMs).toBeNull();
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.done).toBeGreaterThan(progress[i - 1]!.done);
+    expect(progress[1]!.etaMs).toBeGreaterThan(0);
+    expect(progress.at(-1)!.etaMs).toBe(0);
+  });
+});
