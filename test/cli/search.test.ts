@@ -1,0 +1,78 @@
+/**
+ * `fliplab search` end to end on the real stack (transformers.js + onnxruntime-node) with the generated
+ * tiny models: the run must equal brute-force scoring of vectors from the encoder module.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
+import { main } from '../../src/cli/main.ts';
+import { passageText } from '../../src/core/io/beir.ts';
+import { parseRun } from '../../src/core/io/trec.ts';
+import { selectEvaluationQueries } from '../../src/core/io/validate.ts';
+import { loadEncoder } from '../../src/encoders/encoder.ts';
+import { PRESETS } from '../../src/encoders/presets.ts';
+import { loadBeirFolder } from '../../src/node/files.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TINY = join(ROOT, 'examples/tiny-beir');
+const MODEL_TIMEOUT_MS = 60_000;
+
+async function cli(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+beforeAll(async () => {
+  await makeModelFixtures();
+}, MODEL_TIMEOUT_MS);
+
+describe('fliplab search', () => {
+  it(
+    'writes the exact dense top-k of E5-style vectors (mean pooling, prefixes, L2)',
+    async () => {
+      const r = await cli('search', TINY, '--model', 'fliplab/tiny-bert', '--pooling', 'mean', '--query-prefix', 'query: ', '--passage-prefix', 'passage: ', '--model-dir', DEFAULT_MODELS_DIR, '--offline', '--depth', '4');
+      expect(r.code).toBe(0);
+      const run = (await parseRun(r.stdout, 'stdout')).value;
+      expect(run.name).toBe('fliplab_tiny-bert');
+
+      const col = await loadBeirFolder(TINY);
+      const config = { ...PRESETS['e5-small'], id: 'x', model: 'fliplab/tiny-bert' };
+      const enc = await loadEncoder(config, { device: 'cpu', source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false } });
+      const passages = (await enc.encode(col.corpus.ids.map((_, i) => passageText(col.corpus, i)), 'passage')).dense!;
+      for (const qi of selectEvaluationQueries(col.qrels, col.queries)) {
+        const q = (await enc.encode([col.queries.texts[qi]!], 'query')).dense![0]!;
+        const scores = passages.map((p) => Math.fround(p.reduce((s, x, j) => s + x * q[j]!, 0)));
+        const expected = scores.map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s || a.i - b.i).slice(0, 4).map((x) => col.corpus.ids[x.i]);
+        expect(run.byQuery.get(col.queries.ids[qi]!)!.docs).toEqual(expected);
+      }
+    },
+    MODEL_TIMEOUT_MS,
+  );
+
+  it(
+    'writes a sparse run for SPLADE-style models, only over passages sharing a term',
+    async () => {
+      const r = await cli('search', TINY, '--model', 'fliplab/tiny-splade', '--pooling', 'splade', '--sparse-top-k', '16', '--model-dir', DEFAULT_MODELS_DIR, '--offline', '--tag', 'splade16');
+      expect(r.code).toBe(0);
+      const run = (await parseRun(r.stdout, 'stdout')).value;
+      expect(run.name).toBe('splade16');
+      expect(run.byQuery.size).toBe(8);
+      for (const list of run.byQuery.values()) for (const s of list.scores) expect(s).toBeGreaterThan(0);
+      expect(r.stderr).toMatch(/fliplab\/tiny-splade@main \(fp32, cpu, splade-max\)/);
+    },
+    MODEL_TIMEOUT_MS,
+  );
+
+  it('explains a missing local model and a custom model without pooling (exit 2)', async () => {
+    const missing = await cli('search', TINY, '--model', 'e5-small', '--model-dir', DEFAULT_MODELS_DIR, '--offline');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/model "Xenova\/e5-small-v2" is incomplete or missing under .*expected .*config\.json/);
+    const custom = await cli('search', TINY, '--model', 'someone/some-model');
+    expect(custom.code).toBe(2);
+    expect(custom.stderr).toMatch(/is not a preset .* give --pooling cls\|mean\|splade/);
+    const device = await cli('search', TINY, '--model', 'e5-small', '--device', 'tpu');
+    expect(device.code).toBe(2);
+  });
+});
