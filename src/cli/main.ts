@@ -3,6 +3,7 @@
  *   bm25   BEIR folder → TREC run (paper BM25)
  *   eval   qrels + run → trec_eval-identical measures
  *   flips  qrels + reference run + candidate runs → RAGFlip transition analysis (+ a CI gate)
+ *   encode BEIR folder + encoder → portable vectors folder (GPU server → anywhere)
  *   search BEIR folder + encoder (BGE, E5, SPLADE, any ONNX model) → exact-search TREC run
  *   demo   BM25 against its own one-parameter variants, the paper's within-BM25 comparison
  * Exit status: 0 ok, 1 gate failed (flips --max-nfr), 2 bad input or usage.
@@ -15,6 +16,7 @@ import { registerEval } from './commands/eval.ts';
 import { registerFlips } from './commands/flips.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerSearch } from './commands/search.ts';
+import { registerEncode } from './commands/encode.ts';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('fliplab')
@@ -26,6 +28,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerBm25(program, io, setExit);
   registerEval(program, io, setExit);
   registerFlips(program, io, setExit);
+  registerEncode(program, io, setExit);
   registerSearch(program, io, setExit);
   registerDemo(program, io, setExit);
   return program;

@@ -76,3 +76,34 @@ describe('fliplab search', () => {
     expect(device.code).toBe(2);
   });
 });
+
+describe('fliplab encode → search --vectors', () => {
+  it(
+    'writes a vectors folder that search reuses without re-encoding, and refuses vectors from other settings',
+    async () => {
+      const { mkdtempSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const out = join(mkdtempSync(join(tmpdir(), 'fliplab-vectors-')), 'tiny-e5');
+      const model = ['--model', 'fliplab/tiny-bert', '--pooling', 'mean', '--query-prefix', 'query: ', '--passage-prefix', 'passage: ', '--model-dir', DEFAULT_MODELS_DIR, '--offline'];
+      const enc = await cli('encode', TINY, ...model, '--out', out);
+      expect(enc.code).toBe(0);
+      expect(enc.stderr).toMatch(/encode: 12 passages, \d+ tokens .* → /);
+      const { readVectorsFolder } = await import('../../src/node/vectors-file.ts');
+      const folder = readVectorsFolder(out);
+      expect(folder.manifest).toMatchObject({ kind: 'dense', dim: 32, count: 12, device: 'cpu' });
+      expect(folder.ids.slice(0, 2)).toEqual(['d1', 'd2']);
+
+      const fresh = await cli('search', TINY, ...model, '--depth', '4');
+      const reused = await cli('search', TINY, ...model, '--depth', '4', '--vectors', out);
+      expect(reused.code).toBe(0);
+      expect(reused.stderr).toMatch(/vectors: 12 of 12 passages taken from/);
+      expect(reused.stderr).toMatch(/passages: 12\/12 \(12 cached\)/);
+      expect(reused.stdout).toBe(fresh.stdout);
+
+      const other = await cli('search', TINY, ...model.filter((x) => x !== 'passage: ' && x !== '--passage-prefix'), '--vectors', out);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toMatch(/manifest\.json: these vectors were made with .*"prefix":"passage: "/);
+    },
+    MODEL_TIMEOUT_MS,
+  );
+});

@@ -1,144 +1,60 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { passageText } from '../../core/io/beir.ts';
+import { InputError } from '../../core/io/errors.ts';
 import { formatRunLines } from '../../core/io/trec.ts';
 import { checkQrels, selectEvaluationQueries } from '../../core/io/validate.ts';
 import { vectorRun } from '../../core/retrieve/vector-run.ts';
-import { loadEncoder, type EncoderDevice } from '../../encoders/encoder.ts';
-import { encodeWithCache, MemoryVectorCache, type EncodeProgress } from '../../encoders/job.ts';
-import { isPresetId, PRESETS, type EncoderConfig, type EncoderDtype, type Pooling } from '../../encoders/presets.ts';
+import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
+import { encodingIdentity, encodingKey, textKeys } from '../../store/keys.ts';
 import { loadBeirFolder } from '../../node/files.ts';
+import { readVectorsFolder } from '../../node/vectors-file.ts';
 import { parseIntFlag } from '../args.ts';
-import { reportDiagnostics, UsageError, writeOutput, type Io } from '../output.ts';
+import { addModelOptions, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
+import { reportDiagnostics, writeOutput, type Io } from '../output.ts';
 import { MAX_DEPTH } from './bm25.ts';
 
-interface SearchOpts {
-  model: string;
-  modelDir?: string;
-  host?: string;
-  offline?: boolean;
-  device: string;
-  dtype?: string;
-  pooling?: string;
-  queryPrefix?: string;
-  passagePrefix?: string;
-  maxLength?: number;
-  sparseTopK?: string;
-  split: string;
+interface SearchOpts extends ModelOpts {
   depth: number;
-  batchTokens: number;
+  vectors?: string;
   tag?: string;
   out?: string;
 }
 
-const DEVICES = ['cpu', 'cuda'] as const;
-const DTYPES = ['fp32', 'fp16', 'q8'] as const;
-const POOLINGS = ['cls', 'mean', 'splade'] as const;
-
-/** A preset by id, or any repo id / local folder with the settings given on the command line. */
-export function resolveEncoderConfig(opts: SearchOpts): EncoderConfig {
-  const base: EncoderConfig | undefined = isPresetId(opts.model) ? PRESETS[opts.model] : undefined;
-  if (!base && opts.pooling === undefined) {
-    throw new UsageError(`--model "${opts.model}" is not a preset (${Object.keys(PRESETS).join(', ')}); give --pooling cls|mean|splade for a custom model`);
-  }
-  const pooling = opts.pooling === undefined ? base!.pooling : opts.pooling === 'splade' ? 'splade-max' : (opts.pooling as Pooling);
-  if (opts.pooling !== undefined && !(POOLINGS as readonly string[]).includes(opts.pooling)) {
-    throw new UsageError(`--pooling expects one of ${POOLINGS.join(', ')}, got "${opts.pooling}"`);
-  }
-  if (opts.dtype !== undefined && !(DTYPES as readonly string[]).includes(opts.dtype)) {
-    throw new UsageError(`--dtype expects one of ${DTYPES.join(', ')}, got "${opts.dtype}"`);
-  }
-  const sparse = pooling === 'splade-max';
-  const sparseTopK = opts.sparseTopK === undefined ? (base?.sparseTopK ?? (sparse ? 256 : null)) : opts.sparseTopK === 'all' ? null : parseIntFlag('--sparse-top-k', 1)(opts.sparseTopK);
-  return {
-    id: base ? base.id : opts.model,
-    label: base ? base.label : opts.model,
-    model: base ? base.model : opts.model,
-    revision: base?.revision ?? 'main',
-    kind: sparse ? 'sparse' : 'dense',
-    pooling,
-    normalize: base ? base.normalize : !sparse,
-    queryPrefix: opts.queryPrefix ?? base?.queryPrefix ?? '',
-    passagePrefix: opts.passagePrefix ?? base?.passagePrefix ?? '',
-    maxLength: opts.maxLength ?? base?.maxLength ?? 512,
-    sparseTopK,
-    dtype: (opts.dtype as EncoderDtype | undefined) ?? base?.dtype ?? 'fp32',
-  };
-}
-
-const REQUIRED_MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
-const ONNX_FILE_BY_DTYPE: Record<string, string> = { fp32: 'onnx/model.onnx', fp16: 'onnx/model_fp16.onnx', q8: 'onnx/model_quantized.onnx' };
-
-/** Offline runs must find every file locally; say which one is missing instead of a loader stack trace. */
-function checkLocalModel(config: EncoderConfig, modelDir: string | undefined, dtype: string): void {
-  if (!modelDir) throw new UsageError('--offline needs --model-dir (where the model folders are)');
-  const folder = join(modelDir, config.model);
-  for (const f of [...REQUIRED_MODEL_FILES, ONNX_FILE_BY_DTYPE[dtype] ?? 'onnx/model.onnx']) {
-    if (!existsSync(join(folder, f))) {
-      throw new UsageError(`model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx)`);
-    }
-  }
-}
-
-function progressPrinter(io: Io, what: string): (p: EncodeProgress) => void {
-  let last = 0;
-  return (p) => {
-    const t = Date.now();
-    if (t - last < 1000 && p.done < p.total) return;
-    last = t;
-    const eta = p.etaMs === null ? '' : `, ETA ${(p.etaMs / 1000).toFixed(0)} s`;
-    io.stderr(`${what}: ${p.done}/${p.total} (${p.cached} cached) on ${p.device}${eta}${p.fallback ? ` [${p.fallback}]` : ''}\n`);
-  };
-}
-
 export function registerSearch(program: Command, io: Io, _setExit: (code: number) => void): void {
-  program
-    .command('search')
-    .description('encode a BEIR collection with BGE, E5, SPLADE or any ONNX model and write an exact-search TREC run')
-    .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv')
-    .requiredOption('--model <id>', `a preset (${Object.keys(PRESETS).join(', ')}), a hub repo id, or a folder name under --model-dir`)
-    .option('--model-dir <dir>', 'local models root (transformers.js layout); tried before the host')
-    .option('--host <url>', 'hub-compatible model host or mirror (default https://huggingface.co/)')
-    .option('--offline', 'never contact a host; only --model-dir')
-    .option('--device <d>', `inference device: ${DEVICES.join(' or ')}`, 'cpu')
-    .option('--dtype <t>', `weights: ${DTYPES.join(', ')} (default: the preset's, fp32)`)
-    .option('--pooling <p>', `custom models: ${POOLINGS.join(', ')}`)
-    .option('--query-prefix <s>', 'custom models: text put before each query')
-    .option('--passage-prefix <s>', 'custom models: text put before each passage')
-    .option('--max-length <n>', 'tokens per input after truncation', parseIntFlag('--max-length', 1, 8192))
-    .option('--sparse-top-k <n>', 'SPLADE: weights kept per vector, or "all"')
-    .option('--split <name>', 'qrels split whose queries are ranked', 'test')
+  addModelOptions(
+    program
+      .command('search')
+      .description('encode a BEIR collection with BGE, E5, SPLADE or any ONNX model and write an exact-search TREC run')
+      .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv'),
+  )
     .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), 50)
-    .option('--batch-tokens <n>', 'padded tokens per batch', parseIntFlag('--batch-tokens', 16), 8192)
+    .option('--vectors <dir>', 'passage vectors written by `fliplab encode` (must match the model settings and corpus)')
     .option('--tag <name>', 'run tag (default: the model id)')
     .option('--out <file>', 'write the run here instead of stdout')
     .action(async (dir: string, opts: SearchOpts) => {
-      if (!(DEVICES as readonly string[]).includes(opts.device)) throw new UsageError(`--device expects ${DEVICES.join(' or ')}, got "${opts.device}"`);
-      const config = resolveEncoderConfig(opts);
-      if (opts.offline) checkLocalModel(config, opts.modelDir, opts.dtype ?? config.dtype);
+      const { config, encoder } = await loadEncoderFromOptions(opts);
       const col = await loadBeirFolder(dir, opts.split);
       reportDiagnostics(io, [...col.warnings, ...checkQrels(col.qrels, col.files.qrels, { corpus: col.corpus, queries: col.queries })]);
       const selected = selectEvaluationQueries(col.qrels, col.queries);
-      const encoder = await loadEncoder(config, {
-        device: opts.device as EncoderDevice,
-        ...(opts.dtype ? { dtype: opts.dtype as EncoderDtype } : {}),
-        source: {
-          ...(opts.modelDir ? { localModelPath: opts.modelDir.endsWith('/') ? opts.modelDir : `${opts.modelDir}/` } : {}),
-          ...(opts.host ? { remoteHost: opts.host } : {}),
-          allowRemote: opts.offline !== true,
-        },
-      }).catch((e: unknown) => {
-        throw new UsageError(`could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`);
-      });
       const cache = new MemoryVectorCache();
       const plan = { maxTokens: opts.batchTokens, maxBatch: 64 };
       const started = performance.now();
-      const passages = await encodeWithCache(encoder, cache, col.corpus.ids.map((_, i) => passageText(col.corpus, i)), {
-        role: 'passage',
-        plan,
-        onProgress: progressPrinter(io, 'passages'),
-      });
+      const texts = col.corpus.ids.map((_, i) => passageText(col.corpus, i));
+      if (opts.vectors) {
+        // Pre-encoded passages go into the cache under their own keys; anything that does not match is a miss.
+        const folder = readVectorsFolder(opts.vectors);
+        const identity = encodingIdentity(config, 'passage', encoder.dtype);
+        const encoding = await encodingKey(identity);
+        if (folder.manifest.encoding !== encoding) {
+          throw new InputError(`${opts.vectors}/manifest.json`, undefined, `these vectors were made with ${JSON.stringify(folder.manifest.identity)}; this search uses ${JSON.stringify(identity)}`);
+        }
+        const keys = await textKeys(texts);
+        const known = new Set(keys);
+        const usable = folder.textKeys.map((k, i) => ({ text: k, vector: folder.vectors[i]! })).filter((e) => known.has(e.text));
+        await cache.put(identity, encoding, folder.manifest.device, usable);
+        io.stderr(`vectors: ${usable.length} of ${texts.length} passages taken from ${opts.vectors}\n`);
+      }
+      const passages = await encodeWithCache(encoder, cache, texts, { role: 'passage', plan, onProgress: progressPrinter(io, 'passages') });
       const queryIds = selected.map((i) => col.queries.ids[i]!);
       const queries = await encodeWithCache(encoder, cache, selected.map((i) => col.queries.texts[i]!), { role: 'query', plan, onProgress: progressPrinter(io, 'queries') });
       await encoder.dispose();

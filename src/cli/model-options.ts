@@ -1,0 +1,121 @@
+/** Model selection flags shared by `search` and `encode`, and loading an encoder from them. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { loadEncoder, type EncoderDevice, type LoadedEncoder } from '../encoders/encoder.ts';
+import type { EncodeProgress } from '../encoders/job.ts';
+import { isPresetId, PRESETS, type EncoderConfig, type EncoderDtype, type Pooling } from '../encoders/presets.ts';
+import { parseIntFlag } from './args.ts';
+import { UsageError, type Io } from './output.ts';
+
+export interface ModelOpts {
+  model: string;
+  modelDir?: string;
+  host?: string;
+  offline?: boolean;
+  device: string;
+  dtype?: string;
+  pooling?: string;
+  queryPrefix?: string;
+  passagePrefix?: string;
+  maxLength?: number;
+  sparseTopK?: string;
+  split: string;
+  batchTokens: number;
+}
+
+const DEVICES = ['cpu', 'cuda'] as const;
+const DTYPES = ['fp32', 'fp16', 'q8'] as const;
+const POOLINGS = ['cls', 'mean', 'splade'] as const;
+
+/** A preset by id, or any repo id / local folder with the settings given on the command line. */
+export function resolveEncoderConfig(opts: ModelOpts): EncoderConfig {
+  const base: EncoderConfig | undefined = isPresetId(opts.model) ? PRESETS[opts.model] : undefined;
+  if (!base && opts.pooling === undefined) {
+    throw new UsageError(`--model "${opts.model}" is not a preset (${Object.keys(PRESETS).join(', ')}); give --pooling cls|mean|splade for a custom model`);
+  }
+  const pooling = opts.pooling === undefined ? base!.pooling : opts.pooling === 'splade' ? 'splade-max' : (opts.pooling as Pooling);
+  if (opts.pooling !== undefined && !(POOLINGS as readonly string[]).includes(opts.pooling)) {
+    throw new UsageError(`--pooling expects one of ${POOLINGS.join(', ')}, got "${opts.pooling}"`);
+  }
+  if (opts.dtype !== undefined && !(DTYPES as readonly string[]).includes(opts.dtype)) {
+    throw new UsageError(`--dtype expects one of ${DTYPES.join(', ')}, got "${opts.dtype}"`);
+  }
+  const sparse = pooling === 'splade-max';
+  const sparseTopK = opts.sparseTopK === undefined ? (base?.sparseTopK ?? (sparse ? 256 : null)) : opts.sparseTopK === 'all' ? null : parseIntFlag('--sparse-top-k', 1)(opts.sparseTopK);
+  return {
+    id: base ? base.id : opts.model,
+    label: base ? base.label : opts.model,
+    model: base ? base.model : opts.model,
+    revision: base?.revision ?? 'main',
+    kind: sparse ? 'sparse' : 'dense',
+    pooling,
+    normalize: base ? base.normalize : !sparse,
+    queryPrefix: opts.queryPrefix ?? base?.queryPrefix ?? '',
+    passagePrefix: opts.passagePrefix ?? base?.passagePrefix ?? '',
+    maxLength: opts.maxLength ?? base?.maxLength ?? 512,
+    sparseTopK,
+    dtype: (opts.dtype as EncoderDtype | undefined) ?? base?.dtype ?? 'fp32',
+  };
+}
+
+const REQUIRED_MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
+const ONNX_FILE_BY_DTYPE: Record<string, string> = { fp32: 'onnx/model.onnx', fp16: 'onnx/model_fp16.onnx', q8: 'onnx/model_quantized.onnx' };
+
+/** Offline runs must find every file locally; say which one is missing instead of a loader stack trace. */
+export function checkLocalModel(config: EncoderConfig, modelDir: string | undefined, dtype: string): void {
+  if (!modelDir) throw new UsageError('--offline needs --model-dir (where the model folders are)');
+  const folder = join(modelDir, config.model);
+  for (const f of [...REQUIRED_MODEL_FILES, ONNX_FILE_BY_DTYPE[dtype] ?? 'onnx/model.onnx']) {
+    if (!existsSync(join(folder, f))) {
+      throw new UsageError(`model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx)`);
+    }
+  }
+}
+
+export function progressPrinter(io: Io, what: string): (p: EncodeProgress) => void {
+  let last = 0;
+  return (p) => {
+    const t = Date.now();
+    if (t - last < 1000 && p.done < p.total) return;
+    last = t;
+    const eta = p.etaMs === null ? '' : `, ETA ${(p.etaMs / 1000).toFixed(0)} s`;
+    io.stderr(`${what}: ${p.done}/${p.total} (${p.cached} cached) on ${p.device}${eta}${p.fallback ? ` [${p.fallback}]` : ''}\n`);
+  };
+}
+
+export function addModelOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--model <id>', `a preset (${Object.keys(PRESETS).join(', ')}), a hub repo id, or a folder name under --model-dir`)
+    .option('--model-dir <dir>', 'local models root (transformers.js layout); tried before the host')
+    .option('--host <url>', 'hub-compatible model host or mirror (default https://huggingface.co/)')
+    .option('--offline', 'never contact a host; only --model-dir')
+    .option('--device <d>', `inference device: ${DEVICES.join(' or ')}`, 'cpu')
+    .option('--dtype <t>', `weights: ${DTYPES.join(', ')} (default: the preset's, fp32)`)
+    .option('--pooling <p>', `custom models: ${POOLINGS.join(', ')}`)
+    .option('--query-prefix <s>', 'custom models: text put before each query')
+    .option('--passage-prefix <s>', 'custom models: text put before each passage')
+    .option('--max-length <n>', 'tokens per input after truncation', parseIntFlag('--max-length', 1, 8192))
+    .option('--sparse-top-k <n>', 'SPLADE: weights kept per vector, or "all"')
+    .option('--split <name>', 'qrels split whose queries are used', 'test')
+    .option('--batch-tokens <n>', 'padded tokens per batch', parseIntFlag('--batch-tokens', 16), 8192);
+}
+
+/** Resolve the flags to a config and load it, with errors that say what to fix. */
+export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config: EncoderConfig; encoder: LoadedEncoder }> {
+  if (!(DEVICES as readonly string[]).includes(opts.device)) throw new UsageError(`--device expects ${DEVICES.join(' or ')}, got "${opts.device}"`);
+  const config = resolveEncoderConfig(opts);
+  if (opts.offline) checkLocalModel(config, opts.modelDir, opts.dtype ?? config.dtype);
+  const encoder = await loadEncoder(config, {
+    device: opts.device as EncoderDevice,
+    ...(opts.dtype ? { dtype: opts.dtype as EncoderDtype } : {}),
+    source: {
+      ...(opts.modelDir ? { localModelPath: opts.modelDir.endsWith('/') ? opts.modelDir : `${opts.modelDir}/` } : {}),
+      ...(opts.host ? { remoteHost: opts.host } : {}),
+      allowRemote: opts.offline !== true,
+    },
+  }).catch((e: unknown) => {
+    throw new UsageError(`could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`);
+  });
+  return { config, encoder };
+}

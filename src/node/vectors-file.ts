@@ -1,0 +1,90 @@
+/**
+ * A portable vectors folder, so a corpus encoded on a GPU server can be searched elsewhere (and imported by
+ * the browser lab):
+ *   manifest.json   format, encoding identity + key, device, kind, dim, count
+ *   rows.tsv        one line per vector: external id, SHA-256 of the exact input text
+ *   vectors.f32     dense: rows × dim little-endian float32
+ *   vectors.jsonl   sparse: one {"i": [...], "v": [...]} per row
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../core/io/errors.ts';
+import type { StoredVector } from '../store/embeddings.ts';
+import type { EncodingIdentity } from '../store/keys.ts';
+
+export const VECTORS_FORMAT = 'fliplab-vectors';
+export const VECTORS_VERSION = 1;
+
+export interface VectorsManifest {
+  readonly format: typeof VECTORS_FORMAT;
+  readonly version: number;
+  readonly identity: EncodingIdentity;
+  readonly encoding: string;
+  readonly device: string;
+  readonly kind: 'dense' | 'sparse';
+  readonly dim: number;
+  readonly count: number;
+  readonly created: string;
+}
+
+export interface VectorsFolder {
+  readonly manifest: VectorsManifest;
+  readonly ids: readonly string[];
+  readonly textKeys: readonly string[];
+  readonly vectors: readonly StoredVector[];
+}
+
+export function writeVectorsFolder(dir: string, v: Omit<VectorsFolder, 'manifest'> & { manifest: Omit<VectorsManifest, 'format' | 'version' | 'kind' | 'dim' | 'count' | 'created'> }): void {
+  mkdirSync(dir, { recursive: true });
+  const dense = v.vectors.every((x) => x.dense);
+  const dim = dense ? (v.vectors[0]?.dense?.length ?? 0) : 0;
+  const manifest: VectorsManifest = {
+    format: VECTORS_FORMAT,
+    version: VECTORS_VERSION,
+    ...v.manifest,
+    kind: dense ? 'dense' : 'sparse',
+    dim,
+    count: v.vectors.length,
+    created: new Date().toISOString(),
+  };
+  writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(dir, 'rows.tsv'), v.ids.map((id, i) => `${id}\t${v.textKeys[i]}\n`).join(''));
+  if (dense) {
+    const data = new Float32Array(v.vectors.length * dim);
+    v.vectors.forEach((x, i) => data.set(x.dense!, i * dim));
+    writeFileSync(join(dir, 'vectors.f32'), new Uint8Array(data.buffer));
+  } else {
+    writeFileSync(join(dir, 'vectors.jsonl'), v.vectors.map((x) => `${JSON.stringify({ i: Array.from(x.sparse!.indices), v: Array.from(x.sparse!.values) })}\n`).join(''));
+  }
+}
+
+export function readVectorsFolder(dir: string): VectorsFolder {
+  const file = join(dir, 'manifest.json');
+  let manifest: VectorsManifest;
+  try {
+    manifest = JSON.parse(readFileSync(file, 'utf8')) as VectorsManifest;
+  } catch (e) {
+    throw new InputError(file, undefined, `expected a fliplab vectors manifest: ${(e as Error).message}`);
+  }
+  if (manifest.format !== VECTORS_FORMAT || manifest.version !== VECTORS_VERSION) {
+    throw new InputError(file, undefined, `expected format "${VECTORS_FORMAT}" version ${VECTORS_VERSION}, got "${manifest.format}" ${manifest.version}`);
+  }
+  const rows = readFileSync(join(dir, 'rows.tsv'), 'utf8').split('\n').filter((l) => l.length > 0).map((l) => l.split('\t'));
+  if (rows.length !== manifest.count) throw new InputError(join(dir, 'rows.tsv'), undefined, `expected ${manifest.count} rows, found ${rows.length}`);
+  let vectors: StoredVector[];
+  if (manifest.kind === 'dense') {
+    const bytes = readFileSync(join(dir, 'vectors.f32'));
+    if (bytes.byteLength !== manifest.count * manifest.dim * 4) {
+      throw new InputError(join(dir, 'vectors.f32'), undefined, `expected ${manifest.count} × ${manifest.dim} float32 values, found ${bytes.byteLength} bytes`);
+    }
+    const data = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    vectors = Array.from({ length: manifest.count }, (_, i) => ({ dense: data.subarray(i * manifest.dim, (i + 1) * manifest.dim), tokens: 0 }));
+  } else {
+    const lines = readFileSync(join(dir, 'vectors.jsonl'), 'utf8').split('\n').filter((l) => l.length > 0);
+    vectors = lines.map((l) => {
+      const o = JSON.parse(l) as { i: number[]; v: number[] };
+      return { sparse: { indices: Uint32Array.from(o.i), values: Float32Array.from(o.v) }, tokens: 0 };
+    });
+  }
+  return { manifest, ids: rows.map((r) => r[0]!), textKeys: rows.map((r) => r[1]!), vectors };
+}
