@@ -4,6 +4,8 @@ import { InputError } from '../../core/io/errors.ts';
 import { formatRunLines } from '../../core/io/trec.ts';
 import { checkQrels, selectEvaluationQueries } from '../../core/io/validate.ts';
 import { vectorRun } from '../../core/retrieve/vector-run.ts';
+import * as ortNode from 'onnxruntime-node';
+import { denseTopKOnnx, type OrtLike } from '../../encoders/dense-onnx.ts';
 import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
 import { encodingIdentity, encodingKey, textKeys } from '../../store/keys.ts';
 import { loadBeirFolder } from '../../node/files.ts';
@@ -59,7 +61,11 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       const queries = await encodeWithCache(encoder, cache, selected.map((i) => col.queries.texts[i]!), { role: 'query', plan, onProgress: progressPrinter(io, 'queries') });
       await encoder.dispose();
       const tag = opts.tag ?? config.id.replace(/[^\w.-]+/g, '_');
-      const run = vectorRun(col.corpus, passages, queryIds, queries, { depth: opts.depth, name: tag });
+      const run = await vectorRun(col.corpus, passages, queryIds, queries, {
+        depth: opts.depth,
+        name: tag,
+        denseSearch: (d, q, k) => denseTopKOnnx(ortNode as unknown as OrtLike, d, q, k),
+      });
       writeOutput(io, Array.from(formatRunLines(run, tag)).join(''), opts.out);
       io.stderr(
         `search: ${config.model}@${config.revision} (${encoder.dtype}, ${encoder.device}, ${config.pooling}) — ${queryIds.length} queries × top ${opts.depth} over ${col.corpus.ids.length} passages in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,

@@ -3,7 +3,8 @@
  * metrics/flips, shared by the CLI and the workers.
  */
 import type { Corpus, QueryId, RankedList, Run } from '../types.ts';
-import { denseMatrix, denseTopK } from './dense.ts';
+import { denseMatrix, denseTopK, type DenseMatrix } from './dense.ts';
+import type { TopK } from './topk.ts';
 import { buildSparseIndex, sparseSearch, type SparseVectorLike } from './sparse.ts';
 
 export interface VectorLike {
@@ -11,20 +12,24 @@ export interface VectorLike {
   readonly sparse?: SparseVectorLike;
 }
 
+/** An exact dense top-k implementation (the JS one by default; the ONNX one where a runtime is at hand). */
+export type DenseSearch = (docs: DenseMatrix, queries: DenseMatrix, k: number) => TopK<Float32Array>[] | Promise<TopK<Float32Array>[]>;
+
 export interface VectorRunOptions {
   readonly depth: number;
+  readonly denseSearch?: DenseSearch;
   readonly name: string;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-export function vectorRun(
+export async function vectorRun(
   corpus: Corpus,
   passages: readonly VectorLike[],
   queryIds: readonly QueryId[],
   queries: readonly VectorLike[],
   options: VectorRunOptions,
-): Run {
+): Promise<Run> {
   if (passages.length !== corpus.ids.length) throw new RangeError(`${passages.length} passage vectors for ${corpus.ids.length} documents`);
   if (queries.length !== queryIds.length) throw new RangeError(`${queries.length} query vectors for ${queryIds.length} queries`);
   const byQuery = new Map<QueryId, RankedList>();
@@ -36,10 +41,12 @@ export function vectorRun(
     if (!queries.every((q) => q.dense)) throw new RangeError('dense passages need dense query vectors');
     const docs = denseMatrix(passages.map((p) => p.dense!));
     const qs = denseMatrix(queries.map((q) => q.dense!), docs.dim);
-    const hits = denseTopK(docs, qs, options.depth, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    const hits = options.denseSearch
+      ? await options.denseSearch(docs, qs, options.depth)
+      : denseTopK(docs, qs, options.depth, {
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        });
     hits.forEach((h, i) => byQuery.set(queryIds[i]!, toList(h.indices, h.scores)));
   } else if (passages.every((p) => p.sparse)) {
     if (!queries.every((q) => q.sparse)) throw new RangeError('sparse passages need sparse query vectors');
