@@ -1,0 +1,193 @@
+/**
+ * Main-thread side of the encode worker (squoosh's worker-bridge pattern): the worker starts on the first
+ * call, calls run one at a time, every call takes an AbortSignal, and the worker is ended after
+ * WORKER_IDLE_MS without calls. Aborting a running call terminates the worker (the only way to stop an
+ * ONNX Runtime session mid-run) and rejects with an AbortError; the next call starts a fresh worker and
+ * reloads the model. A call that fails also ends its worker (see #run). Only the worker's *type* is
+ * imported: no worker code is bundled into the page.
+ */
+import { releaseProxy, wrap, type Remote } from 'comlink';
+import type { EncodedBatch } from '../../encoders/encoder.ts';
+import type { EncoderConfig } from '../../encoders/presets.ts';
+import type { EncodeApi, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+
+export type { WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+
+/** A worker with no call for this long is terminated (frees the model and its GPU/wasm memory). */
+export const WORKER_IDLE_MS = 60_000;
+
+export interface EncodeBridgeOptions {
+  readonly idleMs?: number;
+  /** Settings sent to every fresh worker before its first call. */
+  readonly init?: WorkerInitOptions;
+  /** Tests and alternative builds may supply their own worker. */
+  readonly createWorker?: () => Worker;
+}
+
+export interface EncodeRequest {
+  readonly config: EncoderConfig;
+  readonly load: WorkerLoadOptions;
+  readonly texts: readonly string[];
+  readonly role: 'query' | 'passage';
+}
+
+export interface EncodeResponse {
+  /** Device actually used, and why it differs from the request. */
+  readonly load: WorkerLoadResult;
+  readonly batch: EncodedBatch;
+}
+
+interface WorkerHandle {
+  readonly worker: Worker;
+  readonly api: Remote<EncodeApi>;
+  /** Settles (rejects) only when the worker is terminated or crashes. */
+  readonly dead: Promise<never>;
+  readonly fail: (reason: Error) => void;
+  readonly ready: Promise<void>;
+  killed: boolean;
+}
+
+/** The error every aborted call rejects with (same as `fetch`). */
+export function abortError(): DOMException {
+  return new DOMException('The encode call was aborted.', 'AbortError');
+}
+
+const defaultWorker = (): Worker =>
+  new Worker(new URL('../../../workers/encode.worker.ts', import.meta.url), { type: 'module', name: 'fliplab-encode' });
+
+const noop = (): void => undefined;
+
+export class EncodeBridge {
+  readonly #idleMs: number;
+  readonly #init: WorkerInitOptions;
+  readonly #createWorker: () => Worker;
+  #handle: WorkerHandle | undefined;
+  #tail: Promise<void> = Promise.resolve();
+  #busy = 0;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #workerStarts = 0;
+
+  constructor(options: EncodeBridgeOptions = {}) {
+    this.#idleMs = options.idleMs ?? WORKER_IDLE_MS;
+    this.#init = options.init ?? {};
+    this.#createWorker = options.createWorker ?? defaultWorker;
+  }
+
+  /** Workers started so far (a fresh one after each abort, crash or idle shutdown). */
+  get workerStarts(): number {
+    return this.#workerStarts;
+  }
+
+  get running(): boolean {
+    return this.#handle !== undefined;
+  }
+
+  /** Load a model (kept if already loaded) and report the device it runs on. */
+  load(config: EncoderConfig, options: WorkerLoadOptions, signal?: AbortSignal): Promise<WorkerLoadResult> {
+    return this.#run(signal, (api) => api.load(config, options));
+  }
+
+  /** Load (if needed) and encode one batch. A fresh worker after an abort reloads the model first. */
+  encode(request: EncodeRequest, signal?: AbortSignal): Promise<EncodeResponse> {
+    return this.#run(signal, async (api) => {
+      const load = await api.load(request.config, request.load);
+      const batch = await api.encode(request.texts, request.role);
+      return { load, batch };
+    });
+  }
+
+  /** End the worker now; calls in flight reject. */
+  terminate(): void {
+    if (this.#handle) this.#kill(this.#handle, new Error('Encode worker was terminated.'));
+  }
+
+  async #run<T>(signal: AbortSignal | undefined, job: (api: Remote<EncodeApi>) => Promise<T>): Promise<T> {
+    if (signal?.aborted) throw abortError();
+    let handle: WorkerHandle | undefined;
+    const work = this.#tail.then(async () => {
+      if (signal?.aborted) throw abortError();
+      handle = this.#ensureWorker();
+      this.#busy++;
+      this.#clearIdle();
+      const h = handle;
+      try {
+        return await Promise.race([
+          h.ready.then(() => job(h.api)).catch((error: unknown) => {
+            // A failed call leaves the worker's runtime in an unknown state: transformers.js chains every
+            // web session creation and run on one promise, so a single failure (a corrupt model.onnx)
+            // rejects every later load in that worker. End it; the next call starts clean.
+            this.#kill(h, error instanceof Error ? error : new Error(String(error)));
+            throw error;
+          }),
+          h.dead,
+        ]);
+      } finally {
+        this.#busy--;
+        this.#scheduleIdle();
+      }
+    });
+    this.#tail = work.then(noop, noop);
+    if (signal === undefined) return work;
+
+    let onAbort = noop;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        reject(abortError());
+        // Running on the worker: only terminating it stops the session. Still queued: just drop it.
+        if (handle) this.#kill(handle, new Error('Encode worker was terminated because a call was aborted.'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([work, aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #ensureWorker(): WorkerHandle {
+    if (this.#handle) return this.#handle;
+    const worker = this.#createWorker();
+    this.#workerStarts++;
+    let fail: (reason: Error) => void = noop;
+    const dead = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    dead.catch(noop);
+    const api = wrap<EncodeApi>(worker);
+    const handle: WorkerHandle = { worker, api, dead, fail, ready: api.init(this.#init), killed: false };
+    handle.ready.catch(noop);
+    // Uncaught errors (e.g. the worker script failed to load) would otherwise leave calls hanging forever.
+    worker.addEventListener('error', (event) => {
+      event.preventDefault();
+      this.#kill(handle, new Error(`Encode worker failed: ${event.message || 'script error (worker did not start)'}`));
+    });
+    worker.addEventListener('messageerror', () => this.#kill(handle, new Error('Encode worker sent a message that could not be read.')));
+    this.#handle = handle;
+    return handle;
+  }
+
+  #kill(handle: WorkerHandle, reason: Error): void {
+    if (this.#handle === handle) {
+      this.#handle = undefined;
+      this.#clearIdle();
+    }
+    if (handle.killed) return;
+    handle.killed = true;
+    handle.api[releaseProxy]();
+    handle.worker.terminate();
+    handle.fail(reason);
+  }
+
+  #clearIdle(): void {
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+
+  #scheduleIdle(): void {
+    this.#clearIdle();
+    const handle = this.#handle;
+    if (this.#busy > 0 || handle === undefined) return;
+    this.#idleTimer = setTimeout(() => this.#kill(handle, new Error('Encode worker ended after being idle.')), this.#idleMs);
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * The browser half of the encoders, end to end: the Vite-built test page drives the real bridge and
+ * module worker in Debian's chromium (playwright-core), models come from a local server in the Hugging
+ * Face hub URL layout (`remoteHost`, not a local path), and every vector must equal what `loadEncoder`
+ * computes in Node (onnxruntime-node reading the very same files from disk) within 1e-4.
+ *
+ * WebGPU here is SwiftShader on the CPU (`--enable-unsafe-webgpu`): correct but slow, so it gets one tiny
+ * batch per model and fp32 only (no shader-f16). See /work/shared/TOOLCHAIN.md.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
+import { loadEncoder, type EncodedBatch } from '../../src/encoders/encoder.ts';
+import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { buildTestPages } from './build-pages.ts';
+import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Fixtures, Vite build, server and browser launch (the build takes seconds; a cold CI disk more). */
+const SETUP_TIMEOUT_MS = 120_000;
+/** First wasm call in a fresh worker compiles ORT's 26 MB wasm (~5-7 s on 2 cores). */
+const WASM_TEST_TIMEOUT_MS = 60_000;
+/** SwiftShader WebGPU: seconds of shader compilation per model on the first call. */
+const WEBGPU_TEST_TIMEOUT_MS = 120_000;
+/** An aborted call must reject within this, even while the worker is busy compiling/loading. */
+const ABORT_PROMPT_MS = 500;
+const TOLERANCE = 1e-4;
+
+const BASE_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+const TINY_BERT = 'fliplab/tiny-bert';
+const TINY_SPLADE = 'fliplab/tiny-splade';
+/** Not on the server at all: every file 404s. */
+const MISSING_MODEL = 'fliplab/not-on-this-server';
+/** Real tokenizer and config, garbage bytes for onnx/model.onnx. */
+const CORRUPT_MODEL = 'fliplab/corrupt-bert';
+
+// Varied lengths, so batches are padded and padding must not leak into the vectors.
+const TEXTS = [
+  'tides and the moon',
+  'a lighthouse guides ships along the coast at night',
+  'x',
+  'the moon pulls the ocean; the tides rise and fall twice a day along every coast',
+];
+
+let workDir: string;
+let server: HubServer;
+let browser: Browser;
+
+/** Node reference: the same module on onnxruntime-node, same files, read from disk. */
+async function encodeInNode(kind: TestKind, model: string, texts: readonly string[], role: 'query' | 'passage'): Promise<EncodedBatch> {
+  const encoder = await loadEncoder(testConfig(kind, model), {
+    device: 'cpu',
+    dtype: 'fp32',
+    source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false },
+  });
+  try {
+    return await encoder.encode(texts, role);
+  } finally {
+    await encoder.dispose();
+  }
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+  return worst;
+}
+
+/** Largest browser-vs-Node difference seen per device (printed at the end: numbers, not just a pass). */
+const worstDiff = new Map<string, number>();
+
+function expectSameVectors(browserResult: PlainEncodeResult, node: EncodedBatch): void {
+  expect(browserResult.tokens).toEqual(node.tokens);
+  const record = (d: number) => worstDiff.set(browserResult.device, Math.max(d, worstDiff.get(browserResult.device) ?? 0));
+  if (node.dense) {
+    expect(browserResult.dense).toHaveLength(node.dense.length);
+    node.dense.forEach((v, i) => {
+      const d = maxAbsDiff(browserResult.dense![i]!, v);
+      record(d);
+      expect(d).toBeLessThanOrEqual(TOLERANCE);
+    });
+    // Transferred typed arrays, not JSON-ish copies.
+    expect(browserResult.denseTypes).toEqual(node.dense.map(() => 'Float32Array'));
+  }
+  if (node.sparse) {
+    expect(browserResult.sparse).toHaveLength(node.sparse.length);
+    node.sparse.forEach((s, i) => {
+      const got = browserResult.sparse![i]!;
+      expect(got.indices).toEqual(Array.from(s.indices));
+      const d = maxAbsDiff(got.values, s.values);
+      record(d);
+      expect(d).toBeLessThanOrEqual(TOLERANCE);
+    });
+  }
+}
+
+function isError(r: PlainEncodeResult | PlainError): r is PlainError {
+  return 'error' in r;
+}
+
+async function openTestPage(context: BrowserContext, query = ''): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${server.url}encode.html?cache=0${query}`);
+  await page.waitForFunction(() => 'fliplabTest' in window);
+  return page;
+}
+
+const encodeWith = (page: Page, device: 'wasm' | 'webgpu', model: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') =>
+  page.evaluate(([d, m, k, t, r]) => window.fliplabTest.tryEncodeWith(d, m, k, t, r), [device, model, kind, [...texts], role] as const);
+
+beforeAll(async () => {
+  await makeModelFixtures();
+  workDir = await mkdtemp(join(tmpdir(), 'fliplab-e2e-'));
+
+  // Models root: the generated models linked (so Node and browser read the very same files) + a corrupt one.
+  const modelsRoot = join(workDir, 'models');
+  await mkdir(join(modelsRoot, 'fliplab'), { recursive: true });
+  for (const id of [TINY_BERT, TINY_SPLADE]) await symlink(join(DEFAULT_MODELS_DIR, id), join(modelsRoot, id), 'dir');
+  const corrupt = join(modelsRoot, CORRUPT_MODEL);
+  await mkdir(join(corrupt, 'onnx'), { recursive: true });
+  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT, file), join(corrupt, file));
+  await writeFile(join(corrupt, 'onnx/model.onnx'), 'this is not an ONNX model\n'.repeat(64));
+
+  const dist = join(workDir, 'dist');
+  await buildTestPages(dist);
+  server = await startHubServer({ modelsRoot, staticRoot: dist, log: process.env.HUB_LOG === '1' });
+  if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: apt-get install -y chromium (see .ci/run), or set CHROMIUM_PATH.`);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, '--enable-unsafe-webgpu'] });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  for (const [device, d] of worstDiff) console.info(`[e2e] largest |browser - node| on ${device}: ${d.toExponential(2)} (tolerance ${TOLERANCE})`);
+  await browser?.close();
+  await server?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+}, SETUP_TIMEOUT_MS);
+
+describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', () => {
+  let context: BrowserContext;
+  let page: Page;
+  /** Every URL any page, worker or fetch in this context asked for. */
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    context = await browser.newContext();
+    context.on('request', (r) => seen.push(r.url()));
+    page = await openTestPage(context);
+  }, SETUP_TIMEOUT_MS);
+  afterAll(() => context?.close());
+
+  const cases: readonly { kind: TestKind; model: string; role: 'query' | 'passage'; name: string }[] = [
+    { kind: 'cls', model: TINY_BERT, role: 'query', name: 'BGE-like (CLS, query prefix, L2)' },
+    { kind: 'mean', model: TINY_BERT, role: 'passage', name: 'E5-like (masked mean, "passage: ", L2)' },
+    { kind: 'splade', model: TINY_SPLADE, role: 'passage', name: 'SPLADE-like (max log(1+ReLU), top 16)' },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const [got, expected] = await Promise.all([encodeWith(page, 'wasm', c.model, c.kind, TEXTS, c.role), encodeInNode(c.kind, c.model, TEXTS, c.role)]);
+      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+      expect(got.device).toBe('wasm');
+      expect(got.reason).toBeNull();
+      expectSameVectors(got, expected);
+    }, WASM_TEST_TIMEOUT_MS);
+  }
+
+  it('privacy: every request went to the local server; ORT wasm and models came from its origin', () => {
+    const origin = new URL(server.url).origin;
+    const network = seen.filter((u) => !u.startsWith('blob:') && !u.startsWith('data:'));
+    expect(network.length).toBeGreaterThan(0);
+    expect(network.filter((u) => new URL(u).origin !== origin)).toEqual([]);
+    expect(network.some((u) => /\/assets\/ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/.test(u))).toBe(true);
+    // Models through the hub layout (remoteHost), never through a local-model path.
+    expect(server.requests).toContain(`/${TINY_BERT}/resolve/main/onnx/model.onnx`);
+    expect(server.requests).toContain(`/${TINY_SPLADE}/resolve/main/tokenizer.json`);
+    expect(server.requests.filter((p) => p.startsWith('/models/'))).toEqual([]);
+  });
+});
+
+describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () => {
+  let context: BrowserContext;
+  let page: Page;
+  beforeAll(async () => {
+    context = await browser.newContext();
+    page = await openTestPage(context);
+  }, SETUP_TIMEOUT_MS);
+  afterAll(() => context?.close());
+
+  const tiny = TEXTS.slice(0, 2);
+  for (const c of [
+    { kind: 'cls' as const, model: TINY_BERT, role: 'query' as const },
+    { kind: 'splade' as const, model: TINY_SPLADE, role: 'passage' as const },
+  ]) {
+    it(`${c.kind} on ${c.model}`, async () => {
+      const [got, expected] = await Promise.all([encodeWith(page, 'webgpu', c.model, c.kind, tiny, c.role), encodeInNode(c.kind, c.model, tiny, c.role)]);
+      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+      expect(got.device).toBe('webgpu');
+      expect(got.reason).toBeNull();
+      expect(got.adapterInfo).toMatchObject({ architecture: 'swiftshader' });
+      expectSameVectors(got, expected);
+    }, WEBGPU_TEST_TIMEOUT_MS);
+  }
+});
+
+describe('errors reach the page', () => {
+  let context: BrowserContext;
+  let page: Page;
+  beforeAll(async () => {
+    context = await browser.newContext();
+    page = await openTestPage(context);
+  }, SETUP_TIMEOUT_MS);
+  afterAll(() => context?.close());
+
+  it('a model the server does not have: a clear error naming the model, not a hang', async () => {
+    const got = await encodeWith(page, 'wasm', MISSING_MODEL, 'cls', ['moon'], 'query');
+    if (!isError(got)) throw new Error('expected an error');
+    expect(got.error.message).toContain(MISSING_MODEL);
+    expect(got.error.message).toMatch(/not found: config\.json \(HTTP 404\)/);
+    expect(server.requests.some((p) => p.startsWith(`/${MISSING_MODEL}/resolve/main/`))).toBe(true);
+  }, WASM_TEST_TIMEOUT_MS);
+
+  it('a corrupt model.onnx: a clear error naming the model', async () => {
+    const got = await encodeWith(page, 'wasm', CORRUPT_MODEL, 'cls', ['moon'], 'query');
+    if (!isError(got)) throw new Error('expected an error');
+    expect(got.error.message).toContain(CORRUPT_MODEL);
+    expect(got.error.message).toMatch(/protobuf|parse|invalid|model/i);
+  }, WASM_TEST_TIMEOUT_MS);
+
+  it('a fresh worker encodes after those errors (a failed load poisons transformers.js in its worker)', async () => {
+    const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
+    if (isError(got)) throw new Error(`browser: ${got.error.message}`);
+    // One worker per call: each failure ended its worker.
+    expect(got.workerStarts).toBe(3);
+    expectSameVectors(got, await encodeInNode('cls', TINY_BERT, ['moon'], 'query'));
+  }, WASM_TEST_TIMEOUT_MS);
+});
+
+describe('abort', () => {
+  let context: BrowserContext;
+  let page: Page;
+  beforeAll(async () => {
+    context = await browser.newContext();
+    page = await openTestPage(context);
+  }, SETUP_TIMEOUT_MS);
+  afterAll(() => context?.close());
+
+  const abortAfter = (ms: number) =>
+    page.evaluate(([m, t, after]) => window.fliplabTest.encodeThenAbort('wasm', m, 'mean', t, 'passage', after), [TINY_BERT, TEXTS, ms] as const);
+
+  it('an already-aborted signal rejects at once without starting a worker', async () => {
+    const got = await abortAfter(0);
+    expect(got).toMatchObject({ error: { name: 'AbortError' }, workerStarts: 0 });
+    expect(got.elapsedMs).toBeLessThan(ABORT_PROMPT_MS);
+  });
+
+  it('aborting a running call rejects promptly with AbortError and ends the worker; the next call works', async () => {
+    // 300 ms in, the fresh worker is still compiling ORT's wasm / loading the model.
+    const got = await abortAfter(300);
+    expect(got).toMatchObject({ error: { name: 'AbortError' }, workerStarts: 1 });
+    expect(got.elapsedMs).toBeLessThan(ABORT_PROMPT_MS);
+    expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(false);
+
+    const next = await encodeWith(page, 'wasm', TINY_BERT, 'mean', TEXTS, 'passage');
+    if (isError(next)) throw new Error(`browser: ${next.error.message}`);
+    expect(next.workerStarts).toBe(2);
+    expectSameVectors(next, await encodeInNode('mean', TINY_BERT, TEXTS, 'passage'));
+  }, WASM_TEST_TIMEOUT_MS);
+});
+
+describe('idle shutdown', () => {
+  const IDLE_MS = 300;
+  it('the worker ends after idleMs without calls', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await openTestPage(context, `&idleMs=${IDLE_MS}`);
+      const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
+      if (isError(got)) throw new Error(`browser: ${got.error.message}`);
+      // Polled from the page right away: still running, then gone within a few idle periods.
+      await page.waitForFunction(() => !window.fliplabTest.workerRunning('wasm'), undefined, { timeout: 10 * IDLE_MS, polling: 50 });
+    } finally {
+      await context.close();
+    }
+  }, WASM_TEST_TIMEOUT_MS);
+});
+
+describe('without --enable-unsafe-webgpu', () => {
+  let plain: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    plain = await chromium.launch({ executablePath: CHROMIUM, args: BASE_ARGS });
+    page = await openTestPage(await plain.newContext());
+  }, SETUP_TIMEOUT_MS);
+  afterAll(() => plain?.close());
+
+  it('asking for webgpu falls back to wasm, says why, and still matches Node', async () => {
+    const got = await encodeWith(page, 'webgpu', TINY_BERT, 'cls', ['moon', 'tides'], 'query');
+    if (isError(got)) throw new Error(`browser: ${got.error.message}`);
+    expect(got.device).toBe('wasm');
+    expect(got.reason).toMatch(/no WebGPU adapter granted|navigator\.gpu missing/);
+    expect(got.adapterInfo).toBeNull();
+    expectSameVectors(got, await encodeInNode('cls', TINY_BERT, ['moon', 'tides'], 'query'));
+  }, WASM_TEST_TIMEOUT_MS);
+});

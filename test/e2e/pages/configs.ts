@@ -1,0 +1,38 @@
+/**
+ * The encoder configurations the e2e test compares between Node and the browser: the paper's presets
+ * pointed at the generated tiny models (shared by the test page and the Node side of the test).
+ */
+import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
+
+export type TestKind = 'cls' | 'mean' | 'splade';
+
+export function testConfig(kind: TestKind, model: string): EncoderConfig {
+  switch (kind) {
+    case 'cls':
+      return { ...PRESETS['bge-large'], id: `e2e-cls-${model}`, model };
+    case 'mean':
+      return { ...PRESETS['e5-large'], id: `e2e-mean-${model}`, model };
+    case 'splade':
+      return { ...PRESETS.splade, id: `e2e-splade-${model}`, model, sparseTopK: 16 };
+  }
+}
+
+/** Plain-array results (what crosses from the page to the test through playwright). */
+export interface PlainEncodeResult {
+  readonly device: 'webgpu' | 'wasm';
+  readonly reason: string | null;
+  readonly adapterInfo: unknown;
+  readonly dense?: number[][];
+  readonly sparse?: { indices: number[]; values: number[] }[];
+  readonly tokens: number[];
+  /** How the dense vectors arrived in the page (constructor names), to show they are typed arrays. */
+  readonly denseTypes?: string[];
+  readonly workerStarts: number;
+  readonly elapsedMs: number;
+}
+
+export interface PlainError {
+  readonly error: { readonly name: string; readonly message: string };
+  readonly elapsedMs: number;
+  readonly workerStarts: number;
+}

@@ -1,0 +1,97 @@
+/**
+ * Test page: the real bridge + worker, driven by test/e2e/encode.e2e.test.ts through `window.fliplabTest`.
+ * Models come from the page's own origin, which the test's hub server serves in the hub URL layout.
+ * `?cache=0` turns off transformers.js's Cache Storage for model files; `?idleMs=N` shortens the idle shutdown.
+ */
+import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
+import type { WorkerDevice } from '../../../workers/encode.worker.ts';
+import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './configs.ts';
+
+const params = new URLSearchParams(location.search);
+const useBrowserCache = params.get('cache') !== '0';
+const idleMs = params.has('idleMs') ? Number(params.get('idleMs')) : undefined;
+const bridges = new Map<WorkerDevice, EncodeBridge>();
+
+function bridgeFor(device: WorkerDevice): EncodeBridge {
+  let bridge = bridges.get(device);
+  if (!bridge) {
+    bridge = new EncodeBridge({ init: { useBrowserCache }, ...(idleMs === undefined ? {} : { idleMs }) });
+    bridges.set(device, bridge);
+  }
+  return bridge;
+}
+
+async function encodeWith(
+  device: WorkerDevice,
+  modelId: string,
+  kind: TestKind,
+  texts: readonly string[],
+  role: 'query' | 'passage',
+  signal?: AbortSignal,
+): Promise<PlainEncodeResult> {
+  const started = performance.now();
+  const bridge = bridgeFor(device);
+  const { load, batch } = await bridge.encode(
+    { config: testConfig(kind, modelId), load: { device, dtype: 'fp32', source: { remoteHost: location.origin, allowRemote: true } }, texts, role },
+    signal,
+  );
+  return {
+    device: load.device,
+    reason: load.reason,
+    adapterInfo: load.adapterInfo,
+    tokens: batch.tokens,
+    workerStarts: bridge.workerStarts,
+    elapsedMs: performance.now() - started,
+    ...(batch.dense ? { dense: batch.dense.map((v) => Array.from(v)), denseTypes: batch.dense.map((v) => v.constructor.name) } : {}),
+    ...(batch.sparse ? { sparse: batch.sparse.map((s) => ({ indices: Array.from(s.indices), values: Array.from(s.values) })) } : {}),
+  };
+}
+
+function plainError(error: unknown, started: number, device: WorkerDevice): PlainError {
+  const e = error instanceof Error || error instanceof DOMException ? error : new Error(String(error));
+  return { error: { name: e.name, message: e.message }, elapsedMs: performance.now() - started, workerStarts: bridgeFor(device).workerStarts };
+}
+
+const fliplabTest = {
+  encodeWith: (device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') =>
+    encodeWith(device, modelId, kind, texts, role),
+
+  /** Like encodeWith, but errors come back as values (playwright would flatten them to a string). */
+  async tryEncodeWith(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') {
+    const started = performance.now();
+    try {
+      return await encodeWith(device, modelId, kind, texts, role);
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
+
+  /** Start a call and abort it after `abortAfterMs` (0: abort before the call starts); times from the abort. */
+  async encodeThenAbort(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage', abortAfterMs: number) {
+    const controller = new AbortController();
+    let abortedAt = performance.now();
+    const abort = () => {
+      abortedAt = performance.now();
+      controller.abort();
+    };
+    if (abortAfterMs <= 0) abort();
+    else setTimeout(abort, abortAfterMs);
+    try {
+      await encodeWith(device, modelId, kind, texts, role, controller.signal);
+      return { completed: true, elapsedMs: performance.now() - abortedAt, workerStarts: bridgeFor(device).workerStarts };
+    } catch (error) {
+      return plainError(error, abortedAt, device);
+    }
+  },
+
+  workerRunning: (device: WorkerDevice) => bridgeFor(device).running,
+};
+
+declare global {
+  interface Window {
+    fliplabTest: typeof fliplabTest;
+  }
+}
+
+window.fliplabTest = fliplabTest;
+document.querySelector('[data-testid="status"]')!.textContent = 'ready';

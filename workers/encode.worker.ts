@@ -1,0 +1,214 @@
+/**
+ * Encode worker: a thin comlink adapter over `src/encoders/encoder.ts`, run as a dedicated module worker.
+ * Picks WebGPU only when an adapter is actually granted (else WASM, with the reason), loads models from
+ * a hub-compatible host, and transfers vectors back instead of copying them.
+ *
+ * The ONNX Runtime wasm binary and its JS glue are served from the app's own origin (emitted by Vite
+ * through `?url`); transformers.js would otherwise point onnxruntime-web at a public CDN.
+ */
+import { expose, transfer } from 'comlink';
+import { env } from '@huggingface/transformers';
+import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import ortGlueUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import { loadEncoder, type EncodedBatch, type LoadedEncoder } from '../src/encoders/encoder.ts';
+import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
+
+export type WorkerDevice = 'webgpu' | 'wasm';
+
+export interface WorkerInitOptions {
+  /** ORT wasm threads; needs a cross-origin-isolated page for more than 1. Default 1. */
+  readonly numThreads?: number;
+  /** Keep model files in Cache Storage between sessions (transformers.js `useBrowserCache`). Default true. */
+  readonly useBrowserCache?: boolean;
+}
+
+export interface WorkerLoadOptions {
+  /** Requested device; WebGPU falls back to WASM when no adapter is granted. */
+  readonly device: WorkerDevice;
+  readonly dtype?: EncoderDtype;
+  readonly source: { readonly remoteHost?: string; readonly localModelPath?: string; readonly allowRemote?: boolean };
+}
+
+export interface AdapterInfo {
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly device: string;
+  readonly description: string;
+  readonly isFallbackAdapter: boolean;
+}
+
+export interface WorkerLoadResult {
+  /** The device the model actually runs on. */
+  readonly device: WorkerDevice;
+  /** Why the device differs from the one requested; null when it does not. */
+  readonly reason: string | null;
+  readonly adapterInfo: AdapterInfo | null;
+  readonly dtype: EncoderDtype;
+  readonly model: string;
+}
+
+// Minimal WebGPU typings: TypeScript's DOM lib does not ship them.
+interface GpuAdapterLike {
+  readonly features?: { has(feature: string): boolean };
+  readonly info?: Partial<Record<'vendor' | 'architecture' | 'device' | 'description', string>> & { isFallbackAdapter?: boolean };
+  readonly isFallbackAdapter?: boolean;
+}
+interface GpuLike {
+  requestAdapter(options?: { powerPreference?: 'high-performance' | 'low-power' }): Promise<GpuAdapterLike | null>;
+}
+
+type Detection = { device: 'webgpu'; adapter: GpuAdapterLike } | { device: 'wasm'; reason: string };
+
+async function detectWebGpu(): Promise<Detection> {
+  const gpu = (navigator as Navigator & { gpu?: GpuLike }).gpu;
+  if (gpu === undefined) return { device: 'wasm', reason: 'navigator.gpu missing (WebGPU not supported in this browser or context)' };
+  try {
+    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+    if (adapter === null) return { device: 'wasm', reason: 'no WebGPU adapter granted (requestAdapter() returned null)' };
+    return { device: 'webgpu', adapter };
+  } catch (error) {
+    return { device: 'wasm', reason: `WebGPU adapter request failed: ${String(error)}` };
+  }
+}
+
+function describeAdapter(adapter: GpuAdapterLike): AdapterInfo {
+  const info = adapter.info ?? {};
+  return {
+    vendor: info.vendor ?? '',
+    architecture: info.architecture ?? '',
+    device: info.device ?? '',
+    description: info.description ?? '',
+    isFallbackAdapter: info.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false,
+  };
+}
+
+interface OrtWebEnv {
+  wasm: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean };
+  webgpu?: { adapter?: unknown };
+}
+// transformers.js exposes onnxruntime-web's own env objects here (a shallow copy: nested objects are shared).
+const ortEnv = (): OrtWebEnv => (env.backends as unknown as { onnx: OrtWebEnv }).onnx;
+
+function configureRuntime(opts: WorkerInitOptions): void {
+  const ort = ortEnv();
+  ort.wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortGlueUrl, self.location.href).href };
+  ort.wasm.numThreads = opts.numThreads ?? 1;
+  ort.wasm.proxy = false;
+  env.useBrowserCache = opts.useBrowserCache ?? true;
+}
+
+/** transformers.js file names per dtype (`onnx/model{suffix}.onnx`). */
+const ONNX_SUFFIX: Readonly<Record<EncoderDtype, string>> = { fp32: '', fp16: '_fp16', q8: '_quantized' };
+
+/**
+ * After a failed load only: which required files the model host does not serve, e.g.
+ * "not found: config.json (HTTP 404), onnx/model.onnx (HTTP 404)"; null when they all answer.
+ */
+async function findMissingFiles(config: EncoderConfig, dtype: EncoderDtype, source: WorkerLoadOptions['source']): Promise<string | null> {
+  let base: string;
+  if (source.allowRemote !== false && source.remoteHost !== undefined) {
+    const host = source.remoteHost.endsWith('/') ? source.remoteHost : `${source.remoteHost}/`;
+    base = `${host}${config.model}/resolve/${encodeURIComponent(config.revision)}/`;
+  } else if (source.localModelPath !== undefined) {
+    base = `${source.localModelPath.endsWith('/') ? source.localModelPath : `${source.localModelPath}/`}${config.model}/`;
+  } else {
+    return null;
+  }
+  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', `onnx/model${ONNX_SUFFIX[dtype]}.onnx`];
+  const problems = await Promise.all(
+    files.map(async (file) => {
+      try {
+        const response = await fetch(new URL(file, new URL(base, self.location.href)), { headers: { Range: 'bytes=0-0' }, cache: 'no-store' });
+        await response.body?.cancel();
+        return response.ok ? null : `${file} (HTTP ${response.status})`;
+      } catch (error) {
+        return `${file} (${String(error)})`;
+      }
+    }),
+  );
+  const missing = problems.filter((p): p is string => p !== null);
+  return missing.length === 0 ? null : `not found: ${missing.join(', ')}`;
+}
+
+let initialized = false;
+let current: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
+
+/** The buffers behind the batch's vectors; each is owned by exactly one vector, so transferring is safe. */
+function transferables(batch: EncodedBatch): ArrayBuffer[] {
+  const views: ArrayBufferView[] = [...(batch.dense ?? []), ...(batch.sparse ?? []).flatMap((s) => [s.indices, s.values])];
+  const buffers = new Set<ArrayBuffer>();
+  for (const v of views) {
+    if (v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) buffers.add(v.buffer);
+  }
+  return [...buffers];
+}
+
+const api = {
+  /** Optional: runtime settings. Calling `load` first applies the defaults. */
+  async init(opts: WorkerInitOptions = {}): Promise<void> {
+    configureRuntime(opts);
+    initialized = true;
+  },
+
+  /** Load (or keep, when identical) the encoder for `config`; reports the device actually used. */
+  async load(config: EncoderConfig, options: WorkerLoadOptions): Promise<WorkerLoadResult> {
+    if (!initialized) await api.init();
+    const key = JSON.stringify([config, options]);
+    if (current?.key === key) return current.result;
+    await api.dispose();
+
+    let device: WorkerDevice = 'wasm';
+    let reason: string | null = null;
+    let adapterInfo: AdapterInfo | null = null;
+    const dtype = options.dtype ?? config.dtype;
+    if (options.device === 'webgpu') {
+      let found = await detectWebGpu();
+      // fp16 weights need the adapter's shader-f16 feature (SwiftShader, for one, lacks it).
+      if (found.device === 'webgpu' && dtype === 'fp16' && found.adapter.features?.has('shader-f16') === false) {
+        found = { device: 'wasm', reason: 'the WebGPU adapter lacks shader-f16, which fp16 weights need' };
+      }
+      if (found.device === 'webgpu') {
+        device = 'webgpu';
+        adapterInfo = describeAdapter(found.adapter);
+        const webgpu = ortEnv().webgpu;
+        // Hand ORT the adapter we checked, so it cannot pick a different one (ORT fixes it at first use).
+        if (webgpu && webgpu.adapter === undefined) webgpu.adapter = found.adapter;
+      } else {
+        reason = found.reason;
+      }
+    }
+    let encoder: LoadedEncoder;
+    try {
+      encoder = await loadEncoder(config, { device, dtype, source: options.source });
+    } catch (error) {
+      // The UI shows this message as is: say what was being loaded, on what, from where.
+      const from = options.source.remoteHost ?? options.source.localModelPath ?? 'the default hub';
+      const message = error instanceof Error ? error.message : String(error);
+      // transformers.js reports a missing repo as e.g. "Cannot read properties of undefined (reading
+      // 'tokenizer_class')": find out which required files the host does not serve.
+      const missing = await findMissingFiles(config, dtype, options.source);
+      const detail = missing === null ? message : `${missing} (${message})`;
+      throw new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error });
+    }
+    const result: WorkerLoadResult = { device, reason, adapterInfo, dtype, model: config.model };
+    current = { key, encoder, result };
+    return result;
+  },
+
+  /** Encode with the loaded encoder; vectors are transferred to the caller, not copied. */
+  async encode(texts: readonly string[], role: 'query' | 'passage'): Promise<EncodedBatch> {
+    if (current === undefined) throw new Error('encode() called before load()');
+    const batch = await current.encoder.encode(texts, role);
+    return transfer(batch, transferables(batch));
+  },
+
+  async dispose(): Promise<void> {
+    const loaded = current;
+    current = undefined;
+    await loaded?.encoder.dispose();
+  },
+};
+
+export type EncodeApi = typeof api;
+
+expose(api);
