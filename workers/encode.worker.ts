@@ -11,9 +11,33 @@ import { env } from '@huggingface/transformers';
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortGlueUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { loadEncoder, type EncodedBatch, type LoadedEncoder } from '../src/encoders/encoder.ts';
+import { DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress } from '../src/encoders/job.ts';
+import type { BatchPlan } from '../src/encoders/batching.ts';
 import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
+import { EmbeddingStore, type StoredVector } from '../src/store/embeddings.ts';
+import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 
 export type WorkerDevice = 'webgpu' | 'wasm';
+
+export interface CorpusRequest {
+  readonly config: EncoderConfig;
+  readonly load: WorkerLoadOptions;
+  readonly texts: readonly string[];
+  readonly role: 'query' | 'passage';
+  readonly plan?: BatchPlan;
+  /** IndexedDB database holding the embedding cache (default "fliplab"). */
+  readonly dbName?: string;
+}
+
+export interface CorpusResult {
+  readonly vectors: StoredVector[];
+  /** Vectors found in the cache, and encoded by this call. */
+  readonly cached: number;
+  readonly encoded: number;
+  readonly load: WorkerLoadResult;
+  /** Set when the device failed mid-job and the rest ran on WASM. */
+  readonly fallback?: string;
+}
 
 export interface WorkerInitOptions {
   /** ORT wasm threads; needs a cross-origin-isolated page for more than 1. Default 1. */
@@ -200,6 +224,44 @@ const api = {
     if (current === undefined) throw new Error('encode() called before load()');
     const batch = await current.encoder.encode(texts, role);
     return transfer(batch, transferables(batch));
+  },
+
+  /**
+   * Encode a whole collection cache first: vectors already in IndexedDB are reused, the rest are encoded in
+   * length-grouped batches, each committed before the next (a reload loses at most the batch in flight).
+   * A WebGPU failure mid-job reloads the model on WASM and continues from the last committed batch.
+   */
+  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void): Promise<CorpusResult> {
+    let load = await api.load(request.config, request.load);
+    const store = await EmbeddingStore.open(request.dbName);
+    try {
+      const dim = request.config.kind === 'dense' ? 1024 : 0;
+      await ensureSpace(estimateVectorBytes(request.texts.length, dim > 0 ? { dense: dim } : { sparseNonZeros: request.config.sparseTopK ?? 256 }));
+      let fallback: string | undefined;
+      let cached = 0;
+      const vectors = await encodeWithCache(current!.encoder, store, request.texts, {
+        role: request.role,
+        plan: request.plan ?? DEFAULT_BATCH_PLAN,
+        onProgress: (p: EncodeProgress) => {
+          cached = p.cached;
+          // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.
+          void onProgress?.(p);
+        },
+        ...(load.device === 'webgpu'
+          ? {
+              fallback: async (error: unknown) => {
+                fallback = `webgpu failed (${error instanceof Error ? error.message : String(error)}); continued on wasm`;
+                load = await api.load(request.config, { ...request.load, device: 'wasm' });
+                return current!.encoder;
+              },
+            }
+          : {}),
+      });
+      const result: CorpusResult = { vectors, cached, encoded: vectors.length - cached, load, ...(fallback ? { fallback } : {}) };
+      return transfer(result, vectors.flatMap((v) => transferables({ ...(v.dense ? { dense: [v.dense] } : {}), ...(v.sparse ? { sparse: [v.sparse] } : {}), tokens: [] })));
+    } finally {
+      store.close();
+    }
   },
 
   async dispose(): Promise<void> {

@@ -6,12 +6,13 @@
  * reloads the model. A call that fails also ends its worker (see #run). Only the worker's *type* is
  * imported: no worker code is bundled into the page.
  */
-import { releaseProxy, wrap, type Remote } from 'comlink';
+import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import type { EncodeProgress } from '../../encoders/job.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
-import type { EncodeApi, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+import type { CorpusRequest, CorpusResult, EncodeApi, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
 
-export type { WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+export type { CorpusRequest, CorpusResult, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
 
 /** A worker with no call for this long is terminated (frees the model and its GPU/wasm memory). */
 export const WORKER_IDLE_MS = 60_000;
@@ -94,6 +95,14 @@ export class EncodeBridge {
       const batch = await api.encode(request.texts, request.role);
       return { load, batch };
     });
+  }
+
+  /**
+   * Encode a collection cache first in the worker (IndexedDB), with progress. Aborting ends the worker;
+   * every batch committed before that is kept, so the next call resumes where this one stopped.
+   */
+  encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, signal?: AbortSignal): Promise<CorpusResult> {
+    return this.#run(signal, (api) => api.encodeCorpus(request, onProgress ? proxy(onProgress) : undefined));
   }
 
   /** End the worker now; calls in flight reject. */

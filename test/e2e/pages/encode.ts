@@ -52,7 +52,41 @@ function plainError(error: unknown, started: number, device: WorkerDevice): Plai
   return { error: { name: e.name, message: e.message }, elapsedMs: performance.now() - started, workerStarts: bridgeFor(device).workerStarts };
 }
 
+/** Progress of the corpus job started by startCorpus (read by the test while it runs). */
+let corpusProgress: { done: number; cached: number; total: number } | null = null;
+let corpusJob: Promise<unknown> | null = null;
+
+async function encodeCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string) {
+  const result = await bridgeFor(device).encodeCorpus(
+    {
+      config: testConfig(kind, modelId),
+      load: { device, dtype: 'fp32', source: { remoteHost: location.origin, allowRemote: true } },
+      texts,
+      role: 'passage',
+      plan: { maxTokens: 4096, maxBatch: 2 },
+      dbName,
+    },
+    (p) => (corpusProgress = { done: p.done, cached: p.cached, total: p.total }),
+  );
+  return {
+    cached: result.cached,
+    encoded: result.encoded,
+    device: result.load.device,
+    dense: result.vectors.map((v) => Array.from(v.dense ?? [])),
+  };
+}
+
 const fliplabTest = {
+  /** Cache-first encoding of a whole collection into IndexedDB `dbName`, awaited. */
+  encodeCorpus,
+  /** Start it without waiting (the test reloads the page mid-run). */
+  startCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): void {
+    corpusProgress = null;
+    corpusJob = encodeCorpus(device, modelId, kind, texts, dbName).catch(() => undefined);
+  },
+  corpusProgress: () => corpusProgress,
+  corpusRunning: () => corpusJob !== null,
+
   encodeWith: (device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') =>
     encodeWith(device, modelId, kind, texts, role),
 

@@ -1,0 +1,89 @@
+/**
+ * Resume with real IndexedDB: a collection encoded in the worker commits batch by batch; reloading the
+ * page mid-run loses at most the batch in flight, the next visit encodes only what is missing, and the
+ * visit after that encodes nothing. Vectors must be the same whichever visit produced them.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
+import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { buildTestPages } from './build-pages.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SETUP_TIMEOUT_MS = 120_000;
+const RESUME_TEST_TIMEOUT_MS = 150_000;
+/** Poll interval while waiting for the first committed batches. */
+const POLL_MS = 25;
+
+// 300 passages of varied length in batches of 2: long enough that a reload lands mid-run.
+const TEXTS = Array.from({ length: 300 }, (_, i) => `passage ${i} about ${['tides', 'ships', 'moon', 'canal locks', 'dams'][i % 5]} ${'and more words '.repeat(i % 9)}`.trim());
+
+let server: HubServer;
+let browser: Browser;
+let workDir: string;
+
+beforeAll(async () => {
+  await makeModelFixtures();
+  workDir = await mkdtemp(join(tmpdir(), 'fliplab-e2e-resume-'));
+  const staticRoot = join(workDir, 'dist');
+  await buildTestPages(staticRoot);
+  server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR, staticRoot });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}, SETUP_TIMEOUT_MS);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+async function ready(page: Page): Promise<void> {
+  await page.waitForFunction(() => 'fliplabTest' in window);
+}
+
+describe('encoding resumes after a reload (real IndexedDB)', () => {
+  it(
+    'a reload mid-run keeps committed batches; the next visit encodes only the rest; the one after, nothing',
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${server.url}encode.html?cache=1`);
+      await ready(page);
+      const db = 'fliplab-resume-test';
+
+      await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [TEXTS, db] as const);
+      // Wait until some batches are committed (progress is reported after each commit), then reload.
+      let before = 0;
+      for (;;) {
+        const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
+        if (p && p.done - p.cached >= 20) {
+          before = p.done;
+          break;
+        }
+        await page.waitForTimeout(POLL_MS);
+      }
+      await page.reload();
+      await ready(page);
+
+      const second = await page.evaluate(([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [TEXTS, db] as const);
+      // Everything committed before the reload is reused (at most the batch in flight may be lost).
+      expect(second.cached).toBeGreaterThanOrEqual(before);
+      expect(second.cached).toBeLessThan(TEXTS.length); // the reload really interrupted the job
+      expect(second.encoded).toBe(TEXTS.length - second.cached);
+      console.info(`[e2e] reload after ${before} of ${TEXTS.length} committed; next visit reused ${second.cached}, encoded ${second.encoded}`);
+
+      const third = await page.evaluate(([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [TEXTS, db] as const);
+      expect(third).toMatchObject({ cached: TEXTS.length, encoded: 0 });
+      expect(third.dense).toEqual(second.dense);
+      expect(third.dense.every((v) => v.length === 32)).toBe(true);
+      await context.close();
+    },
+    RESUME_TEST_TIMEOUT_MS,
+  );
+});
