@@ -16,6 +16,9 @@ import type { BatchPlan } from '../src/encoders/batching.ts';
 import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
 import { EmbeddingStore, type StoredVector } from '../src/store/embeddings.ts';
 import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
+// The same onnxruntime-web module transformers.js uses (Vite dedupes it), so one wasm and one env.
+import * as ort from 'onnxruntime-web/webgpu';
+import { denseTopKOnnx, type OrtLike } from '../src/encoders/dense-onnx.ts';
 
 export type WorkerDevice = 'webgpu' | 'wasm';
 
@@ -262,6 +265,32 @@ const api = {
     } finally {
       store.close();
     }
+  },
+
+  /**
+   * Exact dense top-k (MatMul + TopK on ONNX Runtime) on WebGPU when an adapter is granted, else WASM.
+   * Rows are row-major float32; results come back transferred.
+   */
+  async denseSearch(
+    docs: { data: Float32Array; rows: number; dim: number },
+    queries: { data: Float32Array; rows: number; dim: number },
+    k: number,
+    device: WorkerDevice,
+  ): Promise<{ indices: Uint32Array[]; scores: Float32Array[]; device: WorkerDevice; reason: string | null }> {
+    if (!initialized) await api.init();
+    let used: WorkerDevice = 'wasm';
+    let reason: string | null = null;
+    if (device === 'webgpu') {
+      const found = await detectWebGpu();
+      if (found.device === 'webgpu') {
+        used = 'webgpu';
+        const webgpu = ortEnv().webgpu;
+        if (webgpu && webgpu.adapter === undefined) webgpu.adapter = found.adapter;
+      } else reason = found.reason;
+    }
+    const hits = await denseTopKOnnx(ort as unknown as OrtLike, docs, queries, k, { sessionOptions: { executionProviders: [used] } });
+    const result = { indices: hits.map((h) => h.indices), scores: hits.map((h) => h.scores), device: used, reason };
+    return transfer(result, hits.flatMap((h) => [h.indices.buffer as ArrayBuffer, h.scores.buffer as ArrayBuffer]));
   },
 
   async dispose(): Promise<void> {

@@ -105,6 +105,17 @@ export class EncodeBridge {
     return this.#run(signal, (api) => api.encodeCorpus(request, onProgress ? proxy(onProgress) : undefined));
   }
 
+  /** Exact dense top-k in the worker (WebGPU when granted, else WASM). */
+  denseSearch(
+    docs: { data: Float32Array; rows: number; dim: number },
+    queries: { data: Float32Array; rows: number; dim: number },
+    k: number,
+    device: 'webgpu' | 'wasm',
+    signal?: AbortSignal,
+  ): Promise<{ indices: Uint32Array[]; scores: Float32Array[]; device: 'webgpu' | 'wasm'; reason: string | null }> {
+    return this.#run(signal, (api) => api.denseSearch(docs, queries, k, device));
+  }
+
   /** End the worker now; calls in flight reject. */
   terminate(): void {
     if (this.#handle) this.#kill(this.#handle, new Error('Encode worker was terminated.'));

@@ -85,6 +85,16 @@ const fliplabTest = {
     corpusJob = encodeCorpus(device, modelId, kind, texts, dbName).catch(() => undefined);
   },
   corpusProgress: () => corpusProgress,
+  /** Exact dense top-k in the worker; plain arrays back. */
+  async denseSearch(docs: number[], rows: number, queries: number[], qrows: number, dim: number, k: number, device: WorkerDevice) {
+    const r = await bridgeFor(device).denseSearch(
+      { data: Float32Array.from(docs), rows, dim },
+      { data: Float32Array.from(queries), rows: qrows, dim },
+      k,
+      device,
+    );
+    return { device: r.device, reason: r.reason, indices: r.indices.map((x) => Array.from(x)), scores: r.scores.map((x) => Array.from(x)) };
+  },
   corpusRunning: () => corpusJob !== null,
 
   encodeWith: (device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') =>
