@@ -10,12 +10,14 @@ import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } fr
 const params = new URLSearchParams(location.search);
 const useBrowserCache = params.get('cache') !== '0';
 const idleMs = params.has('idleMs') ? Number(params.get('idleMs')) : undefined;
+/** ORT wasm threads (more than 1 needs the page served cross-origin isolated). */
+const numThreads = params.has('threads') ? Number(params.get('threads')) : undefined;
 const bridges = new Map<WorkerDevice, EncodeBridge>();
 
 function bridgeFor(device: WorkerDevice): EncodeBridge {
   let bridge = bridges.get(device);
   if (!bridge) {
-    bridge = new EncodeBridge({ init: { useBrowserCache }, ...(idleMs === undefined ? {} : { idleMs }) });
+    bridge = new EncodeBridge({ init: { useBrowserCache, ...(numThreads === undefined ? {} : { numThreads }) }, ...(idleMs === undefined ? {} : { idleMs }) });
     bridges.set(device, bridge);
   }
   return bridge;

@@ -1,0 +1,129 @@
+/**
+ * Encoding throughput (tokens/s) of a BERT-base-shaped model (768 hidden, 12 layers, 12 heads, 30,522
+ * pieces; random weights generated here into a temp dir, never committed): onnxruntime-web WASM in
+ * headless Chromium (the real worker and bridge) against onnxruntime-node on the same model files, same
+ * machine, same run. Goal: browser WASM ≥ 0.8× native.
+ *
+ *   npm run bench:encode                       BERT-base, WASM (threads = cores, cross-origin isolated) vs native
+ *   npm run bench:encode -- --webgpu           also WebGPU: fp32 and fp16 (when the adapter has shader-f16),
+ *                                              batch sweep; for a machine with a real GPU
+ *   npm run bench:encode -- --smoke [--webgpu] tiny model, one batch: proves the script runs (CI)
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../scripts/models/make-fixtures.ts';
+import { bertBaseOptions, writeTinyBert } from '../scripts/models/tiny-bert.ts';
+import { loadEncoder } from '../src/encoders/encoder.ts';
+import { startHubServer } from '../src/node/hub-server.ts';
+import { buildTestPages } from '../test/e2e/build-pages.ts';
+import { testConfig } from '../test/e2e/pages/configs.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const BASE_MODEL = 'fliplab/bert-base-random';
+
+export interface EncodeBenchOptions {
+  readonly smoke?: boolean;
+  readonly webgpu?: boolean;
+  readonly log?: (line: string) => void;
+}
+
+export interface EncodeBenchRow {
+  readonly engine: string;
+  readonly batch: number;
+  readonly tokensPerSecond: number;
+}
+
+/** Passages of ~`words` words (≈ 1.3 tokens each with the generated vocabulary). */
+function passages(count: number, words: number): string[] {
+  const pool = ['tides', 'moon', 'ocean', 'lighthouse', 'ships', 'harbour', 'ferry', 'canal', 'locks', 'boats', 'dam', 'water', 'seasons', 'sun', 'orbit'];
+  return Array.from({ length: count }, (_, i) => Array.from({ length: words }, (_, j) => pool[(i * 7 + j * 3) % pool.length]).join(' '));
+}
+
+export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<EncodeBenchRow[]> {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const rows: EncodeBenchRow[] = [];
+  const work = await mkdtemp(join(tmpdir(), 'fliplab-bench-encode-'));
+  try {
+    let modelsRoot = DEFAULT_MODELS_DIR;
+    let model = 'fliplab/tiny-bert';
+    if (opts.smoke) await makeModelFixtures();
+    else {
+      modelsRoot = join(work, 'models');
+      const t = performance.now();
+      await writeTinyBert(join(modelsRoot, BASE_MODEL), { ...bertBaseOptions('none', 7), name: BASE_MODEL });
+      model = BASE_MODEL;
+      log(`generated ${model} (BERT-base shape, random weights) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+    const texts = opts.smoke ? passages(4, 12) : passages(64, 100);
+    const batches = opts.smoke ? [4] : opts.webgpu ? [8, 16, 32] : [16];
+    const config = testConfig('mean', model);
+    log(`texts: ${texts.length} passages; node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}`);
+
+    // Native: onnxruntime-node on the same files.
+    const native = await loadEncoder(config, { device: 'cpu', dtype: 'fp32', source: { localModelPath: `${modelsRoot}/`, allowRemote: false } });
+    for (const batch of batches) {
+      await native.encode(texts.slice(0, batch), 'passage'); // warm-up
+      let tokens = 0;
+      const t = performance.now();
+      for (let i = 0; i < texts.length; i += batch) tokens += (await native.encode(texts.slice(i, i + batch), 'passage')).tokens.reduce((a, b) => a + b, 0);
+      rows.push({ engine: 'onnxruntime-node cpu fp32', batch, tokensPerSecond: tokens / ((performance.now() - t) / 1000) });
+    }
+    await native.dispose();
+
+    // Browser: the real worker + bridge, models from a local hub-layout server, cross-origin isolated for threads.
+    const dist = join(work, 'dist');
+    await buildTestPages(dist);
+    const server = await startHubServer({ modelsRoot, staticRoot: dist, crossOriginIsolated: true });
+    if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH.`);
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${server.url}encode.html?cache=0&threads=${cpus().length}`);
+      await page.waitForFunction(() => 'fliplabTest' in window);
+      const devices = opts.webgpu ? (['wasm', 'webgpu'] as const) : (['wasm'] as const);
+      for (const device of devices) {
+        for (const batch of batches) {
+          const r = await page.evaluate(
+            async ([dev, m, t, b]) => {
+              const api = window.fliplabTest;
+              await api.encodeWith(dev, m, 'mean', t.slice(0, b), 'passage'); // warm-up (compiles wasm / shaders)
+              let tokens = 0;
+              let used = dev as string;
+              const started = performance.now();
+              for (let i = 0; i < t.length; i += b) {
+                const out = await api.encodeWith(dev, m, 'mean', t.slice(i, i + b), 'passage');
+                tokens += out.tokens.reduce((x, y) => x + y, 0);
+                used = out.device;
+              }
+              return { tokens, ms: performance.now() - started, used, isolated: crossOriginIsolated };
+            },
+            [device, model, texts, batch] as const,
+          );
+          rows.push({ engine: `browser ${r.used} fp32${r.used === 'wasm' ? (r.isolated ? `, ${cpus().length} threads` : ', 1 thread') : ''}`, batch, tokensPerSecond: r.tokens / (r.ms / 1000) });
+        }
+      }
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+
+    log('engine                                   batch   tokens/s');
+    for (const r of rows) log(`${r.engine.padEnd(40)} ${String(r.batch).padStart(5)} ${r.tokensPerSecond.toFixed(0).padStart(10)}`);
+    const best = (prefix: string) => Math.max(...rows.filter((r) => r.engine.startsWith(prefix)).map((r) => r.tokensPerSecond));
+    const ratio = best('browser wasm') / best('onnxruntime-node');
+    log(`browser WASM / native: ${ratio.toFixed(2)}× ${opts.smoke ? '(smoke run: tiny model, not a measurement)' : ratio >= 0.8 ? 'PASS (goal ≥ 0.8×)' : 'FAIL (goal ≥ 0.8×)'}`);
+    return rows;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  await runEncodeBench({ smoke: process.argv.includes('--smoke'), webgpu: process.argv.includes('--webgpu') });
+}

@@ -1,0 +1,23 @@
+/**
+ * CI runs the encoding benchmark only as a smoke test on the software adapter: tiny model, one batch,
+ * Node + browser WASM + WebGPU. It proves the script a GPU machine would run still works end to end;
+ * the numbers it prints mean nothing here.
+ */
+import { describe, expect, it } from 'vitest';
+import { runEncodeBench } from '../../bench/encode.ts';
+
+const SMOKE_TIMEOUT_MS = 180_000;
+
+describe('bench/encode.ts --smoke --webgpu', () => {
+  it(
+    'measures native, browser WASM and browser WebGPU throughput',
+    async () => {
+      const lines: string[] = [];
+      const rows = await runEncodeBench({ smoke: true, webgpu: true, log: (l) => lines.push(l) });
+      expect(rows.map((r) => r.engine)).toEqual(['onnxruntime-node cpu fp32', expect.stringMatching(/^browser wasm fp32/), 'browser webgpu fp32']);
+      for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
+      expect(lines.at(-1)).toMatch(/browser WASM \/ native: [\d.]+× \(smoke run/);
+    },
+    SMOKE_TIMEOUT_MS,
+  );
+});
