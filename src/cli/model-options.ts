@@ -1,8 +1,9 @@
 /** Model selection flags shared by `search` and `encode`, and loading an encoder from them. */
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { loadEncoder, type EncoderDevice, type LoadedEncoder } from '../encoders/encoder.ts';
+import { DEFAULT_REMOTE_HOST, loadEncoder, type EncoderDevice, type LoadedEncoder } from '../encoders/encoder.ts';
 import type { EncodeProgress } from '../encoders/job.ts';
 import { isPresetId, PRESETS, type EncoderConfig, type EncoderDtype, type Pooling } from '../encoders/presets.ts';
 import { parseIntFlag } from './args.ts';
@@ -84,6 +85,15 @@ export function progressPrinter(io: Io, what: string): (p: EncodeProgress) => vo
   };
 }
 
+/**
+ * Downloaded model files, one folder per host (transformers.js keys its file cache by repo path only, so a
+ * mirror and the hub must not share one). FLIPLAB_CACHE_DIR overrides the root (~/.cache/fliplab/models).
+ */
+export function modelCacheDir(host: string): string {
+  const root = process.env.FLIPLAB_CACHE_DIR ?? join(homedir(), '.cache', 'fliplab', 'models');
+  return join(root, host.replace(/^https?:\/\//, '').replace(/[^\w.-]+/g, '_'));
+}
+
 export function addModelOptions(cmd: Command): Command {
   return cmd
     .requiredOption('--model <id>', `a preset (${Object.keys(PRESETS).join(', ')}), a hub repo id, or a folder name under --model-dir`)
@@ -113,6 +123,7 @@ export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config:
       ...(opts.modelDir ? { localModelPath: opts.modelDir.endsWith('/') ? opts.modelDir : `${opts.modelDir}/` } : {}),
       ...(opts.host ? { remoteHost: opts.host } : {}),
       allowRemote: opts.offline !== true,
+      cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
     },
   }).catch((e: unknown) => {
     throw new UsageError(`could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`);

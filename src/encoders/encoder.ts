@@ -16,7 +16,12 @@ export interface ModelSource {
   /** Local models root (a URL path in browsers, a directory in Node); tried before the host. */
   readonly localModelPath?: string;
   readonly allowRemote?: boolean;
+  /** Node only: where downloaded model files are kept between runs. */
+  readonly cacheDir?: string;
 }
+
+/** Where models come from when the caller names no host. */
+export const DEFAULT_REMOTE_HOST = 'https://huggingface.co/';
 
 export interface LoadOptions {
   readonly device: EncoderDevice;
@@ -42,14 +47,18 @@ export interface LoadedEncoder {
   dispose(): Promise<void>;
 }
 
-/** transformers.js's env is process-global; every load sets the source it needs. */
+/**
+ * transformers.js's env is process-global: every load sets *all* of the source, so one load's local folder
+ * or mirror never leaks into the next (a model found in an earlier load's local folder would otherwise
+ * shadow the host this load names).
+ */
 function applySource(source: ModelSource | undefined): void {
-  if (source?.remoteHost !== undefined) env.remoteHost = source.remoteHost.endsWith('/') ? source.remoteHost : `${source.remoteHost}/`;
-  if (source?.localModelPath !== undefined) {
-    env.localModelPath = source.localModelPath;
-    env.allowLocalModels = true;
-  }
-  if (source?.allowRemote !== undefined) env.allowRemoteModels = source.allowRemote;
+  const host = source?.remoteHost ?? DEFAULT_REMOTE_HOST;
+  env.remoteHost = host.endsWith('/') ? host : `${host}/`;
+  env.allowLocalModels = source?.localModelPath !== undefined;
+  if (source?.localModelPath !== undefined) env.localModelPath = source.localModelPath;
+  env.allowRemoteModels = source?.allowRemote ?? true;
+  if (source?.cacheDir !== undefined) env.cacheDir = source.cacheDir;
 }
 
 interface TensorLike {

@@ -107,3 +107,32 @@ describe('fliplab encode → search --vectors', () => {
     MODEL_TIMEOUT_MS,
   );
 });
+
+describe('fliplab search from a model host', () => {
+  it(
+    'downloads the model from a server with the hub URL layout (--host), not from disk',
+    async () => {
+      const { startHubServer } = await import('../../src/node/hub-server.ts');
+      const server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR });
+      const { mkdtempSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      process.env.FLIPLAB_CACHE_DIR = mkdtempSync(join(tmpdir(), 'fliplab-model-cache-'));
+      try {
+        const r = await cli('search', TINY, '--model', 'fliplab/tiny-bert', '--pooling', 'cls', '--host', server.url, '--depth', '3');
+        expect(r.code).toBe(0);
+        expect(server.requests.some((p) => p.includes('/fliplab/tiny-bert/resolve/main/onnx/model.onnx'))).toBe(true);
+        expect(server.requests.some((p) => p.includes('/fliplab/tiny-bert/resolve/main/tokenizer.json'))).toBe(true);
+        expect((await parseRun(r.stdout, 'stdout')).value.byQuery.size).toBe(8);
+        // A second run is served from the per-host download cache: no more model requests.
+        const before = server.requests.length;
+        const again = await cli('search', TINY, '--model', 'fliplab/tiny-bert', '--pooling', 'cls', '--host', server.url, '--depth', '3');
+        expect(again.stdout).toBe(r.stdout);
+        expect(server.requests.slice(before).filter((p) => p.endsWith('.onnx'))).toEqual([]);
+      } finally {
+        delete process.env.FLIPLAB_CACHE_DIR;
+        await server.close();
+      }
+    },
+    MODEL_TIMEOUT_MS,
+  );
+});
