@@ -232,15 +232,16 @@ const api = {
   /**
    * Encode a whole collection cache first: vectors already in IndexedDB are reused, the rest are encoded in
    * length-grouped batches, each committed before the next (a reload loses at most the batch in flight).
-   * A WebGPU failure mid-job reloads the model on WASM and continues from the last committed batch.
+   * Device failures are handled by the bridge, which continues on WASM in a fresh worker: a failed run
+   * poisons transformers.js's session chain in this one.
    */
   async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void): Promise<CorpusResult> {
-    let load = await api.load(request.config, request.load);
+    const load = await api.load(request.config, request.load);
     const store = await EmbeddingStore.open(request.dbName);
     try {
-      const dim = request.config.kind === 'dense' ? 1024 : 0;
-      await ensureSpace(estimateVectorBytes(request.texts.length, dim > 0 ? { dense: dim } : { sparseNonZeros: request.config.sparseTopK ?? 256 }));
-      let fallback: string | undefined;
+      // Sized for the widest preset (1024 dims): a job that cannot fit fails before encoding anything.
+      const shape = request.config.kind === 'dense' ? { dense: 1024 } : { sparseNonZeros: request.config.sparseTopK ?? 256 };
+      await ensureSpace(estimateVectorBytes(request.texts.length, shape));
       let cached = 0;
       const vectors = await encodeWithCache(current!.encoder, store, request.texts, {
         role: request.role,
@@ -250,21 +251,21 @@ const api = {
           // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.
           void onProgress?.(p);
         },
-        ...(load.device === 'webgpu'
-          ? {
-              fallback: async (error: unknown) => {
-                fallback = `webgpu failed (${error instanceof Error ? error.message : String(error)}); continued on wasm`;
-                load = await api.load(request.config, { ...request.load, device: 'wasm' });
-                return current!.encoder;
-              },
-            }
-          : {}),
       });
-      const result: CorpusResult = { vectors, cached, encoded: vectors.length - cached, load, ...(fallback ? { fallback } : {}) };
+      const result: CorpusResult = { vectors, cached, encoded: vectors.length - cached, load };
       return transfer(result, vectors.flatMap((v) => transferables({ ...(v.dense ? { dense: [v.dense] } : {}), ...(v.sparse ? { sparse: [v.sparse] } : {}), tokens: [] })));
     } finally {
       store.close();
     }
+  },
+
+  /** Test hook: destroy ONNX Runtime's WebGPU device, as a driver reset or GPU process crash would. */
+  async loseWebGpuDeviceForTesting(): Promise<boolean> {
+    const webgpu = ortEnv().webgpu as { device?: Promise<{ destroy(): void }> } | undefined;
+    const device = await webgpu?.device;
+    if (!device) return false;
+    device.destroy();
+    return true;
   },
 
   /**

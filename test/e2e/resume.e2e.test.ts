@@ -1,7 +1,8 @@
 /**
  * Resume with real IndexedDB: a collection encoded in the worker commits batch by batch; reloading the
  * page mid-run loses at most the batch in flight, the next visit encodes only what is missing, and the
- * visit after that encodes nothing. Vectors must be the same whichever visit produced them.
+ * visit after that encodes nothing. Vectors must be the same whichever visit produced them. A WebGPU
+ * device lost mid-run hands over to WASM, which continues from the last committed batch.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR, staticRoot });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
 }, SETUP_TIMEOUT_MS);
 
@@ -85,5 +86,51 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
       await context.close();
     },
     RESUME_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('a lost WebGPU device mid-run', () => {
+  const LOST_DEVICE_TIMEOUT_MS = 240_000;
+  const FEW = TEXTS.slice(0, 24);
+
+  it(
+    'continues on WASM from the last committed batch, and the vectors equal a WASM-only run within 1e-4',
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${server.url}encode.html?cache=1`);
+      await ready(page);
+      await page.evaluate(([texts]) => window.fliplabTest.startCorpus('webgpu', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-lost-device'), [FEW] as const);
+      let committedOnGpu = 0;
+      for (;;) {
+        const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
+        if (p && p.done - p.cached >= 4) {
+          committedOnGpu = p.done;
+          break;
+        }
+        await page.waitForTimeout(POLL_MS);
+      }
+      expect(await page.evaluate(() => window.fliplabTest.loseWebGpuDevice())).toBe(true);
+      const result = (await page.evaluate(() => window.fliplabTest.corpusResult())) as {
+        device: string;
+        fallback: string | null;
+        cached: number;
+        encoded: number;
+        dense: number[][];
+      };
+      expect(result.device).toBe('wasm');
+      expect(result.fallback).toMatch(/^webgpu failed [\s\S]*continued on wasm from the last committed batch$/);
+      // The WASM worker found the batches committed on WebGPU in IndexedDB and encoded only the rest.
+      expect(result.cached).toBeGreaterThanOrEqual(committedOnGpu);
+      expect(result.cached + result.encoded).toBe(FEW.length);
+      expect(result.encoded).toBeGreaterThan(0);
+
+      const wasmOnly = await page.evaluate(([texts]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-wasm-only'), [FEW] as const);
+      expect(wasmOnly.encoded).toBe(FEW.length);
+      result.dense.forEach((v, i) => v.forEach((x, j) => expect(Math.abs(x - wasmOnly.dense[i]![j]!)).toBeLessThanOrEqual(1e-4)));
+      console.info(`[e2e] device lost after ${committedOnGpu} of ${FEW.length} on webgpu; wasm reused ${result.cached}, encoded ${result.encoded}`);
+      await context.close();
+    },
+    LOST_DEVICE_TIMEOUT_MS,
   );
 });

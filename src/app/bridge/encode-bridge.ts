@@ -101,8 +101,24 @@ export class EncodeBridge {
    * Encode a collection cache first in the worker (IndexedDB), with progress. Aborting ends the worker;
    * every batch committed before that is kept, so the next call resumes where this one stopped.
    */
-  encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, signal?: AbortSignal): Promise<CorpusResult> {
-    return this.#run(signal, (api) => api.encodeCorpus(request, onProgress ? proxy(onProgress) : undefined));
+  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, signal?: AbortSignal): Promise<CorpusResult> {
+    const run = (r: CorpusRequest) => this.#run(signal, (api) => api.encodeCorpus(r, onProgress ? proxy(onProgress) : undefined));
+    try {
+      return await run(request);
+    } catch (error) {
+      if (request.load.device !== 'webgpu' || signal?.aborted || (error instanceof DOMException && error.name === 'AbortError')) throw error;
+      // WebGPU failed mid-job (device lost, out of memory, driver reset). The failed worker is gone; a fresh
+      // one on WASM continues from the last committed batch, since committed vectors are cache hits.
+      const reason = `webgpu failed (${error instanceof Error ? error.message : String(error)}); continued on wasm from the last committed batch`;
+      const result = await run({ ...request, load: { ...request.load, device: 'wasm' } });
+      return { ...result, fallback: reason };
+    }
+  }
+
+  /** Test hook (e2e): make the worker's WebGPU device lost, as a driver reset would. */
+  loseWebGpuDeviceForTesting(): Promise<boolean> {
+    const handle = this.#handle;
+    return handle ? handle.api.loseWebGpuDeviceForTesting() : Promise.resolve(false);
   }
 
   /** Exact dense top-k in the worker (WebGPU when granted, else WASM). */

@@ -74,6 +74,7 @@ async function encodeCorpus(device: WorkerDevice, modelId: string, kind: TestKin
     cached: result.cached,
     encoded: result.encoded,
     device: result.load.device,
+    fallback: result.fallback ?? null,
     dense: result.vectors.map((v) => Array.from(v.dense ?? [])),
   };
 }
@@ -84,8 +85,11 @@ const fliplabTest = {
   /** Start it without waiting (the test reloads the page mid-run). */
   startCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): void {
     corpusProgress = null;
-    corpusJob = encodeCorpus(device, modelId, kind, texts, dbName).catch(() => undefined);
+    corpusJob = encodeCorpus(device, modelId, kind, texts, dbName).catch((e: unknown) => ({ error: String(e) }));
   },
+  /** The started job's result. */
+  corpusResult: () => corpusJob,
+  loseWebGpuDevice: () => bridgeFor('webgpu').loseWebGpuDeviceForTesting(),
   corpusProgress: () => corpusProgress,
   /** Exact dense top-k in the worker; plain arrays back. */
   async denseSearch(docs: number[], rows: number, queries: number[], qrows: number, dim: number, k: number, device: WorkerDevice) {
