@@ -11,7 +11,7 @@ import { env } from '@huggingface/transformers';
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortGlueUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { loadEncoder, type EncodedBatch, type LoadedEncoder } from '../src/encoders/encoder.ts';
-import { DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress } from '../src/encoders/job.ts';
+import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress } from '../src/encoders/job.ts';
 import type { BatchPlan } from '../src/encoders/batching.ts';
 import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
 import { EmbeddingStore, type StoredVector } from '../src/store/embeddings.ts';
@@ -245,7 +245,7 @@ const api = {
       let cached = 0;
       const vectors = await encodeWithCache(current!.encoder, store, request.texts, {
         role: request.role,
-        plan: request.plan ?? DEFAULT_BATCH_PLAN,
+        plan: request.plan ?? BATCH_PLAN_BY_DEVICE[load.device] ?? DEFAULT_BATCH_PLAN,
         onProgress: (p: EncodeProgress) => {
           cached = p.cached;
           // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.

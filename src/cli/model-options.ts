@@ -4,7 +4,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_REMOTE_HOST, loadEncoder, type EncoderDevice, type LoadedEncoder } from '../encoders/encoder.ts';
-import type { EncodeProgress } from '../encoders/job.ts';
+import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, type EncodeProgress } from '../encoders/job.ts';
+import type { BatchPlan } from '../encoders/batching.ts';
 import { isPresetId, PRESETS, type EncoderConfig, type EncoderDtype, type Pooling } from '../encoders/presets.ts';
 import { parseIntFlag } from './args.ts';
 import { UsageError, type Io } from './output.ts';
@@ -22,7 +23,7 @@ export interface ModelOpts {
   maxLength?: number;
   sparseTopK?: string;
   split: string;
-  batchTokens: number;
+  batchTokens?: number;
 }
 
 const DEVICES = ['cpu', 'cuda'] as const;
@@ -94,6 +95,12 @@ export function modelCacheDir(host: string): string {
   return join(root, host.replace(/^https?:\/\//, '').replace(/[^\w.-]+/g, '_'));
 }
 
+/** The batch plan for a device, with --batch-tokens overriding its token budget. */
+export function batchPlanFor(opts: ModelOpts): BatchPlan {
+  const plan = BATCH_PLAN_BY_DEVICE[opts.device] ?? DEFAULT_BATCH_PLAN;
+  return opts.batchTokens === undefined ? plan : { ...plan, maxTokens: opts.batchTokens };
+}
+
 export function addModelOptions(cmd: Command): Command {
   return cmd
     .requiredOption('--model <id>', `a preset (${Object.keys(PRESETS).join(', ')}), a hub repo id, or a folder name under --model-dir`)
@@ -108,7 +115,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--max-length <n>', 'tokens per input after truncation', parseIntFlag('--max-length', 1, 8192))
     .option('--sparse-top-k <n>', 'SPLADE: weights kept per vector, or "all"')
     .option('--split <name>', 'qrels split whose queries are used', 'test')
-    .option('--batch-tokens <n>', 'padded tokens per batch', parseIntFlag('--batch-tokens', 16), 8192);
+    .option('--batch-tokens <n>', 'padded tokens per batch (default: 8192 on cpu, 65536 on cuda; halved automatically on out-of-memory)', parseIntFlag('--batch-tokens', 16));
 }
 
 /** Resolve the flags to a config and load it, with errors that say what to fix. */

@@ -45,6 +45,17 @@ export interface EncodeJobOptions {
 }
 
 export const DEFAULT_BATCH_PLAN: BatchPlan = { maxTokens: 8192, maxBatch: 32 };
+
+/** Starting plans per device: a GPU amortises launches over wider batches; WASM gains little past ~8k tokens. */
+export const BATCH_PLAN_BY_DEVICE: Readonly<Record<string, BatchPlan>> = {
+  webgpu: { maxTokens: 32_768, maxBatch: 64 },
+  cuda: { maxTokens: 65_536, maxBatch: 128 },
+  wasm: DEFAULT_BATCH_PLAN,
+  cpu: DEFAULT_BATCH_PLAN,
+};
+
+/** Errors that mean "this batch is too big for the device's memory", so a smaller one may pass. */
+const OUT_OF_MEMORY = /out of memory|\boom\b|allocat|memory access out of bounds|Array buffer allocation failed|exceeds.*(limit|size)/i;
 const DEFAULT_LOOKUP_WINDOW = 4096;
 
 function toStored(batch: EncodedBatch, i: number): StoredVector {
@@ -111,12 +122,12 @@ export async function encodeWithCache(
     const batchTexts = positions.map((i) => texts[i]!);
     let encoded: EncodedBatch;
     try {
-      encoded = await current.encode(batchTexts, role);
+      encoded = await encodeAdaptively(current, batchTexts, role);
     } catch (e) {
       if (!options.fallback || options.signal?.aborted) throw e;
       fallbackReason = `${current.device} failed (${e instanceof Error ? e.message : String(e)}); continuing on the fallback`;
       current = await options.fallback(e);
-      encoded = await current.encode(batchTexts, role);
+      encoded = await encodeAdaptively(current, batchTexts, role);
     }
     const vectors = positions.map((_, i) => toStored(encoded, i));
     await cache.put(identity, encoding, current.device, positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })));
@@ -127,6 +138,26 @@ export async function encodeWithCache(
     report();
   }
   return out as StoredVector[];
+}
+
+/**
+ * Encode one batch; when the device runs out of memory, split it in halves and encode those (recursively,
+ * down to single texts), so batch size adapts to what the device can hold.
+ */
+export async function encodeAdaptively(encoder: LoadedEncoder, texts: readonly string[], role: 'query' | 'passage'): Promise<EncodedBatch> {
+  try {
+    return await encoder.encode(texts, role);
+  } catch (e) {
+    if (texts.length < 2 || !OUT_OF_MEMORY.test(e instanceof Error ? e.message : String(e))) throw e;
+    const mid = Math.ceil(texts.length / 2);
+    const a = await encodeAdaptively(encoder, texts.slice(0, mid), role);
+    const b = await encodeAdaptively(encoder, texts.slice(mid), role);
+    return {
+      ...(a.dense && b.dense ? { dense: [...a.dense, ...b.dense] } : {}),
+      ...(a.sparse && b.sparse ? { sparse: [...a.sparse, ...b.sparse] } : {}),
+      tokens: [...a.tokens, ...b.tokens],
+    };
+  }
 }
 
 /** An in-memory VectorCache (tests, one-shot CLI runs). */

@@ -5,7 +5,7 @@ import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
 import { encodingIdentity, encodingKey, textKeys } from '../../store/keys.ts';
 import { loadBeirFolder } from '../../node/files.ts';
 import { writeVectorsFolder } from '../../node/vectors-file.ts';
-import { addModelOptions, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
+import { addModelOptions, batchPlanFor, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
 
 interface EncodeOpts extends ModelOpts {
@@ -36,7 +36,7 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       const texts = rows.map((r) => r.text);
       const vectors = await encodeWithCache(encoder, new MemoryVectorCache(), texts, {
         role,
-        plan: { maxTokens: opts.batchTokens, maxBatch: 64 },
+        plan: batchPlanFor(opts),
         onProgress: progressPrinter(io, role === 'passage' ? 'passages' : 'queries'),
       });
       await encoder.dispose();

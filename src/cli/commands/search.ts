@@ -11,7 +11,7 @@ import { encodingIdentity, encodingKey, textKeys } from '../../store/keys.ts';
 import { loadBeirFolder } from '../../node/files.ts';
 import { readVectorsFolder } from '../../node/vectors-file.ts';
 import { parseIntFlag } from '../args.ts';
-import { addModelOptions, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
+import { addModelOptions, batchPlanFor, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
 import { reportDiagnostics, writeOutput, type Io } from '../output.ts';
 import { MAX_DEPTH } from './bm25.ts';
 
@@ -39,7 +39,7 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       reportDiagnostics(io, [...col.warnings, ...checkQrels(col.qrels, col.files.qrels, { corpus: col.corpus, queries: col.queries })]);
       const selected = selectEvaluationQueries(col.qrels, col.queries);
       const cache = new MemoryVectorCache();
-      const plan = { maxTokens: opts.batchTokens, maxBatch: 64 };
+      const plan = batchPlanFor(opts);
       const started = performance.now();
       const texts = col.corpus.ids.map((_, i) => passageText(col.corpus, i));
       if (opts.vectors) {

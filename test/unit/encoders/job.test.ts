@@ -7,7 +7,7 @@ import type { EncodedBatch, LoadedEncoder } from '../../../src/encoders/encoder.
 import { encodeWithCache, MemoryVectorCache, type EncodeProgress } from '../../../src/encoders/job.ts';
 import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
 
-function fakeEncoder(config: EncoderConfig = PRESETS['e5-small'], opts: { device?: LoadedEncoder['device']; failOnCall?: number } = {}) {
+function fakeEncoder(config: EncoderConfig = PRESETS['e5-small'], opts: { device?: LoadedEncoder['device']; failOnCall?: number; maxBatchInMemory?: number } = {}) {
   const calls: string[][] = [];
   const encoder: LoadedEncoder = {
     config,
@@ -17,6 +17,7 @@ function fakeEncoder(config: EncoderConfig = PRESETS['e5-small'], opts: { device
     async encode(texts): Promise<EncodedBatch> {
       calls.push([...texts]);
       if (opts.failOnCall === calls.length) throw new Error('GPU device was lost');
+      if (opts.maxBatchInMemory !== undefined && texts.length > opts.maxBatchInMemory) throw new Error('failed to allocate a buffer: out of memory');
       return { dense: texts.map((t) => Float32Array.of(t.length, t.charCodeAt(0))), tokens: texts.map((t) => t.split(' ').length + 2) };
     },
     async dispose() {},
@@ -110,5 +111,22 @@ describe('encodeWithCache', () => {
     for (let i = 1; i < progress.length; i++) expect(progress[i]!.done).toBeGreaterThan(progress[i - 1]!.done);
     expect(progress[1]!.etaMs).toBeGreaterThan(0);
     expect(progress.at(-1)!.etaMs).toBe(0);
+  });
+});
+
+describe('batch size adapts to memory', () => {
+  it('splits a batch the device cannot hold until it fits, keeping input order', async () => {
+    const { encoder, calls } = fakeEncoder(PRESETS['e5-small'], { maxBatchInMemory: 1 });
+    const vectors = await encodeWithCache(encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan });
+    expect(vectors.map((v) => v.dense![0])).toEqual(TEXTS.map((t) => t.length));
+    // Every successful call held one text; the failed attempts were the wider ones.
+    const succeeded = calls.filter((c) => c.length === 1).flat();
+    expect(succeeded.sort()).toEqual([...TEXTS].sort());
+  });
+
+  it('does not split on errors that are not about memory', async () => {
+    const broken = fakeEncoder(PRESETS['e5-small'], { failOnCall: 1 });
+    await expect(encodeWithCache(broken.encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan })).rejects.toThrow(/device was lost/);
+    expect(broken.calls).toHaveLength(1);
   });
 });
