@@ -9,19 +9,17 @@
  *                                              batch sweep; for a machine with a real GPU
  *   npm run bench:encode -- --smoke [--webgpu] tiny model, one batch: proves the script runs (CI)
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../scripts/models/make-fixtures.ts';
 import { bertBaseOptions, writeTinyBert } from '../scripts/models/tiny-bert.ts';
 import { loadEncoder } from '../src/encoders/encoder.ts';
 import { startHubServer } from '../src/node/hub-server.ts';
+import { launchChromium } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { testConfig } from '../test/e2e/pages/configs.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const BASE_MODEL = 'fliplab/bert-base-random';
 
 export interface EncodeBenchOptions {
@@ -77,11 +75,7 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
     const dist = join(work, 'dist');
     await buildTestPages(dist);
     const server = await startHubServer({ modelsRoot, staticRoot: dist, crossOriginIsolated: true });
-    if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH.`);
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    const browser = await launchChromium({ webgpu: true });
     try {
       const page = await browser.newPage();
       await page.goto(`${server.url}encode.html?cache=0&threads=${cpus().length}`);

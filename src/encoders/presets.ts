@@ -35,7 +35,7 @@ const BGE_QUERY_PREFIX = 'Represent this sentence for searching relevant passage
  * naver/splade-cocondenser-ensembledistil exists in this layout; DESIGN.md ("SPLADE weights") gives the
  * one-line optimum export that produces it, to host on a mirror or load from a local folder.
  */
-export const PRESETS = {
+const LARGE = {
   'bge-large': {
     id: 'bge-large',
     label: 'BGE large en v1.5',
@@ -78,35 +78,15 @@ export const PRESETS = {
     sparseTopK: 256,
     dtype: 'fp32',
   },
-  'bge-small': {
-    id: 'bge-small',
-    label: 'BGE small en v1.5 (quick)',
-    model: 'Xenova/bge-small-en-v1.5',
-    revision: 'main',
-    kind: 'dense',
-    pooling: 'cls',
-    normalize: true,
-    queryPrefix: BGE_QUERY_PREFIX,
-    passagePrefix: '',
-    maxLength: 512,
-    sparseTopK: null,
-    dtype: 'fp32',
-  },
-  'e5-small': {
-    id: 'e5-small',
-    label: 'E5 small v2 (quick)',
-    model: 'Xenova/e5-small-v2',
-    revision: 'main',
-    kind: 'dense',
-    pooling: 'mean',
-    normalize: true,
-    queryPrefix: 'query: ',
-    passagePrefix: 'passage: ',
-    maxLength: 512,
-    sparseTopK: null,
-    dtype: 'fp32',
-  },
 } as const satisfies Record<string, EncoderConfig>;
+
+/** Smaller siblings with the same recipe, for quick demos: only the checkpoint changes. */
+const QUICK = {
+  'bge-small': { ...LARGE['bge-large'], id: 'bge-small', label: 'BGE small en v1.5 (quick)', model: 'Xenova/bge-small-en-v1.5' },
+  'e5-small': { ...LARGE['e5-large'], id: 'e5-small', label: 'E5 small v2 (quick)', model: 'Xenova/e5-small-v2' },
+} as const satisfies Record<string, EncoderConfig>;
+
+export const PRESETS = { ...LARGE, ...QUICK } as const;
 
 export type PresetId = keyof typeof PRESETS;
 

@@ -6,14 +6,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { denseTopK } from '../../src/core/retrieve/dense.ts';
 import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
 import { mulberry32 } from '../../bench/lib/rng.ts';
+import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SETUP_TIMEOUT_MS = 120_000;
 /** SwiftShader compiles shaders on first use: seconds per kernel. WASM needs far less. */
 const WEBGPU_TEST_TIMEOUT_MS = 120_000;
@@ -37,10 +37,7 @@ beforeAll(async () => {
   const staticRoot = join(workDir, 'dist');
   await buildTestPages(staticRoot);
   server = await startHubServer({ staticRoot });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium({ webgpu: true });
   page = await browser.newPage();
   await page.goto(`${server.url}encode.html?cache=0`);
   await page.waitForFunction(() => 'fliplabTest' in window);

@@ -7,19 +7,18 @@
  * WebGPU here is SwiftShader on the CPU (`--enable-unsafe-webgpu`): correct but slow, so it gets one tiny
  * batch per model and fp32 only (no shader-f16). See /work/shared/TOOLCHAIN.md.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { loadEncoder, type EncodedBatch } from '../../src/encoders/encoder.ts';
 import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Fixtures, Vite build, server and browser launch (the build takes seconds; a cold CI disk more). */
 const SETUP_TIMEOUT_MS = 120_000;
 /** First wasm call in a fresh worker compiles ORT's 26 MB wasm (~5-7 s on 2 cores). */
@@ -30,15 +29,6 @@ const WEBGPU_TEST_TIMEOUT_MS = 120_000;
 const ABORT_PROMPT_MS = 500;
 const TOLERANCE = 1e-4;
 
-const BASE_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 const TINY_BERT = 'fliplab/tiny-bert';
 const TINY_SPLADE = 'fliplab/tiny-splade';
@@ -138,8 +128,7 @@ beforeAll(async () => {
   const dist = join(workDir, 'dist');
   await buildTestPages(dist);
   server = await startHubServer({ modelsRoot, staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: apt-get install -y chromium (see .ci/run), or set CHROMIUM_PATH.`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, '--enable-unsafe-webgpu'] });
+  browser = await launchChromium({ webgpu: true });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -300,7 +289,7 @@ describe('without --enable-unsafe-webgpu', () => {
   let plain: Browser;
   let page: Page;
   beforeAll(async () => {
-    plain = await chromium.launch({ executablePath: CHROMIUM, args: BASE_ARGS });
+    plain = await launchChromium({ webgpu: false });
     page = await openTestPage(await plain.newContext());
   }, SETUP_TIMEOUT_MS);
   afterAll(() => plain?.close());

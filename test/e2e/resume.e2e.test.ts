@@ -7,13 +7,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SETUP_TIMEOUT_MS = 120_000;
 const RESUME_TEST_TIMEOUT_MS = 150_000;
 /** Poll interval while waiting for the first committed batches. */
@@ -32,10 +32,7 @@ beforeAll(async () => {
   const staticRoot = join(workDir, 'dist');
   await buildTestPages(staticRoot);
   server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR, staticRoot });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium({ webgpu: true });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
