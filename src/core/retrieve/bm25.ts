@@ -28,7 +28,9 @@
  * `fround(acc + w64)`. Measured on SciFact: float32 impacts change at least one top-50 score (by an ulp)
  * in 299 of the 300 test queries; no list changed order there, but near-ties can flip, and the scores
  * would no longer be the reference's. 12 bytes per posting. Long lists are also split into impact layers
- * and the most common terms get a dense impact column; both only speed up the pruned search below.
+ * and the most common terms get a dense impact column plus a column of 8-bit impact codes (each code
+ * brackets the impact between the least and largest real impact with that code); all of it only speeds up
+ * the pruned search below.
  *
  * Query evaluation is exact top-k: MaxScore-style pruning (Turtle & Flood 1995) over term-at-a-time
  * accumulation, then an exact rescoring of the survivors in the reference's order; see `searchMaxScore`.
@@ -39,7 +41,7 @@
 import type { Corpus, Queries, QueryId, RankedList, Run } from '../types.ts';
 import { TermTable } from '../text/term-table.ts';
 import { tokenize } from '../text/tokenize.ts';
-import { kthLargest, kthLargestGathered, TopKHeap } from './topk.ts';
+import { kthLargest, kthLargestBounded, kthLargestGathered, TopKHeap } from './topk.ts';
 
 /** How the per-document score is accumulated; see the module comment. */
 export type Bm25Precision = 'float32' | 'float64';
@@ -126,6 +128,16 @@ export interface Bm25Index {
    */
   readonly denseColumn: Int32Array;
   readonly denseImpacts: Float64Array;
+  /**
+   * The same dense columns as 8-bit impact codes, `denseCodes[column · N + d]` (a column is 1/8 the size of
+   * its impact column, so it stays in cache while the candidates are bounded). Code 0: d lacks the term; code q > 0 brackets the
+   * impact: `denseCodeLow[column · 256 + q]` ≤ w(t, d) ≤ `denseCodeHigh[column · 256 + q]` (the smallest and
+   * largest real impact given that code). The pruned search bounds candidates with these before it reads
+   * any exact impact. 1 byte per document and column (1/8 of `denseImpacts`).
+   */
+  readonly denseCodes: Uint8Array;
+  readonly denseCodeLow: Float64Array;
+  readonly denseCodeHigh: Float64Array;
 }
 
 /**
@@ -147,7 +159,7 @@ export interface Bm25BuildOptions {
   readonly layerTopShares?: readonly number[];
   /** The top layer of a split list keeps at least this many postings. Default `BM25_MAX_DEPTH`. */
   readonly layerTopMin?: number;
-  /** Terms in at least this share of the documents get a dense impact column. Default 1/4. */
+  /** Terms in at least this share of the documents get a dense impact column (and codes). Default 1/8. */
   readonly denseMinShare?: number;
   /** ...and in at least this many documents. Default 256. */
   readonly denseMinDf?: number;
@@ -171,8 +183,10 @@ export interface Bm25SearchOptions {
 const PROGRESS_EVERY_DOCS = 2048;
 const LAYER_MIN_DF = 4096;
 const LAYER_TOP_SHARES: readonly number[] = [1 / 8];
-const DENSE_MIN_SHARE = 1 / 4;
+const DENSE_MIN_SHARE = 1 / 8;
 const DENSE_MIN_DF = 256;
+/** Codes per dense column in `denseCodes` (0 = absent, 1..255 = impact bins). */
+const DENSE_CODES = 256;
 
 /** Complete and check parameters; throws RangeError on values outside the documented ranges. */
 export function resolveBm25Params(params: Partial<Bm25Params> = {}): Bm25Params {
@@ -326,6 +340,7 @@ export function buildBm25Index(corpus: Corpus, params: Partial<Bm25Params> = {},
     const base = col * n;
     for (let i = termOffsets[t]!; i < termOffsets[t + 1]!; i++) denseImpacts[base + postingDocs[i]!] = postingImpacts[i]!;
   }
+  const { denseCodes, denseCodeLow, denseCodeHigh } = denseCodesOf(termOffsets, postingDocs, postingImpacts, denseColumn, columns, n);
   const topShares = options.layerTopShares ?? LAYER_TOP_SHARES;
   if (topShares.some((x, i) => !(x > 0 && x < 1) || (i > 0 && !(x > topShares[i - 1]!)))) {
     throw new RangeError(`layerTopShares must increase strictly within (0, 1), got [${topShares.join(', ')}]`);
@@ -350,7 +365,53 @@ export function buildBm25Index(corpus: Corpus, params: Partial<Bm25Params> = {},
     postingImpacts,
     denseColumn,
     denseImpacts,
+    denseCodes,
+    denseCodeLow,
+    denseCodeHigh,
   };
+}
+
+/** Codes per dense column (see `Bm25Index.denseCodes`): 255 equal-width bins between the term's least and largest impact. */
+function denseCodesOf(
+  termOffsets: Uint32Array,
+  docs: Uint32Array,
+  imp: Float64Array,
+  denseColumn: Int32Array,
+  columns: number,
+  n: number,
+): { denseCodes: Uint8Array; denseCodeLow: Float64Array; denseCodeHigh: Float64Array } {
+  const denseCodes = new Uint8Array(columns * n);
+  const denseCodeLow = new Float64Array(columns * DENSE_CODES);
+  const denseCodeHigh = new Float64Array(columns * DENSE_CODES);
+  const bins = DENSE_CODES - 1;
+  for (let t = 0; t < denseColumn.length; t++) {
+    const col = denseColumn[t]!;
+    if (col < 0) continue;
+    const start = termOffsets[t]!;
+    const end = termOffsets[t + 1]!;
+    let min = Infinity;
+    let max = 0;
+    for (let i = start; i < end; i++) {
+      const w = imp[i]!;
+      if (w < min) min = w;
+      if (w > max) max = w;
+    }
+    const scale = max > min ? bins / (max - min) : 0;
+    const tb = col * DENSE_CODES;
+    const base = col * n;
+    denseCodeLow.fill(Infinity, tb + 1, tb + DENSE_CODES);
+    for (let i = start; i < end; i++) {
+      const w = imp[i]!;
+      // Any code in [1, 255] is sound: the bounds below are the real extremes of each code.
+      const x = Math.floor((w - min) * scale);
+      const q = x >= bins ? bins : x > 0 ? x + 1 : 1;
+      denseCodes[base + docs[i]!] = q;
+      if (w < denseCodeLow[tb + q]!) denseCodeLow[tb + q] = w;
+      if (w > denseCodeHigh[tb + q]!) denseCodeHigh[tb + q] = w;
+    }
+    for (let q = 1; q < DENSE_CODES; q++) if (denseCodeLow[tb + q] === Infinity) denseCodeLow[tb + q] = 0;
+  }
+  return { denseCodes, denseCodeLow, denseCodeHigh };
 }
 
 /**
@@ -452,6 +513,19 @@ interface Scratch {
   readonly candidates: Uint32Array;
   /** Selection workspace. */
   readonly work: Float64Array;
+  /** Lower and upper bounds per candidate while dense slots are settled. */
+  readonly low: Float64Array;
+  readonly high: Float64Array;
+  /** Dense slots being settled: slot, column, multiplicity. */
+  readonly qSlot: Int32Array;
+  /** The query's dense slots: slot, column, multiplicity. */
+  readonly dSlot: Int32Array;
+  readonly dCol: Int32Array;
+  readonly dMult: Float64Array;
+  readonly qCol: Int32Array;
+  readonly qMult: Float64Array;
+  readonly qBound: Float64Array;
+  readonly qRest: Float64Array;
   readonly hist: Int32Array;
   readonly heap: TopKHeap;
   /** Final candidates × query slots: the impacts replayed in query order. */
@@ -471,6 +545,16 @@ function scratchFor(index: Bm25Index): Scratch {
       touched: new Uint32Array(n),
       candidates: new Uint32Array(n),
       work: new Float64Array(n),
+      low: new Float64Array(n),
+      high: new Float64Array(n),
+      qSlot: new Int32Array(32),
+      dSlot: new Int32Array(32),
+      dCol: new Int32Array(32),
+      dMult: new Float64Array(32),
+      qCol: new Int32Array(32),
+      qMult: new Float64Array(32),
+      qBound: new Float64Array(32),
+      qRest: new Float64Array(33),
       hist: new Int32Array(HIST_BUCKETS),
       heap: new TopKHeap(BM25_MAX_DEPTH),
       replay: new Float64Array(1024),
@@ -567,6 +651,11 @@ const RESET_FILL_FRACTION = 2;
  * pruned search's fixed costs (planning, rescoring) outweigh what it could skip.
  */
 const EXHAUSTIVE_POSTINGS_PER_DEPTH = 200;
+/**
+ * The pruned search tightens θ from the dense codes before reading a list at least this many times longer
+ * than the touched set (the tightening costs one pass over the touched set).
+ */
+const CODE_THETA_LIST_RATIO = 1;
 
 /** Lower edge of the highest bucket at which at least k values lie at or above it (0 if none). */
 function edgeOf(hist: Int32Array, k: number, scale: number): number {
@@ -591,13 +680,22 @@ function edgeOf(hist: Int32Array, k: number, scale: number): number {
  *    θ. Each remaining list is either scanned (skipping non-candidates) or visited once per candidate
  *    (dense column or galloping search), whichever is cheaper; a visit also prunes with the current θ and
  *    R and histograms the new sums for the next θ. Pruned documents are marked −∞.
+ *    Dense terms (slots < 32 with a dense column) are settled together at their first unread layer, from
+ *    their codes: each candidate's upper bound (partial sum + the codes' highs + what other slots can still
+ *    add) is cut against θ code by code, θ rises to the k-th lower bound (partial sum + the codes' lows), and
+ *    only the candidates whose upper bound still reaches θ read exact impacts from the dense columns.
+ *    Before phase 1 reads a list longer than the touched set, θ is also raised from the touched documents'
+ *    code lower bounds, which often ends phase 1 early (queries made of very common terms, where partial
+ *    sums alone give a weak θ).
  * 3. The survivors of acc ≥ θ (exact k-th) are rescored exactly as the reference does (query-token order,
  *    float32 rounding per addition) and selected by (score desc, index asc).
  *
  * Every bound is widened by ε = (m + 2)·2⁻²³ (m query tokens), more than the relative difference between a
  * float64 sum and its float32 accumulation in another order, and a document is dropped only when even its
  * widened bound is strictly below the narrowed θ, so it scores strictly below the final k-th score: the
- * result is identical to the exhaustive search (tests check this on random and real collections).
+ * result is identical to the exhaustive search (tests check this on random and real collections). Code
+ * bounds are real impacts (the extremes of a code), summed like the partial sums, so the same ε covers
+ * them; a regression test fails if the code step drops the widening.
  */
 function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): Bm25Hits {
   const s = scratchFor(index);
@@ -645,6 +743,18 @@ function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): 
   for (let u = 0; u < nu; u++) r += slotNext[u]!;
   const max = r; // no partial sum exceeds Σ of the slots' top bounds
 
+  const codes = index.denseCodes;
+  const codeLow = index.denseCodeLow;
+  const codeHigh = index.denseCodeHigh;
+  const dSlot = s.dSlot;
+  const dCol = s.dCol;
+  const dMult = s.dMult;
+  const qSlot = s.qSlot;
+  const qCol = s.qCol;
+  const qMult = s.qMult;
+  const qBound = s.qBound;
+  const qRest = s.qRest;
+
   const eps = (m + 2) * (f32 ? 2 ** -23 : 2 ** -50);
   const hi = 1 + eps;
   const lo = 1 - eps;
@@ -671,6 +781,16 @@ function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): 
   const scale = HIST_BUCKETS / max;
   const last = HIST_BUCKETS - 1;
   hist.fill(0);
+  // Dense slots (< 32): their codes give every touched document a lower bound on its final sum.
+  let nd = 0;
+  for (let v = 0; v < nu && v < 32; v++) {
+    const cv = denseColumn[uniq[v]!]!;
+    if (cv < 0) continue;
+    dSlot[nd] = v;
+    dCol[nd] = cv;
+    dMult[nd] = mult[v]!;
+    nd++;
+  }
   while (next < nl) {
     const i = order[next]!;
     const l = listLayer[i]!;
@@ -678,6 +798,27 @@ function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): 
     const bit = u < 32 ? 1 << u : 0;
     const c = mult[u]!;
     const end = off[l + 1]!;
+    if (nd > 0 && nt >= k && end - off[l]! > nt * CODE_THETA_LIST_RATIO) {
+      // Before a list longer than the touched set: θ from the touched documents' partial sums plus their
+      // dense codes' lower bounds (k documents score at least that). Often enough to stop reading here.
+      const low = s.low;
+      for (let q = 0; q < nt; q++) {
+        const d = touched[q]!;
+        const md = mask[d]!;
+        let a = acc[d]!;
+        for (let j = 0; j < nd; j++) {
+          if ((md & (1 << dSlot[j]!)) !== 0) continue;
+          a += dMult[j]! * codeLow[dCol[j]! * DENSE_CODES + codes[dCol[j]! * n + d]!]!;
+        }
+        low[q] = a;
+      }
+      const t2 = kthLargestBounded(low, nt, k, max, s.work);
+      if (t2 > theta) theta = t2;
+      if (r * hi < theta * lo) {
+        switched = true;
+        break;
+      }
+    }
     // A document first met in this list can gain at most R' (R after this list) later. If even w + R'
     // stays below θ, it scores below k documents already touched and can never be returned: leave it
     // untouched. Should a later list meet it again, it restarts without this list's weight and bit; its
@@ -722,7 +863,8 @@ function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): 
     next++;
     if (next === nl) break;
     if (nt >= k) {
-      theta = edgeOf(hist, k, scale);
+      const t2 = edgeOf(hist, k, scale);
+      if (t2 > theta) theta = t2;
       if (r * hi < theta * lo) {
         switched = true;
         break;
@@ -737,10 +879,14 @@ function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): 
   if (switched) {
     // Phase 2: candidates only. A list is either scanned (long list, many candidates) or visited once per
     // candidate; a candidate visit also prunes (θ, R from before the list) and histograms the new sums.
+    let settled = 0; // dense slots whose every layer the code step below has resolved
+    let pendingDense = false;
+    for (let j = 0; j < nd; j++) if (slotNext[dSlot[j]!]! > 0) pendingDense = true;
     for (; next < nl; next++) {
       const i = order[next]!;
       const u = listSlot[i]!;
       const bit = u < 32 ? 1 << u : 0;
+      if ((settled & bit) !== 0) continue;
       const c = mult[u]!;
       const l = listLayer[i]!;
       const start = off[l]!;
@@ -749,6 +895,102 @@ function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): 
       // A dense column holds the term's impact whatever the layer: only usable when the mask can tell
       // whether the document already matched another layer of the term (slots < 32).
       const col = u < 32 ? denseColumn[uniq[u]!]! : -1;
+      if (pendingDense && col >= 0) {
+        // Settle every dense slot with unread layers at once. Each candidate gets an upper bound from its
+        // codes, slot by slot (a cut as soon as it falls below θ), and a lower bound; θ rises to the k-th
+        // lower bound, and only candidates whose upper bound still reaches θ read exact impacts from the
+        // dense columns. A candidate's codes are one byte per slot, from columns that stay in cache.
+        pendingDense = false;
+        let nq = 0;
+        let rOther = 0;
+        for (let v = 0; v < nu; v++) {
+          const cv = v < 32 ? denseColumn[uniq[v]!]! : -1;
+          if (cv >= 0 && slotNext[v]! > 0) {
+            // insertion by decreasing bound: the most selective codes are read first
+            let j = nq++;
+            for (; j > 0 && qBound[j - 1]! < slotNext[v]!; j--) {
+              qSlot[j] = qSlot[j - 1]!;
+              qCol[j] = qCol[j - 1]!;
+              qMult[j] = qMult[j - 1]!;
+              qBound[j] = qBound[j - 1]!;
+            }
+            qSlot[j] = v;
+            qCol[j] = cv;
+            qMult[j] = mult[v]!;
+            qBound[j] = slotNext[v]!;
+          } else rOther += slotNext[v]!;
+        }
+        // qRest[j]: what slots j.. can add at most (slot bounds; a sum of non-negative terms, no subtraction).
+        qRest[nq] = rOther;
+        for (let j = nq - 1; j >= 0; j--) qRest[j] = qRest[j + 1]! + qBound[j]!;
+        const low = s.low;
+        const high = s.high;
+        let cut = theta * lo;
+        let w = 0;
+        for (let q = 0; q < nc; q++) {
+          const d = cand[q]!;
+          const v = acc[d]!;
+          if ((v + qRest[0]!) * hi < cut) {
+            acc[d] = -Infinity;
+            continue;
+          }
+          const md = mask[d]!;
+          let a = v;
+          let z = v;
+          let j = 0;
+          for (; j < nq; j++) {
+            if ((md & (1 << qSlot[j]!)) !== 0) continue;
+            const x = qCol[j]! * DENSE_CODES + codes[qCol[j]! * n + d]!;
+            a += qMult[j]! * codeLow[x]!;
+            z += qMult[j]! * codeHigh[x]!;
+            if ((z + qRest[j + 1]!) * hi < cut) break;
+          }
+          if (j < nq) {
+            acc[d] = -Infinity;
+            continue;
+          }
+          low[w] = a;
+          high[w] = z + rOther;
+          cand[w++] = d;
+        }
+        nc = w;
+        if (nc >= k) {
+          const t2 = kthLargestBounded(low, nc, k, max, s.work);
+          if (t2 > theta) theta = t2;
+        }
+        cut = theta * lo;
+        w = 0;
+        for (let q = 0; q < nc; q++) {
+          const d = cand[q]!;
+          if (high[q]! * hi < cut) {
+            acc[d] = -Infinity;
+            continue;
+          }
+          let v = acc[d]!;
+          let md = mask[d]!;
+          for (let j = 0; j < nq; j++) {
+            const b = 1 << qSlot[j]!;
+            if ((md & b) !== 0) continue;
+            const x = denseImpacts[qCol[j]! * n + d]!;
+            if (x !== 0) {
+              v += qMult[j]! * x;
+              md |= b;
+            }
+          }
+          acc[d] = v;
+          mask[d] = md;
+          cand[w++] = d;
+        }
+        nc = w;
+        for (let j = 0; j < nq; j++) {
+          const v = qSlot[j]!;
+          settled |= 1 << v;
+          slotNext[v] = 0;
+          layersLeft[v] = 0;
+        }
+        r = rOther;
+        continue;
+      }
       const visit = col >= 0 ? nc <= 2 * len : nc * PROBE_COST_POSTINGS * (1 + Math.log2(1 + len / (nc || 1))) < len;
       if (!visit) {
         for (let j = start; j < end; j++) {

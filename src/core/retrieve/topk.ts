@@ -253,3 +253,41 @@ export function kthLargestGathered(
   }
   return kthLargest(work, g, k);
 }
+
+/**
+ * The k-th largest of `values[0..n)` (1-based k, 1 ≤ k ≤ n), every value in [0, max]: `kthLargestGathered`
+ * without the index list. `values` is left untouched; `work` (length ≥ n) is scratch.
+ */
+export function kthLargestBounded(values: Float64Array, n: number, k: number, max: number, work: Float64Array): number {
+  if (k < 1 || k > n) throw new RangeError(`k must be in [1, ${n}], got ${k}`);
+  if (!(max > 0) || n <= 4 * k) {
+    work.set(values.subarray(0, n));
+    return kthLargest(work, n, k);
+  }
+  const hist = selectHistogram;
+  hist.fill(0);
+  const last = SELECT_BUCKETS - 1;
+  const scale = SELECT_BUCKETS / max;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]! * scale;
+    hist[v >= last ? last : v > 0 ? v | 0 : 0]!++;
+  }
+  let b = last;
+  let above = 0;
+  for (; b > 0; b--) {
+    if (above + hist[b]! >= k) break;
+    above += hist[b]!;
+  }
+  if (b === 0) {
+    work.set(values.subarray(0, n));
+    return kthLargest(work, n, k);
+  }
+  let g = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    const x = v * scale;
+    const bx = x >= last ? last : x > 0 ? x | 0 : 0;
+    if (bx >= b) work[g++] = v;
+  }
+  return kthLargest(work, g, k);
+}

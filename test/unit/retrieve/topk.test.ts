@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { kthLargest, kthLargestGathered, selectTopK, TopKHeap } from '../../../src/core/retrieve/topk.ts';
+import { kthLargest, kthLargestBounded, kthLargestGathered, selectTopK, TopKHeap } from '../../../src/core/retrieve/topk.ts';
 
 /** The oracle: sort every (index, score) by score descending, then index ascending; drop NaN. */
 function sortOracle(scores: ArrayLike<number>, k: number, candidates?: readonly number[]): { indices: number[]; scores: number[] } {
@@ -81,9 +81,19 @@ describe('kthLargest / kthLargestGathered', () => {
         const max = Math.max(...values);
         const work = new Float64Array(values.length);
         expect(kthLargestGathered(Float64Array.from(values), list, values.length, k, max, work)).toBe(sorted[k - 1]);
+        const kept = Float64Array.from(values);
+        expect(kthLargestBounded(kept, values.length, k, max, work)).toBe(sorted[k - 1]);
+        expect(Array.from(kept)).toEqual(values); // left untouched
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('kthLargestBounded reads only the first n values', () => {
+    const values = Float64Array.from([5, 1, 4, 2, 3, 99, 98]);
+    expect(kthLargestBounded(values, 5, 2, 99, new Float64Array(7))).toBe(4);
+    expect(kthLargestBounded(Float64Array.from(Array.from({ length: 400 }, (_, i) => i % 37)), 400, 3, 36, new Float64Array(400))).toBe(36);
+    expect(() => kthLargestBounded(values, 5, 6, 99, new Float64Array(7))).toThrow(RangeError);
   });
 
   it('rejects k outside [1, n]', () => {
