@@ -1,7 +1,7 @@
 /**
  * Exact dense top-k: 648 queries over 57,638 × 1024 random unit vectors (FiQA-sized, BGE/E5-large width),
- * top 50. The WASM path (onnxruntime-web Gemm + TopK, what the browser falls back to without WebGPU) and the
- * portable JS path, against onnxruntime-node's native Gemm + TopK as the practical limit, same run.
+ * top 50. The WASM path (onnxruntime-web MatMul + TopK, what the browser falls back to without WebGPU) and the
+ * portable JS path, against onnxruntime-node's native MatMul + TopK as the practical limit, same run.
  * Goal: WASM ≥ 0.5× native.
  *
  *   npm run bench:dense
@@ -48,7 +48,7 @@ async function timeOnnx(name: string, ort: OrtLike, sessionOptions: object) {
   return { ms, result };
 }
 
-const native = await timeOnnx('onnxruntime-node (native, Gemm+TopK)', ortNode as unknown as OrtLike, {});
+const native = await timeOnnx('onnxruntime-node (native, MatMul+TopK)', ortNode as unknown as OrtLike, {});
 ortWeb.env.wasm.numThreads = cpus().length;
 const wasm = await timeOnnx(`onnxruntime-web WASM (${ortWeb.env.wasm.numThreads} threads)`, ortWeb as unknown as OrtLike, { executionProviders: ['wasm'] });
 
