@@ -5,8 +5,9 @@
  * machine, same run. Goal: browser WASM ≥ 0.8× native.
  *
  *   npm run bench:encode                       BERT-base, WASM (threads = cores, cross-origin isolated) vs native
- *   npm run bench:encode -- --webgpu           also WebGPU: fp32 and fp16 (when the adapter has shader-f16),
- *                                              batch sweep; for a machine with a real GPU
+ *   npm run bench:encode -- --webgpu           also WebGPU, fp32, batch sweep 8/16/32; for a machine with a real
+ *                                              GPU (fp16 needs an fp16 model variant the generator does not
+ *                                              write yet: DESIGN.md, "Status")
  *   npm run bench:encode -- --smoke [--webgpu] tiny model, one batch: proves the script runs (CI)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
