@@ -102,6 +102,16 @@ function isError(r: PlainEncodeResult | PlainError): r is PlainError {
   return 'error' in r;
 }
 
+/** A fresh browser context and test page for one describe block, closed after it. */
+function pageForSuite(assign: (page: Page) => void): void {
+  let context: BrowserContext | undefined;
+  beforeAll(async () => {
+    context = await browser.newContext();
+    assign(await openTestPage(context));
+  }, SETUP_TIMEOUT_MS);
+  afterAll(() => context?.close());
+}
+
 async function openTestPage(context: BrowserContext, query = ''): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${server.url}encode.html?cache=0${query}`);
@@ -180,13 +190,8 @@ describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', (
 });
 
 describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () => {
-  let context: BrowserContext;
   let page: Page;
-  beforeAll(async () => {
-    context = await browser.newContext();
-    page = await openTestPage(context);
-  }, SETUP_TIMEOUT_MS);
-  afterAll(() => context?.close());
+  pageForSuite((p) => (page = p));
 
   const tiny = TEXTS.slice(0, 2);
   for (const c of [
@@ -205,13 +210,8 @@ describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () =
 });
 
 describe('errors reach the page', () => {
-  let context: BrowserContext;
   let page: Page;
-  beforeAll(async () => {
-    context = await browser.newContext();
-    page = await openTestPage(context);
-  }, SETUP_TIMEOUT_MS);
-  afterAll(() => context?.close());
+  pageForSuite((p) => (page = p));
 
   it('a model the server does not have: a clear error naming the model, not a hang', async () => {
     const got = await encodeWith(page, 'wasm', MISSING_MODEL, 'cls', ['moon'], 'query');
@@ -238,13 +238,8 @@ describe('errors reach the page', () => {
 });
 
 describe('abort', () => {
-  let context: BrowserContext;
   let page: Page;
-  beforeAll(async () => {
-    context = await browser.newContext();
-    page = await openTestPage(context);
-  }, SETUP_TIMEOUT_MS);
-  afterAll(() => context?.close());
+  pageForSuite((p) => (page = p));
 
   const abortAfter = (ms: number) =>
     page.evaluate(([m, t, after]) => window.fliplabTest.encodeThenAbort('wasm', m, 'mean', t, 'passage', after), [TINY_BERT, TEXTS, ms] as const);

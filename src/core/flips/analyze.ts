@@ -122,10 +122,9 @@ export interface PreparedCandidate {
   readonly alternation: LabelRanks;
   readonly rrf: LabelRanks;
   readonly union: LabelRanks;
-  /** Lengths of each query's alternation / RRF list and of the candidate's list (capped at maxDepth). */
+  /** Lengths of each query's alternation / RRF list (capped at maxDepth). */
   readonly alternationLength: Int32Array;
   readonly rrfLength: Int32Array;
-  readonly candidateLength: Int32Array;
   /** unionSizeTotal[k]: Σ over queries of |top-k(reference) ∪ top-k(candidate)|, for k = 0..maxDepth. */
   readonly unionSizeTotal: Float64Array;
 }
@@ -139,7 +138,7 @@ export interface PreparedFlips {
   readonly queries: readonly QueryId[];
   readonly relevanceLevel: number;
   readonly maxDepth: number;
-  readonly reference: { readonly name: string; readonly missing: number; readonly ranks: LabelRanks; readonly length: Int32Array };
+  readonly reference: { readonly name: string; readonly missing: number; readonly ranks: LabelRanks };
   readonly candidates: readonly PreparedCandidate[];
 }
 
@@ -168,7 +167,6 @@ function prepareCandidate(
   const union = labelRanks(n);
   const alternationLength = new Int32Array(n);
   const rrfLength = new Int32Array(n);
-  const candidateLength = new Int32Array(n);
   const unionSizeTotal = new Float64Array(maxDepth + 1);
   let missing = 0;
   const refRank = new Map<DocId, number>();
@@ -187,7 +185,6 @@ function prepareCandidate(
     setRanks(rrf, i, fused, pos);
     alternationLength[i] = alt.length;
     rrfLength[i] = fused.length;
-    candidateLength[i] = Math.min(cand.length, maxDepth);
 
     refRank.clear();
     for (let r = 0; r < Math.min(ref.length, maxDepth); r++) refRank.set(ref[r]!, r + 1);
@@ -200,14 +197,14 @@ function prepareCandidate(
     // Union of the two top-k lists: a positive is in it at depth k iff min(rank_ref, rank_cand) ≤ k.
     const best = new Map<DocId, number>();
     for (const [d, r] of refRank) if (pos.has(d)) best.set(d, r);
-    for (let j = 0; j < candidateLength[i]!; j++) {
+    for (let j = 0; j < Math.min(cand.length, maxDepth); j++) {
       const d = cand[j]!;
       if (pos.has(d) && !(best.get(d)! <= j + 1)) best.set(d, j + 1);
     }
     union.any[i] = best.size === 0 ? NEVER : Math.min(...best.values());
     union.strict[i] = best.size < pos.size ? NEVER : Math.max(...best.values());
   }
-  return { name: candidate.name, missing, ranks, alternation, rrf, union, alternationLength, rrfLength, candidateLength, unionSizeTotal };
+  return { name: candidate.name, missing, ranks, alternation, rrf, union, alternationLength, rrfLength, unionSizeTotal };
 }
 
 /** The depth-independent part of the analysis; `maxDepth` bounds the depths a report may ask for. */
@@ -220,13 +217,11 @@ export function prepareFlips(qrels: Qrels, reference: Run, candidates: readonly 
     throw new RangeError(`no query has a positive judgment (grade ≥ ${relevanceLevel}): nothing to analyse — check the qrels file and -l`);
   }
   const refProfile = supportProfile(reference, cohort);
-  const length = new Int32Array(n);
-  cohort.queries.forEach((q, i) => (length[i] = Math.min(reference.byQuery.get(q)?.docs.length ?? 0, options.maxDepth)));
   return {
     queries: cohort.queries,
     relevanceLevel,
     maxDepth: options.maxDepth,
-    reference: { name: reference.name, missing: refProfile.missing, ranks: { any: refProfile.first, strict: refProfile.all }, length },
+    reference: { name: reference.name, missing: refProfile.missing, ranks: { any: refProfile.first, strict: refProfile.all } },
     candidates: candidates.map((c) => prepareCandidate(cohort.queries, cohort.positives, reference, c, options.maxDepth)),
   };
 }

@@ -85,6 +85,3 @@ export function supportProfile(run: Run, cohort: Cohort): SupportProfile {
   return { name: run.name, first, all, missing };
 }
 
-export function ranksFor(profile: SupportProfile, label: SupportLabel): Int32Array {
-  return label === 'any' ? profile.first : profile.all;
-}

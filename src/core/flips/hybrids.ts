@@ -60,10 +60,3 @@ export function reciprocalRankFusion(
   docs.sort((a, b) => score.get(b)! - score.get(a)! || order.get(a)! - order.get(b)!);
   return docs.length > limit ? docs.slice(0, limit) : docs;
 }
-
-/** Size of the union of two top-k lists. */
-export function unionSize(candidate: readonly DocId[], reference: readonly DocId[], k: number): number {
-  const set = new Set<DocId>(reference.slice(0, k));
-  for (let i = 0; i < Math.min(k, candidate.length); i++) set.add(candidate[i]!);
-  return set.size;
-}

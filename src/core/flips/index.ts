@@ -10,7 +10,7 @@ export {
 } from './analyze.ts';
 export { buildCohort, supportProfile, supportRanks, NEVER, type Cohort, type SupportLabel } from './cohort.ts';
 export { countTransitions, summarize, transitionStates, type TransitionState } from './transitions.ts';
-export { alternate, reciprocalRankFusion, unionSize, RRF_K } from './hybrids.ts';
+export { alternate, reciprocalRankFusion, RRF_K } from './hybrids.ts';
 export { rankBins, strata } from './strata.ts';
 export { pairedFlips } from './paired.ts';
 export { formatFlipReport } from './format.ts';
