@@ -30,7 +30,12 @@ export interface CorpusRequest {
   readonly plan?: BatchPlan;
   /** IndexedDB database holding the embedding cache (default "fliplab"). */
   readonly dbName?: string;
+  /** Send the vectors back in the result (default true); false when a `onVectors` callback consumes them. */
+  readonly returnVectors?: boolean;
 }
+
+/** Receives vectors as they become known: cache hits first, then each committed batch. */
+export type VectorsCallback = (positions: readonly number[], vectors: readonly StoredVector[], from: 'cache' | 'encoder') => unknown;
 
 export interface CorpusResult {
   readonly vectors: StoredVector[];
@@ -235,7 +240,7 @@ const api = {
    * Device failures are handled by the bridge, which continues on WASM in a fresh worker: a failed run
    * poisons transformers.js's session chain in this one.
    */
-  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void): Promise<CorpusResult> {
+  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, onVectors?: VectorsCallback): Promise<CorpusResult> {
     const load = await api.load(request.config, request.load);
     const store = await EmbeddingStore.open(request.dbName);
     try {
@@ -243,6 +248,7 @@ const api = {
       const shape = request.config.kind === 'dense' ? { dense: 1024 } : { sparseNonZeros: request.config.sparseTopK ?? 256 };
       await ensureSpace(estimateVectorBytes(request.texts.length, shape));
       let cached = 0;
+      const delivered: Promise<unknown>[] = [];
       const vectors = await encodeWithCache(current!.encoder, store, request.texts, {
         role: request.role,
         plan: request.plan ?? BATCH_PLAN_BY_DEVICE[load.device] ?? DEFAULT_BATCH_PLAN,
@@ -251,7 +257,18 @@ const api = {
           // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.
           void onProgress?.(p);
         },
+        ...(onVectors === undefined
+          ? {}
+          : {
+              // Not awaited here either, but collected: the result must not overtake the last vectors (comlink
+              // answers on another port than the callback's, so ordering across them is not guaranteed).
+              onVectors: (positions: readonly number[], vectors: readonly StoredVector[], from: 'cache' | 'encoder') => {
+                delivered.push(Promise.resolve(onVectors(positions, vectors, from)));
+              },
+            }),
       });
+      await Promise.all(delivered);
+      if (request.returnVectors === false) return { vectors: [], cached, encoded: vectors.length - cached, load };
       const result: CorpusResult = { vectors, cached, encoded: vectors.length - cached, load };
       return transfer(result, vectors.flatMap((v) => transferables({ ...(v.dense ? { dense: [v.dense] } : {}), ...(v.sparse ? { sparse: [v.sparse] } : {}), tokens: [] })));
     } finally {

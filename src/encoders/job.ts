@@ -37,6 +37,11 @@ export interface EncodeJobOptions {
   readonly onProgress?: (p: EncodeProgress) => void;
   /** Vectors of each committed batch, by input position (for live partial analysis). */
   readonly onBatch?: (positions: readonly number[], vectors: readonly StoredVector[]) => void;
+  /**
+   * Every vector as soon as it is known: cache hits (per lookup window, before any encoding) and then each
+   * committed batch. What a live consumer (the lab's partial runs) needs; `onBatch` reports new ones only.
+   */
+  readonly onVectors?: (positions: readonly number[], vectors: readonly StoredVector[], from: 'cache' | 'encoder') => void;
   /** Called when the encoder fails mid-job; returns the encoder to continue with (e.g. WASM after WebGPU). */
   readonly fallback?: (error: unknown) => Promise<LoadedEncoder>;
   /** How many cache lookups to make at once (bounds memory on large corpora). */
@@ -87,10 +92,16 @@ export async function encodeWithCache(
     options.signal?.throwIfAborted();
     const slice = keys.slice(start, start + window);
     const found = await cache.get(encoding, slice);
+    const hitPositions: number[] = [];
+    const hitVectors: StoredVector[] = [];
     found.forEach((v, i) => {
-      if (v) out[start + i] = v;
-      else missing.push(start + i);
+      if (v) {
+        out[start + i] = v;
+        hitPositions.push(start + i);
+        hitVectors.push(v);
+      } else missing.push(start + i);
     });
+    if (hitPositions.length > 0) options.onVectors?.(hitPositions, hitVectors, 'cache');
   }
   const cached = texts.length - missing.length;
   let done = cached;
@@ -135,6 +146,7 @@ export async function encodeWithCache(
     tokens += encoded.tokens.reduce((a, b) => a + b, 0);
     done += positions.length;
     options.onBatch?.(positions, vectors);
+    options.onVectors?.(positions, vectors, 'encoder');
     report();
   }
   return out as StoredVector[];

@@ -10,9 +10,9 @@ import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import type { EncodeProgress } from '../../encoders/job.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
-import type { CorpusRequest, CorpusResult, EncodeApi, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+import type { CorpusRequest, CorpusResult, EncodeApi, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
 
-export type { CorpusRequest, CorpusResult, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+export type { CorpusRequest, CorpusResult, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
 
 /** A worker with no call for this long is terminated (frees the model and its GPU/wasm memory). */
 export const WORKER_IDLE_MS = 60_000;
@@ -101,8 +101,9 @@ export class EncodeBridge {
    * Encode a collection cache first in the worker (IndexedDB), with progress. Aborting ends the worker;
    * every batch committed before that is kept, so the next call resumes where this one stopped.
    */
-  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, signal?: AbortSignal): Promise<CorpusResult> {
-    const run = (r: CorpusRequest) => this.#run(signal, (api) => api.encodeCorpus(r, onProgress ? proxy(onProgress) : undefined));
+  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, signal?: AbortSignal, onVectors?: VectorsCallback): Promise<CorpusResult> {
+    const run = (r: CorpusRequest) =>
+      this.#run(signal, (api) => api.encodeCorpus(r, onProgress ? proxy(onProgress) : undefined, onVectors ? proxy(onVectors) : undefined));
     try {
       return await run(request);
     } catch (error) {

@@ -50,6 +50,31 @@ describe('encodeWithCache', () => {
     expect(progress.at(-1)).toMatchObject({ done: 20, cached: 20, total: 20, etaMs: 0 });
   });
 
+  it('reports every vector once as it becomes known: cache hits first, then each committed batch', async () => {
+    const cache = new MemoryVectorCache();
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS.slice(0, 7), { role: 'passage', plan });
+    const seen = new Map<number, { first: number; from: string }>();
+    const events: string[] = [];
+    const vectors = await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, {
+      role: 'passage',
+      plan,
+      onVectors: (positions, vs, from) => {
+        events.push(from);
+        positions.forEach((p, i) => {
+          expect(seen.has(p)).toBe(false);
+          seen.set(p, { first: vs[i]!.dense![0]!, from });
+        });
+      },
+    });
+    expect([...seen.keys()].sort((a, b) => a - b)).toEqual(TEXTS.map((_, i) => i));
+    for (const [p, v] of seen) {
+      expect(v.first).toBe(vectors[p]!.dense![0]);
+      expect(v.from).toBe(p < 7 ? 'cache' : 'encoder');
+    }
+    expect(events[0]).toBe('cache');
+    expect(events.slice(1).every((e) => e === 'encoder')).toBe(true);
+  });
+
   it('queries and another dtype are other cache entries', async () => {
     const cache = new MemoryVectorCache();
     await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });

@@ -1,0 +1,244 @@
+/**
+ * The lab's engine: everything the app computes, kept off the main thread (workers/lab.worker.ts exposes
+ * one instance through comlink; unit tests drive it directly). It holds one collection, its runs (BM25,
+ * imported files, and encoder runs that grow batch by batch), and answers the views with small plain
+ * objects: prepared flip ranks (the UI re-slices them by depth and label within a frame), measures, one
+ * query's side-by-side lists, one passage.
+ */
+import { prepareFlips, type PreparedFlips } from '../../core/flips/analyze.ts';
+import { passageText } from '../../core/io/beir.ts';
+import { formatRun } from '../../core/io/trec.ts';
+import { selectEvaluationQueries } from '../../core/io/validate.ts';
+import { evaluate, parseMeasures } from '../../core/metrics/index.ts';
+import { buildBm25Index, resolveBm25Params, runBm25, type Bm25Index, type Bm25Params } from '../../core/retrieve/bm25.ts';
+import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
+import type { StoredVector } from '../../store/embeddings.ts';
+import { LAB_MEASURES, type MetricsRow, type QueryDetail, type RankedDoc } from '../types.ts';
+import { IncrementalVectorRun } from './vector-run.ts';
+
+/** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */
+export const RUN_DEPTH = 1000;
+
+/** What a loaded collection gives the engine (the data layer's `LoadedCollection` satisfies it). */
+export interface LabCollection {
+  readonly name: string;
+  readonly corpus: Corpus;
+  readonly queries: Queries;
+  readonly qrels: Qrels | null;
+  readonly runs: readonly Run[];
+  readonly diagnostics: readonly Diagnostic[];
+  readonly split?: string | null;
+  readonly splits?: readonly string[];
+}
+
+export interface CollectionSummary {
+  readonly name: string;
+  readonly docs: number;
+  readonly queries: number;
+  /** Queries the lab ranks: judged with a positive grade when there are judgments, else every query. */
+  readonly evaluated: number;
+  readonly judged: boolean;
+  readonly split: string | null;
+  readonly splits: readonly string[];
+  readonly runs: readonly { readonly name: string; readonly queries: number }[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export interface RunSummary {
+  readonly name: string;
+  readonly queries: number;
+  readonly depth: number;
+  /** For encoder runs: documents encoded so far (partial while < docs). */
+  readonly encodedDocs?: number;
+  readonly docs?: number;
+}
+
+export class LabEngine {
+  #c: LabCollection | null = null;
+  #evaluated: number[] = [];
+  readonly #runs = new Map<string, Run>();
+  readonly #vectorRuns = new Map<string, IncrementalVectorRun>();
+  #bm25: { key: string; index: Bm25Index } | null = null;
+
+  #collection(): LabCollection {
+    if (this.#c === null) throw new Error('no collection is open');
+    return this.#c;
+  }
+
+  /** Make `collection` the current one (runs of the previous collection are dropped). */
+  open(collection: LabCollection): CollectionSummary {
+    this.#c = collection;
+    this.#runs.clear();
+    this.#vectorRuns.clear();
+    this.#bm25 = null;
+    const all = collection.queries.ids.map((_, i) => i);
+    this.#evaluated = collection.qrels ? selectEvaluationQueries(collection.qrels, collection.queries) : all;
+    for (const run of collection.runs) this.#runs.set(run.name, run);
+    return this.summary();
+  }
+
+  summary(): CollectionSummary {
+    const c = this.#collection();
+    return {
+      name: c.name,
+      docs: c.corpus.ids.length,
+      queries: c.queries.ids.length,
+      evaluated: this.#evaluated.length,
+      judged: c.qrels !== null,
+      split: c.split ?? null,
+      splits: c.splits ?? [],
+      runs: c.runs.map((r) => ({ name: r.name, queries: r.byQuery.size })),
+      diagnostics: c.diagnostics,
+    };
+  }
+
+  /** Ids and texts of the queries the lab ranks (what an encoder must encode). */
+  evaluatedQueries(): { ids: QueryId[]; texts: string[] } {
+    const q = this.#collection().queries;
+    return { ids: this.#evaluated.map((i) => q.ids[i]!), texts: this.#evaluated.map((i) => q.texts[i]!) };
+  }
+
+  /** Passage texts in corpus order (`${title}. ${text}`, the paper's encoder input). */
+  passageTexts(): string[] {
+    const { corpus } = this.#collection();
+    return corpus.ids.map((_, i) => passageText(corpus, i));
+  }
+
+  /** Rank the evaluated queries with BM25 (the index is kept while k1/b do not change). */
+  runBm25(name: string, params: Partial<Bm25Params>, onProgress?: (done: number, total: number) => void): RunSummary {
+    const c = this.#collection();
+    const resolved = resolveBm25Params(params);
+    const key = JSON.stringify(resolved);
+    if (this.#bm25?.key !== key) {
+      const index = buildBm25Index(c.corpus, resolved, onProgress ? { onProgress } : {});
+      this.#bm25 = { key, index };
+    }
+    const run = runBm25(this.#bm25.index, c.corpus, c.queries, this.#evaluated, RUN_DEPTH, name);
+    this.#runs.set(name, run);
+    return { name, queries: run.byQuery.size, depth: RUN_DEPTH };
+  }
+
+  /** Start (or restart) an encoder run from its query vectors; document vectors follow with `addVectors`. */
+  beginVectorRun(name: string, queryVectors: readonly StoredVector[]): RunSummary {
+    const c = this.#collection();
+    const { ids } = this.evaluatedQueries();
+    const run = new IncrementalVectorRun(name, ids, queryVectors, RUN_DEPTH, c.corpus.ids.length);
+    this.#vectorRuns.set(name, run);
+    this.#runs.set(name, run.snapshot(c.corpus));
+    return this.#vectorSummary(run);
+  }
+
+  /** Add a batch of document vectors (`positions` = corpus indices) and refresh the run. */
+  addVectors(name: string, positions: readonly number[], vectors: readonly StoredVector[]): RunSummary {
+    const run = this.#vectorRuns.get(name);
+    if (!run) throw new Error(`no encoder run named ${JSON.stringify(name)} was started`);
+    run.add(positions, vectors);
+    // The Run is rebuilt lazily (in run()), once per analysis rather than once per batch.
+    this.#runs.delete(name);
+    return this.#vectorSummary(run);
+  }
+
+  #vectorSummary(run: IncrementalVectorRun): RunSummary {
+    return { name: run.name, queries: run.queryIds.length, depth: run.depth, encodedDocs: run.encodedDocs, docs: run.docCount };
+  }
+
+  /** Add a run read from a file. */
+  addRun(run: Run): RunSummary {
+    this.#runs.set(run.name, run);
+    return { name: run.name, queries: run.byQuery.size, depth: Math.max(0, ...[...run.byQuery.values()].map((l) => l.docs.length)) };
+  }
+
+  removeRun(name: string): void {
+    this.#runs.delete(name);
+    this.#vectorRuns.delete(name);
+  }
+
+  run(name: string): Run {
+    let run = this.#runs.get(name);
+    const growing = this.#vectorRuns.get(name);
+    if (!run && growing) {
+      run = growing.snapshot(this.#collection().corpus);
+      this.#runs.set(name, run);
+    }
+    if (!run) throw new Error(`no run named ${JSON.stringify(name)}`);
+    return run;
+  }
+
+  runNames(): string[] {
+    return [...new Set([...this.#runs.keys(), ...this.#vectorRuns.keys()])];
+  }
+
+  /** Depth- and label-independent flip ranks; the UI builds any report from them in a frame. */
+  prepare(reference: string, candidates: readonly string[], options: { maxDepth: number; relevanceLevel?: number }): PreparedFlips {
+    const qrels = this.#collection().qrels;
+    if (qrels === null) throw new Error('this collection has no judgments: flips need qrels (compare runs by overlap instead)');
+    return prepareFlips(qrels, this.run(reference), candidates.map((n) => this.run(n)), options);
+  }
+
+  /** The lab's TREC measures for each run (trec_eval semantics: judged queries the run answered). */
+  metrics(names: readonly string[], partial: readonly string[] = []): MetricsRow[] {
+    const qrels = this.#collection().qrels;
+    if (qrels === null) return [];
+    const specs = parseMeasures(LAB_MEASURES.map((m) => m.key));
+    return names.map((name) => {
+      const result = evaluate(qrels, this.run(name), specs);
+      const values: Record<string, number> = {};
+      for (const m of LAB_MEASURES) {
+        // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
+        const v = result.aggregate[m.key.replace('.', '_')];
+        if (v !== undefined) values[m.key] = v;
+      }
+      return { run: name, partial: partial.includes(name), values };
+    });
+  }
+
+  /** One query: its judgments and the top-k of each named run, with titles and grades. */
+  detail(qid: string, runs: readonly string[], k: number): QueryDetail {
+    const c = this.#collection();
+    const q = c.queries.indexOf.get(qid as QueryId);
+    const judgments = c.qrels?.byQuery.get(qid as QueryId);
+    const gradeOf = (d: DocId): number | null => judgments?.get(d) ?? null;
+    const lists = runs.map((name) => {
+      const list = this.run(name).byQuery.get(qid as QueryId);
+      const docs: RankedDoc[] = [];
+      let firstRelevant: number | null = null;
+      const n = Math.min(k, list?.docs.length ?? 0);
+      for (let r = 0; r < (list?.docs.length ?? 0); r++) {
+        const docId = list!.docs[r]!;
+        const grade = gradeOf(docId);
+        if (firstRelevant === null && grade !== null && grade > 0) firstRelevant = r + 1;
+        if (r < n) {
+          const i = c.corpus.indexOf.get(docId);
+          docs.push({ docId, rank: r + 1, score: list!.scores[r]!, title: i === undefined ? '' : (c.corpus.titles[i] ?? ''), grade });
+        }
+      }
+      return { run: name, docs, firstRelevant };
+    });
+    return {
+      qid,
+      text: q === undefined ? '' : (c.queries.texts[q] ?? ''),
+      judged: [...(judgments ?? new Map<DocId, number>())].map(([docId, grade]) => ({ docId, grade })),
+      lists,
+    };
+  }
+
+  passage(docId: string): { title: string; text: string } {
+    const { corpus } = this.#collection();
+    const i = corpus.indexOf.get(docId as DocId);
+    if (i === undefined) throw new Error(`document ${JSON.stringify(docId)} is not in the corpus`);
+    return { title: corpus.titles[i] ?? '', text: corpus.texts[i] ?? '' };
+  }
+
+  /** Query texts by id, for the explorer's list and text filter. */
+  queryTexts(): Record<string, string> {
+    const { queries } = this.#collection();
+    const out: Record<string, string> = {};
+    queries.ids.forEach((id, i) => (out[id] = queries.texts[i] ?? ''));
+    return out;
+  }
+
+  /** A run as a TREC run file. */
+  runText(name: string): string {
+    return formatRun(this.run(name), name);
+  }
+}
