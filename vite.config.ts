@@ -1,10 +1,41 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
+
+// Cross-origin isolation lets ONNX Runtime use WASM threads; `npm start` serves the build with it.
+const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
 // Relative base so `dist/` works from any static host and any sub-path.
 export default defineConfig({
   base: './',
-  plugins: [svelte()],
+  plugins: [
+    svelte(),
+    // Installable PWA: the app shell and the ONNX Runtime wasm are precached, so the lab opens offline;
+    // collections and vectors live in IndexedDB, model files in transformers.js's Cache Storage.
+    VitePWA({
+      registerType: 'autoUpdate',
+      injectRegister: null,
+      manifest: {
+        name: 'fliplab — which queries do I lose?',
+        short_name: 'fliplab',
+        description: 'A retrieval lab in your browser: RAGFlip query-level transitions between retrievers.',
+        theme_color: '#1d3557',
+        background_color: '#ffffff',
+        display: 'standalone',
+        start_url: '.',
+        icons: [{ src: 'icon.svg', sizes: 'any', type: 'image/svg+xml', purpose: 'any' }],
+      },
+      workbox: {
+        globPatterns: ['**/*.{js,mjs,css,html,wasm,svg,webmanifest}'],
+        // The ORT wasm binary is ~25 MB.
+        maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+        cleanupOutdatedCaches: true,
+        navigateFallback: 'index.html',
+      },
+    }),
+  ],
   worker: { format: 'es' },
-  build: { target: 'es2022' },
+  build: { target: 'es2022', chunkSizeWarningLimit: 100_000 },
+  preview: { headers: isolation },
+  server: { headers: isolation },
 });

@@ -7,12 +7,18 @@
  *   GET /<org>/<name>/resolve/<revision>/<path>  →  <modelsRoot>/<org>/<name>/<path>
  *   GET /<anything else>                          →  <staticRoot>/<anything else> (index.html for folders)
  *
+ * With `datasetsRoot` it also serves hub *datasets* (e.g. a BEIR mirror written by src/node/beir-mirror.ts),
+ * every revision again from one folder (`refs%2Fconvert%2Fparquet` is one URL segment, as on the hub):
+ *
+ *   GET /datasets/<org>/<name>/resolve/<revision>/<path>  →  <datasetsRoot>/datasets/<org>/<name>/<path>
+ *   GET /api/datasets/<org>/<name>/tree/<revision>/<dir>  →  JSON [{ type, path, size }] of that folder
+ *
  * Every revision maps to the one folder on disk (a local root holds one revision). Node `http` only, no
  * dependencies. Binds to 127.0.0.1 unless told otherwise; every request path is recorded so tests can
  * assert exactly which files a page fetched.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
@@ -22,6 +28,8 @@ export interface HubServerOptions {
   readonly modelsRoot?: string;
   /** Folder served for every path that is not a hub `resolve` path (e.g. a Vite build). */
   readonly staticRoot?: string;
+  /** Folder holding `datasets/<org>/<name>/...` dataset folders (hub datasets layout). */
+  readonly datasetsRoot?: string;
   /** 0 (default) picks a free port. */
   readonly port?: number;
   readonly host?: string;
@@ -54,12 +62,49 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.wasm': 'application/wasm',
   '.onnx': 'application/octet-stream',
   '.bin': 'application/octet-stream',
+  '.jsonl': 'application/x-ndjson; charset=utf-8',
+  '.tsv': 'text/tab-separated-values; charset=utf-8',
+  '.parquet': 'application/octet-stream',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
 };
 
 const HUB_PATH = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/;
+/** Matched on the raw (still URL-encoded) path, so an encoded revision stays one segment. */
+const DATASET_PATH = /^\/datasets\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/;
+const DATASET_TREE = /^\/api\/datasets\/([^/]+)\/([^/]+)\/tree\/([^/]+)(?:\/(.*))?$/;
+
+/** The dataset folder and the decoded path inside it, or undefined when not a dataset request. */
+function datasetTarget(rawPath: string, re: RegExp, root: string): { repo: string; rest: string } | undefined {
+  const m = re.exec(rawPath);
+  if (!m) return undefined;
+  const org = decodePath(m[1]!);
+  const name = decodePath(m[2]!);
+  const rest = decodePath(m[4] ?? '');
+  if (org === undefined || name === undefined || rest === undefined || org.includes('/') || name.includes('/')) return undefined;
+  const repo = safeJoin(root, join('datasets', org, name));
+  return repo === undefined ? undefined : { repo, rest };
+}
+
+/** The hub's tree API for one folder: files and folders directly inside it, paths relative to the repo. */
+async function treeListing(repo: string, dir: string): Promise<string | undefined> {
+  const folder = safeJoin(repo, dir);
+  if (folder === undefined) return undefined;
+  try {
+    const entries = await readdir(folder, { withFileTypes: true });
+    const prefix = dir.replace(/^\/+|\/+$/g, '');
+    const out = [];
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = prefix ? `${prefix}/${e.name}` : e.name;
+      if (e.isDirectory()) out.push({ type: 'directory', path });
+      else if (e.isFile()) out.push({ type: 'file', path, size: (await stat(join(folder, e.name))).size });
+    }
+    return JSON.stringify(out);
+  } catch {
+    return undefined;
+  }
+}
 
 /** `root` joined with decoded URL segments, or undefined when the result would escape `root`. */
 function safeJoin(root: string, relative: string): string | undefined {
@@ -93,6 +138,11 @@ async function locate(pathname: string, opts: HubServerOptions): Promise<string 
   return (await isFile(index)) ? index : undefined;
 }
 
+async function locateIn(root: string, relative: string): Promise<string | undefined> {
+  const file = safeJoin(root, relative);
+  return file !== undefined && (await isFile(file)) ? file : undefined;
+}
+
 async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
@@ -124,8 +174,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: HubServer
     res.writeHead(405, { Allow: 'GET, HEAD, OPTIONS' }).end();
     return 405;
   }
-  const pathname = decodePath(new URL(req.url ?? '/', 'http://localhost').pathname);
-  const file = pathname === undefined ? undefined : await locate(pathname, opts);
+  const rawPath = new URL(req.url ?? '/', 'http://localhost').pathname;
+  if (opts.datasetsRoot !== undefined) {
+    const tree = datasetTarget(rawPath, DATASET_TREE, opts.datasetsRoot);
+    const listing = tree === undefined ? undefined : await treeListing(tree.repo, tree.rest);
+    if (listing !== undefined) {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(listing) });
+      res.end(req.method === 'HEAD' ? undefined : listing);
+      return 200;
+    }
+  }
+  const dataset = opts.datasetsRoot === undefined ? undefined : datasetTarget(rawPath, DATASET_PATH, opts.datasetsRoot);
+  const pathname = decodePath(rawPath);
+  const file = dataset !== undefined ? await locateIn(dataset.repo, dataset.rest) : pathname === undefined ? undefined : await locate(pathname, opts);
   if (file === undefined) {
     const body = `Not found: ${req.url ?? ''}\n`;
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });

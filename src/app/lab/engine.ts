@@ -8,6 +8,8 @@
 import { prepareFlips, type PreparedFlips } from '../../core/flips/analyze.ts';
 import { passageText } from '../../core/io/beir.ts';
 import { formatRun } from '../../core/io/trec.ts';
+import { compareRuns, type AgreementReport } from '../../core/agreement/index.ts';
+import { trecEvalText } from '../../report/metrics.ts';
 import { selectEvaluationQueries } from '../../core/io/validate.ts';
 import { evaluate, parseMeasures } from '../../core/metrics/index.ts';
 import { buildBm25Index, resolveBm25Params, runBm25, type Bm25Index, type Bm25Params } from '../../core/retrieve/bm25.ts';
@@ -235,6 +237,18 @@ export class LabEngine {
     const out: Record<string, string> = {};
     queries.ids.forEach((id, i) => (out[id] = queries.texts[i] ?? ''));
     return out;
+  }
+
+  /** Overlap@k and rank-biased overlap between runs: the comparison that needs no judgments. */
+  compare(reference: string, candidates: readonly string[], depths: readonly number[]): AgreementReport {
+    return compareRuns(this.run(reference), candidates.map((n) => this.run(n)), depths);
+  }
+
+  /** trec_eval's text output for a run (the same text `fliplab eval` prints). */
+  trecEval(name: string): string {
+    const qrels = this.#collection().qrels;
+    if (qrels === null) throw new Error('this collection has no judgments to evaluate against');
+    return trecEvalText(qrels, this.run(name));
   }
 
   /** A run as a TREC run file. */

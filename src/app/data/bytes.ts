@@ -1,0 +1,103 @@
+/**
+ * Byte helpers of the data layer: gzip detection and decompression (the platform's
+ * DecompressionStream), UTF-8 decoding of a whole file or of its first lines for sniffing, and
+ * path-name helpers. Web-standard APIs only: runs in a worker and in Node.
+ */
+import { InputError } from '../../core/io/errors.ts';
+
+export function isGzip(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+function gunzipStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('gzip')) as ReadableStream<Uint8Array>;
+}
+
+/** The bytes, gunzipped when they start with the gzip magic. */
+export async function maybeGunzip(bytes: Uint8Array, file: string): Promise<Uint8Array> {
+  if (!isGzip(bytes)) return bytes;
+  try {
+    return new Uint8Array(await new Response(gunzipStream(bytes)).arrayBuffer());
+  } catch (e) {
+    throw new InputError(file, undefined, `could not decompress (corrupt or truncated gzip): ${(e as Error)?.message ?? String(e)}`);
+  }
+}
+
+/** Whole file as text (gzip sniffed; BOM dropped). */
+export async function fileText(bytes: Uint8Array, file: string): Promise<string> {
+  const text = new TextDecoder('utf-8').decode(await maybeGunzip(bytes, file));
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Up to `maxLines` non-empty lines from the start of the file (gzip sniffed), reading at most about
+ * `maxBytes` of (decompressed) data. A partial last line is dropped unless it is the whole file's end.
+ */
+export async function headLines(bytes: Uint8Array, maxLines = 8, maxBytes = 64 * 1024): Promise<string[]> {
+  let head: Uint8Array;
+  let complete: boolean;
+  if (isGzip(bytes)) {
+    const reader = gunzipStream(bytes).getReader();
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    complete = false;
+    try {
+      while (size < maxBytes) {
+        const { done, value } = await reader.read();
+        if (done) {
+          complete = true;
+          break;
+        }
+        parts.push(value);
+        size += value.length;
+      }
+    } catch {
+      // corrupt gzip: sniff what we have; the parser reports the error with the file name
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+    head = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      head.set(p, at);
+      at += p.length;
+    }
+  } else {
+    complete = bytes.length <= maxBytes;
+    head = bytes.subarray(0, maxBytes);
+  }
+  let text = new TextDecoder('utf-8').decode(head);
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split('\n');
+  if (!complete) lines.pop();
+  return lines.map((l) => l.replace(/\r$/, '')).filter((l) => l.trim().length > 0).slice(0, maxLines);
+}
+
+/** Forward slashes, no leading "./" or "/". */
+export function normalizePath(path: string): string {
+  return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+}
+
+export function baseName(path: string): string {
+  return path.split('/').pop() ?? path;
+}
+
+/** Base name without a trailing `.gz`, lower-cased: what a file "is" by name. */
+export function logicalName(path: string): string {
+  return baseName(path).toLowerCase().replace(/\.gz$/, '');
+}
+
+/** Extension of the logical name (after the last dot), lower-cased; '' when none. */
+export function extensionOf(path: string): string {
+  const n = logicalName(path);
+  const dot = n.lastIndexOf('.');
+  return dot > 0 ? n.slice(dot + 1) : '';
+}
+
+/** Path without its extension(s) `.gz` and the one before it. */
+export function withoutExtension(path: string): string {
+  const p = path.replace(/\.gz$/i, '');
+  const slash = p.lastIndexOf('/');
+  const dot = p.lastIndexOf('.');
+  return dot > slash + 1 ? p.slice(0, dot) : p;
+}

@@ -1,0 +1,111 @@
+/**
+ * IndexedDB store of collections (idb), so a catalog set is downloaded once and an upload survives a
+ * reload. Two object stores: `meta` (CollectionMeta, listed without touching the bytes) and `files`
+ * (the CollectionFile[] of one collection, keyed by the same id). A put replaces both in one
+ * transaction. Works in windows and workers (and in Node tests over fake-indexeddb).
+ */
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { catalogId } from './catalog.ts';
+import type { CollectionFile, CollectionMeta, CollectionSource } from './types.ts';
+
+export const DEFAULT_COLLECTIONS_DB = 'fliplab-collections';
+const VERSION = 1;
+
+interface CollectionsSchema extends DBSchema {
+  meta: { key: string; value: CollectionMeta };
+  files: { key: string; value: { id: string; files: CollectionFile[] } };
+}
+
+/** Meta for a set of files (sizes and total from the bytes). */
+export function collectionMeta(id: string, name: string, source: CollectionSource, files: readonly CollectionFile[], addedAt = Date.now()): CollectionMeta {
+  const list = files.map((f) => ({ path: f.path, bytes: f.bytes.byteLength }));
+  return { id, name, source, files: list, totalBytes: list.reduce((s, f) => s + f.bytes, 0), addedAt };
+}
+
+/** First 8 hex digits of the SHA-256 of every path and its bytes (order-independent). */
+export async function filesHash(files: readonly CollectionFile[]): Promise<string> {
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const enc = new TextEncoder();
+  let size = 0;
+  const parts: Uint8Array[] = [];
+  for (const f of sorted) {
+    const head = enc.encode(`${f.path}\u0000${f.bytes.byteLength}\u0000`);
+    parts.push(head, f.bytes);
+    size += head.length + f.bytes.length;
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', all));
+  return Array.from(digest.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** `files:<name>-<short hash>`: the same files under the same name get the same id. */
+export async function uploadId(name: string, files: readonly CollectionFile[]): Promise<string> {
+  const slug = name.trim().toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'collection';
+  return `files:${slug}-${await filesHash(files)}`;
+}
+
+export { catalogId };
+
+export class CollectionStore {
+  #db: Promise<IDBPDatabase<CollectionsSchema>> | null = null;
+
+  constructor(readonly dbName: string = DEFAULT_COLLECTIONS_DB) {}
+
+  #open(): Promise<IDBPDatabase<CollectionsSchema>> {
+    this.#db ??= openDB<CollectionsSchema>(this.dbName, VERSION, {
+      upgrade(db) {
+        if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta', { keyPath: 'id' });
+        if (!db.objectStoreNames.contains('files')) db.createObjectStore('files', { keyPath: 'id' });
+      },
+    });
+    return this.#db;
+  }
+
+  /** Every stored collection, oldest first. */
+  async list(): Promise<CollectionMeta[]> {
+    const all = await (await this.#open()).getAll('meta');
+    return all.sort((a, b) => a.addedAt - b.addedAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async meta(id: string): Promise<CollectionMeta | undefined> {
+    return (await this.#open()).get('meta', id);
+  }
+
+  /** The stored files of a collection, or undefined when there is none with this id. */
+  async get(id: string): Promise<CollectionFile[] | undefined> {
+    return (await (await this.#open()).get('files', id))?.files;
+  }
+
+  async has(id: string): Promise<boolean> {
+    return (await (await this.#open()).getKey('meta', id)) !== undefined;
+  }
+
+  /** Store (or replace) a collection. `meta.files`/`totalBytes` are recomputed from `files`. */
+  async put(meta: Pick<CollectionMeta, 'id' | 'name' | 'source'> & Partial<Pick<CollectionMeta, 'addedAt'>>, files: readonly CollectionFile[]): Promise<CollectionMeta> {
+    const full = collectionMeta(meta.id, meta.name, meta.source, files, meta.addedAt ?? Date.now());
+    const db = await this.#open();
+    const tx = db.transaction(['meta', 'files'], 'readwrite');
+    await Promise.all([
+      tx.objectStore('files').put({ id: meta.id, files: files.map((f) => ({ path: f.path, bytes: f.bytes })) }),
+      tx.objectStore('meta').put(full),
+      tx.done,
+    ]);
+    return full;
+  }
+
+  async delete(id: string): Promise<void> {
+    const db = await this.#open();
+    const tx = db.transaction(['meta', 'files'], 'readwrite');
+    await Promise.all([tx.objectStore('meta').delete(id), tx.objectStore('files').delete(id), tx.done]);
+  }
+
+  close(): void {
+    void this.#db?.then((db) => db.close());
+    this.#db = null;
+  }
+}

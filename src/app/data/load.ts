@@ -1,0 +1,231 @@
+/**
+ * Turn a set of files (a dropped folder, a zip, a catalog download) into a LoadedCollection: classify
+ * them (files.ts), parse each role with the core's parsers/builders, cross-check judgments against the
+ * corpus and queries, and gather every warning. Runs inside the lab worker (no DOM) and in Node.
+ *
+ * Decisions:
+ * - Errors are the core's InputError (file path, 1-based line, reason): a malformed line anywhere stops
+ *   the load and names its file and line. Unrecognised or ignored files do not stop it: they become
+ *   diagnostics (see files.ts).
+ * - Corpus: required (BEIR corpus, parquet, CSV, aliased JSONL, or .txt/.md documents). Several corpus
+ *   files are accepted only as shards of one set (same folder and format, names differing only in
+ *   digits, e.g. corpus-00000-of-00002.parquet); they are read in path order.
+ * - Queries: required, except when at least one run is given: then the lab can still compare the runs
+ *   (flips need only ids), so the queries are the ids of the judgments and runs (judgments first, then
+ *   runs, first appearance), with empty text and a warning. BM25 and encoders need query text, so
+ *   without queries the lab can only use the imported runs.
+ * - Judgments: optional (without them the lab compares retrievers by overlap@k and rank agreement).
+ *   Splits come from `qrels/<split>.tsv` (or the file stem); the chosen split is `options.split`, else
+ *   test, dev, validation, train, else the first by name. Only the chosen split is parsed.
+ * - Runs: every TREC run file; named by its run tag, or by its file name when two runs share a tag.
+ */
+import type { Corpus, Diagnostic, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
+import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
+import { InputError, isInputError, quote } from '../../core/io/errors.ts';
+import { readLines } from '../../core/io/lines.ts';
+import { QrelsBuilder, parseRun, type ParseResult } from '../../core/io/trec.ts';
+import { checkQrels } from '../../core/io/validate.ts';
+import { baseName, normalizePath, withoutExtension } from './bytes.ts';
+import { feedAliasedJsonl, feedCsv, feedQueriesTsv, parseTextDocuments } from './custom.ts';
+import { classifyFiles, type ClassifiedFile } from './files.ts';
+import { feedCorpusParquet, feedQrelsParquet, feedQueriesParquet } from './parquet.ts';
+import type { CollectionFile, LoadedCollection } from './types.ts';
+
+export interface LoadOptions {
+  /** Display name; default: the folder or archive the files share, else "collection". */
+  readonly name?: string;
+  /** Qrels split to use; default test, dev, validation, train, else the first. */
+  readonly split?: string;
+}
+
+const SPLIT_ORDER = ['test', 'dev', 'validation', 'train'];
+
+export const ACCEPTED_CORPUS =
+  'corpus.jsonl or corpus.jsonl.gz (BEIR), corpus/*.parquet, a CSV or JSONL with an id column (_id, id, docid, doc_id, pid) and a text column (text, contents, content, body, passage), or a folder of .txt/.md files';
+export const ACCEPTED_QUERIES =
+  'queries.jsonl or queries.jsonl.gz (BEIR), queries/*.parquet, queries.tsv ("qid<TAB>text"), or a CSV/JSONL named queries.* with id and text columns (or give a TREC run: then queries are optional)';
+
+/** Name the files share: the first folder (without .zip) when all paths start with it. */
+export function guessName(files: readonly CollectionFile[]): string {
+  const firsts = new Set(files.map((f) => normalizePath(f.path).split('/')[0] ?? ''));
+  if (firsts.size === 1 && files.length > 0) {
+    const only = [...firsts][0]!;
+    const isFolder = files.some((f) => normalizePath(f.path).includes('/'));
+    if (isFolder || /\.zip$/i.test(only)) return only.replace(/\.zip$/i, '') || 'collection';
+  }
+  return 'collection';
+}
+
+function shardKey(c: ClassifiedFile): string {
+  const p = c.file.path;
+  const slash = p.lastIndexOf('/');
+  return `${c.format}|${p.slice(0, slash + 1)}${p.slice(slash + 1).replace(/\d+/g, '#')}`;
+}
+
+/** The files of one role, in path order, if they are shards of one set; otherwise an InputError. */
+function shards(what: string, list: readonly ClassifiedFile[]): ClassifiedFile[] {
+  const sorted = [...list].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+  const key = sorted[0] === undefined ? '' : shardKey(sorted[0]);
+  const other = sorted.find((c) => shardKey(c) !== key);
+  if (other) {
+    throw new InputError(
+      other.file.path,
+      undefined,
+      `expected one ${what}, but ${sorted[0]!.file.path} is one too (shards must share a folder and format, names differing only in digits); remove one of them`,
+    );
+  }
+  return sorted;
+}
+
+/** Run `fn`, re-labelling errors the builder raised under `builderFile` with the shard's own path. */
+async function asShard(builderFile: string, file: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    if (isInputError(e) && e.file === builderFile && file !== builderFile) throw new InputError(file, e.line, e.reason);
+    throw e;
+  }
+}
+
+async function feedRecords(builder: CorpusBuilder | QueriesBuilder, c: ClassifiedFile, role: 'corpus' | 'queries'): Promise<void> {
+  const { path, bytes } = c.file;
+  switch (c.format) {
+    case 'jsonl':
+      await readLines(bytes, (l, n) => builder.line(l, n), path);
+      return;
+    case 'jsonl-aliased':
+      return feedAliasedJsonl(builder, bytes, path, role);
+    case 'csv':
+      return feedCsv(builder, bytes, path, role);
+    case 'parquet':
+      return role === 'corpus' ? feedCorpusParquet(builder as CorpusBuilder, bytes, path) : feedQueriesParquet(builder as QueriesBuilder, bytes, path);
+    case 'tsv':
+      if (role === 'queries') return feedQueriesTsv(builder as QueriesBuilder, bytes, path);
+  }
+  throw new InputError(path, undefined, `cannot read a ${c.format ?? 'unknown'} file as ${role}`);
+}
+
+async function parseCorpusGroup(list: readonly ClassifiedFile[]): Promise<ParseResult<Corpus>> {
+  const group = shards('corpus', list);
+  const label = group[0]!.file.path;
+  const b = new CorpusBuilder(label);
+  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'corpus'));
+  return b.finish();
+}
+
+async function parseQueriesGroup(list: readonly ClassifiedFile[]): Promise<ParseResult<Queries>> {
+  const group = shards('queries file', list);
+  const label = group[0]!.file.path;
+  const b = new QueriesBuilder(label);
+  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'queries'));
+  return b.finish();
+}
+
+async function parseQrelsGroup(split: string, list: readonly ClassifiedFile[]): Promise<ParseResult<Qrels> & { file: string }> {
+  const group = shards(`qrels file for split "${split}"`, list);
+  const label = group[0]!.file.path;
+  const b = new QrelsBuilder(label);
+  for (const c of group) {
+    await asShard(label, c.file.path, async () => {
+      if (c.format === 'parquet') await feedQrelsParquet(b, c.file.bytes, c.file.path);
+      else await readLines(c.file.bytes, (l, n) => b.line(l, n), c.file.path);
+    });
+  }
+  return { ...b.finish(), file: group.length === 1 ? label : `${label} (+${group.length - 1} shard(s))` };
+}
+
+/** Splits in preference order: test, dev, validation, train, then the rest by name. */
+export function orderSplits(splits: Iterable<string>): string[] {
+  const rank = (s: string): number => {
+    const i = SPLIT_ORDER.indexOf(s.toLowerCase());
+    return i < 0 ? SPLIT_ORDER.length : i;
+  };
+  return [...new Set(splits)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function queriesFromIds(qrels: Qrels | null, runs: readonly Run[]): Queries {
+  const ids: QueryId[] = [];
+  const indexOf = new Map<QueryId, number>();
+  const add = (q: QueryId): void => {
+    if (indexOf.has(q)) return;
+    indexOf.set(q, ids.length);
+    ids.push(q);
+  };
+  if (qrels) for (const q of qrels.byQuery.keys()) add(q);
+  for (const r of runs) for (const q of r.byQuery.keys()) add(q);
+  return { ids, texts: ids.map(() => ''), indexOf };
+}
+
+function runName(run: Run, file: string, taken: Set<string>): string {
+  let name = run.name;
+  if (taken.has(name)) name = withoutExtension(baseName(file));
+  for (let i = 2; taken.has(name); i++) name = `${withoutExtension(baseName(file))}-${i}`;
+  taken.add(name);
+  return name;
+}
+
+/** Load a collection from files (see the file comment for what is required and what is chosen). */
+export async function loadCollection(files: readonly CollectionFile[], options: LoadOptions = {}): Promise<LoadedCollection> {
+  const name = options.name ?? guessName(files);
+  const { files: classified, diagnostics: found } = await classifyFiles(files);
+  const diagnostics: Diagnostic[] = [...found];
+  const of = (role: ClassifiedFile['role']): ClassifiedFile[] => classified.filter((c) => c.role === role);
+  const listing = classified.map((c) => c.file.path).slice(0, 12).join(', ') || 'no files';
+
+  // Runs first: they decide whether queries are optional.
+  const runs: Run[] = [];
+  const taken = new Set<string>();
+  for (const c of of('run')) {
+    const parsed = await parseRun(c.file.bytes, c.file.path);
+    runs.push({ ...parsed.value, name: runName(parsed.value, c.file.path, taken) });
+    diagnostics.push(...parsed.warnings);
+  }
+
+  let corpus: ParseResult<Corpus>;
+  if (of('corpus').length > 0) corpus = await parseCorpusGroup(of('corpus'));
+  else if (of('document').length > 0) corpus = await parseTextDocuments(of('document').map((c) => c.file), `${name} (documents)`);
+  else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}`);
+  diagnostics.push(...corpus.warnings);
+
+  const bySplit = new Map<string, ClassifiedFile[]>();
+  for (const c of of('qrels')) {
+    const s = c.split ?? 'test';
+    bySplit.set(s, [...(bySplit.get(s) ?? []), c]);
+  }
+  const splits = orderSplits(bySplit.keys());
+  let split: string | null = null;
+  let qrels: (ParseResult<Qrels> & { file: string }) | null = null;
+  if (options.split !== undefined && splits.length > 0 && !bySplit.has(options.split)) {
+    throw new InputError(name, undefined, `no judgments for split ${quote(options.split)}; found splits ${splits.map((s) => quote(s)).join(', ')}`);
+  }
+  if (splits.length > 0) {
+    split = options.split ?? splits[0]!;
+    qrels = await parseQrelsGroup(split, bySplit.get(split)!);
+    diagnostics.push(...qrels.warnings);
+  } else if (options.split !== undefined) {
+    diagnostics.push({ severity: 'warning', file: name, message: `split ${quote(options.split)} asked for, but no judgments were given` });
+  }
+
+  let queries: Queries;
+  let queriesSynthesized = false;
+  if (of('queries').length > 0) {
+    const q = await parseQueriesGroup(of('queries'));
+    queries = q.value;
+    diagnostics.push(...q.warnings);
+  } else if (runs.length > 0) {
+    queries = queriesFromIds(qrels?.value ?? null, runs);
+    queriesSynthesized = true;
+    diagnostics.push({
+      severity: 'warning',
+      file: name,
+      message: `no queries file: using the ${queries.ids.length} query ids of the judgments and runs without text (imported runs can be compared; BM25 and encoders need ${ACCEPTED_QUERIES})`,
+    });
+  } else {
+    throw new InputError(name, undefined, `no queries found among ${listing}; expected ${ACCEPTED_QUERIES}`);
+  }
+
+  if (qrels) {
+    diagnostics.push(...checkQrels(qrels.value, qrels.file, queriesSynthesized ? { corpus: corpus.value } : { corpus: corpus.value, queries }));
+  }
+  return { name, corpus: corpus.value, queries, qrels: qrels?.value ?? null, split, splits, runs, diagnostics };
+}

@@ -1,0 +1,53 @@
+/**
+ * Plain-data types of the lab's data layer (src/app/data): the files a collection is made of, what
+ * loading them yields, download progress and the stored-collection metadata. Everything here survives
+ * structured clone, so it can cross the worker boundary and live in IndexedDB.
+ */
+import type { Corpus, Diagnostic, Qrels, Queries, Run } from '../../core/types.ts';
+
+/** One input file: its path relative to the dropped folder (or just its name) and its raw bytes. */
+export interface CollectionFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/** A collection ready for the lab: parsed and validated by the core. */
+export interface LoadedCollection {
+  readonly name: string;
+  readonly corpus: Corpus;
+  readonly queries: Queries;
+  /** Judgments of the chosen split; null when none were given (the lab then compares by overlap only). */
+  readonly qrels: Qrels | null;
+  /** The chosen qrels split (null without judgments). */
+  readonly split: string | null;
+  /** Every split found among the files, in preference order (test, dev, train, then by name). */
+  readonly splits: readonly string[];
+  readonly runs: readonly Run[];
+  /** Warnings from the core parsers and the file classifier (ignored, ambiguous or unknown files). */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Download progress of one URL. */
+export interface FetchProgress {
+  readonly url: string;
+  readonly loaded: number;
+  /** From Content-Length; null when the server does not say. */
+  readonly total: number | null;
+  /** Milliseconds left at the byte rate so far; null until there is a total and a rate. */
+  readonly etaMs: number | null;
+}
+
+export type CollectionSource = 'catalog' | 'files';
+
+/** What the collection store lists without reading any file. */
+export interface CollectionMeta {
+  /** `beir:<name>` for catalog sets, `files:<name>-<short hash>` for uploads. */
+  readonly id: string;
+  readonly name: string;
+  readonly source: CollectionSource;
+  /** Path and size in bytes of every stored file. */
+  readonly files: readonly { readonly path: string; readonly bytes: number }[];
+  readonly totalBytes: number;
+  /** Epoch milliseconds. */
+  readonly addedAt: number;
+}

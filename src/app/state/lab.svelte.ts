@@ -1,0 +1,397 @@
+/**
+ * The lab's state on the main thread (Svelte 5 runes): which collection is open, which retrievers exist and
+ * how far along they are, the view (mirrored in the URL), and the analysis. Heavy work is delegated: the lab
+ * worker parses, indexes, searches and prepares flip ranks; the encode worker (through EncodeBridge) embeds
+ * queries and passages, cache first. The only computation here is `reportFromPrepared` — re-slicing prepared
+ * ranks by depth and label, which fits in a frame (bench:flips).
+ */
+import { proxy, wrap, type Remote } from 'comlink';
+import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
+import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../../encoders/presets.ts';
+import type { StoredVector } from '../../store/embeddings.ts';
+import type { LabApi } from '../../../workers/lab.worker.ts';
+import { EncodeBridge } from '../bridge/encode-bridge.ts';
+import type { CollectionFile } from '../data/types.ts';
+import type { CollectionSummary } from '../lab/engine.ts';
+import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
+import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
+
+/** The BM25 the paper specifies: always present, the default reference. */
+export const BM25_ID = 'bm25';
+
+export interface Bm25Spec {
+  readonly kind: 'bm25';
+  readonly k1: number;
+  readonly b: number;
+}
+export interface EncoderSpec {
+  readonly kind: 'encoder';
+  readonly config: EncoderConfig;
+}
+export type RetrieverSpec = Bm25Spec | EncoderSpec | { readonly kind: 'imported' };
+
+export const bm25Id = (k1: number, b: number): string => (k1 === 1.5 && b === 0.75 ? BM25_ID : `bm25-k1=${k1}-b=${b}`);
+
+/** Encoder configuration for a preset, optionally with another checkpoint (same recipe) and dtype. */
+export function encoderConfig(preset: PresetId, options: { model?: string; revision?: string; dtype?: EncoderDtype } = {}): EncoderConfig {
+  const base = PRESETS[preset];
+  const model = options.model?.trim() || base.model;
+  const custom = model !== base.model;
+  return {
+    ...base,
+    id: custom ? model : base.id,
+    label: custom ? `${model} (${base.label} recipe)` : base.label,
+    model,
+    revision: options.revision?.trim() || base.revision,
+    dtype: options.dtype ?? base.dtype,
+  };
+}
+
+/** Run names carry the dtype when it is not the default, so two precisions can be compared. */
+export const encoderRunId = (config: EncoderConfig): string => (config.dtype === 'fp32' ? config.id : `${config.id}-${config.dtype}`);
+
+export interface CollectionError {
+  readonly message: string;
+  readonly file?: string;
+  readonly line?: number;
+}
+
+/** How often a growing run is re-analysed while encoding. */
+const LIVE_ANALYSIS_MS = 400;
+
+const errorInfo = (e: unknown): CollectionError => {
+  const err = e as { message?: unknown; file?: unknown; line?: unknown };
+  const message = typeof err?.message === 'string' ? err.message : String(e);
+  return {
+    message,
+    ...(typeof err?.file === 'string' ? { file: err.file } : {}),
+    ...(typeof err?.line === 'number' ? { line: err.line } : {}),
+  };
+};
+
+const isAbort = (e: unknown): boolean => e instanceof DOMException && e.name === 'AbortError';
+
+export interface LabOptions {
+  readonly settings?: Settings;
+  /** Tests may pass their own workers. */
+  readonly createLabWorker?: () => Worker;
+  readonly bridge?: EncodeBridge;
+}
+
+export class Lab {
+  settings: Settings = $state(loadSettings());
+  view: ViewState = $state({ ...DEFAULT_VIEW });
+  collection: CollectionSummary | null = $state.raw(null);
+  /** Id of the open collection (catalog `beir:<name>` or a stored upload). */
+  collectionId: string | null = $state(null);
+  collectionError: CollectionError | null = $state.raw(null);
+  busy: string | null = $state(null);
+  retrievers: RetrieverInfo[] = $state([]);
+  prepared: PreparedFlips | null = $state.raw(null);
+  metrics: MetricsRow[] = $state.raw([]);
+  queryTexts: Record<string, string> = $state.raw({});
+  analysisError: string | null = $state(null);
+
+  /** The report for the current depths and label, rebuilt from prepared ranks (one frame). */
+  report: FlipReport | null = $derived.by(() => {
+    const p = this.prepared;
+    if (p === null) return null;
+    const depths = this.view.depths.filter((k) => k <= p.maxDepth);
+    if (depths.length === 0) return null;
+    return reportFromPrepared(p, { depths, label: this.view.label, perQuery: true });
+  });
+
+  /** Candidates whose runs are still growing. */
+  partial: string[] = $derived(this.retrievers.filter((r) => r.partial !== undefined && r.partial.encodedDocs < r.partial.totalDocs).map((r) => r.id));
+
+  readonly #specs = new Map<string, RetrieverSpec>();
+  readonly #jobs = new Map<string, AbortController>();
+  readonly #bridge: EncodeBridge;
+  readonly #worker: Worker;
+  readonly lab: Remote<LabApi>;
+  #analysisTimer: ReturnType<typeof setTimeout> | undefined;
+  #analysisRunning: Promise<void> | null = null;
+  #analysisAgain = false;
+
+  constructor(options: LabOptions = {}) {
+    if (options.settings) this.settings = options.settings;
+    this.#worker = options.createLabWorker?.() ?? new Worker(new URL('../../../workers/lab.worker.ts', import.meta.url), { type: 'module', name: 'fliplab-lab' });
+    this.lab = wrap<LabApi>(this.#worker);
+    void this.lab.allowOrigins(allowedOrigins(this.settings));
+    const threads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
+    this.#bridge = options.bridge ?? new EncodeBridge({ init: { numThreads: threads, allowOrigins: allowedOrigins(this.settings) } });
+  }
+
+  // ---------------------------------------------------------------- collections
+
+  /** Open a collection from its files (parsed in the worker); runs BM25 as the reference right away. */
+  async openFiles(id: string, name: string, files: readonly CollectionFile[], split?: string): Promise<boolean> {
+    this.#cancelAll();
+    this.collectionError = null;
+    this.busy = `Reading ${name}…`;
+    try {
+      const summary = await this.lab.openFiles(files, split === undefined ? { name } : { name, split });
+      this.collection = summary;
+      this.collectionId = id;
+      this.queryTexts = await this.lab.queryTexts();
+      this.#specs.clear();
+      this.retrievers = [];
+      this.prepared = null;
+      this.metrics = [];
+      for (const run of summary.runs) this.#addImported(run.name, run.queries);
+      const sameCollection = this.view.collection === id;
+      this.setView({ collection: id, ...(sameCollection ? {} : { query: null, reference: null, candidates: [] }) });
+      await this.addBm25(1.5, 0.75);
+      // A deep link names its retrievers: start them (cached vectors make this quick).
+      for (const rid of this.view.candidates) if (!this.#specs.has(rid)) await this.#restoreRetriever(rid);
+      this.#scheduleAnalysis(0);
+      return true;
+    } catch (e) {
+      this.collectionError = errorInfo(e);
+      return false;
+    } finally {
+      this.busy = null;
+    }
+  }
+
+  async #restoreRetriever(id: string): Promise<void> {
+    const m = /^bm25-k1=([\d.]+)-b=([\d.]+)$/.exec(id);
+    if (m) return void (await this.addBm25(Number(m[1]), Number(m[2])));
+    const dtype = (['fp16', 'q8'] as const).find((d) => id.endsWith(`-${d}`));
+    const base = dtype ? id.slice(0, -dtype.length - 1) : id;
+    const preset = (Object.keys(PRESETS) as PresetId[]).find((p) => p === base);
+    if (preset) void this.addEncoder(encoderConfig(preset, dtype ? { dtype } : {}));
+  }
+
+  // ---------------------------------------------------------------- retrievers
+
+  #upsert(info: RetrieverInfo): void {
+    const i = this.retrievers.findIndex((r) => r.id === info.id);
+    if (i < 0) this.retrievers = [...this.retrievers, info];
+    else this.retrievers[i] = info;
+  }
+
+  #patch(id: string, patch: Partial<RetrieverInfo>): void {
+    const i = this.retrievers.findIndex((r) => r.id === id);
+    if (i >= 0) this.retrievers[i] = { ...this.retrievers[i]!, ...patch } as RetrieverInfo;
+  }
+
+  #addImported(name: string, queries: number): void {
+    this.#specs.set(name, { kind: 'imported' });
+    this.#upsert({ id: name, name, kind: 'imported', status: 'ready', progress: { done: queries, total: queries, cached: 0, etaMs: 0, unit: 'queries' } });
+  }
+
+  async addRunFile(file: CollectionFile): Promise<void> {
+    const name = file.path.replace(/^.*\//, '');
+    try {
+      const run = await this.lab.addRunFile(file, name);
+      this.#addImported(run.name, run.queries);
+      this.#select(run.name);
+    } catch (e) {
+      this.#upsert({ id: name, name, kind: 'imported', status: 'error', error: errorInfo(e).message });
+    }
+  }
+
+  async addBm25(k1: number, b: number): Promise<void> {
+    const id = bm25Id(k1, b);
+    if (this.#specs.has(id) && this.retrievers.find((r) => r.id === id)?.status === 'ready') return this.#select(id);
+    this.#specs.set(id, { kind: 'bm25', k1, b });
+    const total = this.collection?.docs ?? 0;
+    this.#upsert({ id, name: id, kind: 'bm25', status: 'searching', device: 'cpu', progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' } });
+    const started = performance.now();
+    try {
+      await this.lab.runBm25(
+        id,
+        { k1, b },
+        proxy((done: number, all: number) => {
+          const elapsed = performance.now() - started;
+          this.#patch(id, { progress: { done, total: all, cached: 0, etaMs: done > 0 ? (elapsed / done) * (all - done) : null, unit: 'documents' } });
+        }),
+      );
+      this.#patch(id, { status: 'ready', progress: { done: total, total, cached: 0, etaMs: 0, unit: 'documents' } });
+      this.#select(id);
+    } catch (e) {
+      this.#patch(id, { status: 'error', error: errorInfo(e).message });
+    }
+  }
+
+  /** Encode queries then passages (cache first); the run grows and is analysed as batches commit. */
+  async addEncoder(config: EncoderConfig): Promise<void> {
+    const id = encoderRunId(config);
+    if (this.#jobs.has(id)) return;
+    if (this.collection === null) return;
+    this.#specs.set(id, { kind: 'encoder', config });
+    const controller = new AbortController();
+    this.#jobs.set(id, controller);
+    const signal = controller.signal;
+    const totalDocs = this.collection.docs;
+    this.#upsert({ id, name: id, kind: config.kind === 'sparse' ? 'sparse' : 'dense', status: 'loading', dtype: config.dtype });
+    const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
+    const load = { device, dtype: config.dtype, source: { remoteHost: `${this.settings.modelHost}/`, allowRemote: true } } as const;
+    try {
+      const queries = await this.lab.evaluatedQueries();
+      const q = await this.#bridge.encodeCorpus(
+        { config, load, texts: queries.texts, role: 'query' },
+        (p) => this.#patch(id, { status: 'encoding', device: p.device === 'webgpu' ? 'webgpu' : 'wasm', progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' } }),
+        signal,
+      );
+      this.#patch(id, { device: q.load.device, deviceReason: q.fallback ?? q.load.reason });
+      await this.lab.beginVectorRun(id, q.vectors);
+      this.#patch(id, { partial: { encodedDocs: 0, totalDocs } });
+      this.#select(id);
+      const passages = await this.lab.passageTexts();
+      const result = await this.#bridge.encodeCorpus(
+        { config, load, texts: passages, role: 'passage', returnVectors: false },
+        (p) =>
+          this.#patch(id, {
+            status: 'encoding',
+            device: p.device === 'webgpu' ? 'webgpu' : 'wasm',
+            ...(p.fallback ? { deviceReason: p.fallback } : {}),
+            progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'documents' } satisfies JobProgress,
+          }),
+        signal,
+        async (positions: readonly number[], vectors: readonly StoredVector[]) => {
+          const s = await this.lab.addVectors(id, positions, vectors);
+          this.#patch(id, { partial: { encodedDocs: s.encodedDocs ?? 0, totalDocs } });
+          this.#scheduleAnalysis(LIVE_ANALYSIS_MS);
+        },
+      );
+      const done = result.cached + result.encoded;
+      this.#patch(id, {
+        status: 'ready',
+        cached: result.encoded === 0 && q.encoded === 0,
+        device: result.load.device,
+        deviceReason: result.fallback ?? result.load.reason,
+        progress: { done, total: done, cached: result.cached, etaMs: 0, unit: 'documents' },
+        partial: { encodedDocs: totalDocs, totalDocs },
+      });
+      this.#scheduleAnalysis(0);
+    } catch (e) {
+      if (isAbort(e) || signal.aborted) this.#patch(id, { status: 'cancelled' });
+      else this.#patch(id, { status: 'error', error: errorInfo(e).message });
+      this.#scheduleAnalysis(0);
+    } finally {
+      this.#jobs.delete(id);
+    }
+  }
+
+  cancel(id: string): void {
+    this.#jobs.get(id)?.abort();
+  }
+
+  #cancelAll(): void {
+    for (const c of this.#jobs.values()) c.abort();
+  }
+
+  /** Drop a retriever (cancelling its job). */
+  async remove(id: string): Promise<void> {
+    this.cancel(id);
+    this.#specs.delete(id);
+    this.retrievers = this.retrievers.filter((r) => r.id !== id);
+    await this.lab.removeRun(id);
+    this.setView({ candidates: this.view.candidates.filter((c) => c !== id), reference: this.view.reference === id ? null : this.view.reference });
+  }
+
+  /** A new run becomes a candidate unless it is the reference. */
+  #select(id: string): void {
+    const reference = this.reference;
+    if (reference === null) this.setView({ reference: id });
+    else if (id !== reference && !this.view.candidates.includes(id)) this.setView({ candidates: [...this.view.candidates, id] });
+    this.#scheduleAnalysis(0);
+  }
+
+  /** Usable runs: ready, or encoding with a started run. */
+  get usable(): string[] {
+    return this.retrievers.filter((r) => r.status === 'ready' || (r.status === 'encoding' && r.partial !== undefined)).map((r) => r.id);
+  }
+
+  get reference(): string | null {
+    const ids = this.retrievers.map((r) => r.id);
+    if (this.view.reference !== null && ids.includes(this.view.reference)) return this.view.reference;
+    return ids.includes(BM25_ID) ? BM25_ID : (ids[0] ?? null);
+  }
+
+  get candidates(): string[] {
+    const usable = new Set(this.usable);
+    const reference = this.reference;
+    return this.view.candidates.filter((c) => c !== reference && usable.has(c));
+  }
+
+  // ---------------------------------------------------------------- view
+
+  setView(patch: Partial<ViewState>): void {
+    const next = { ...this.view, ...patch };
+    const depthsChanged = patch.depths !== undefined;
+    if (depthsChanged) next.depths = validateDepths(next.depths);
+    if (!next.depths.includes(next.k)) next.k = next.depths.includes(10) ? 10 : next.depths[0]!;
+    const analysisChanged = patch.reference !== undefined || patch.candidates !== undefined || (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
+    this.view = next;
+    if (analysisChanged) this.#scheduleAnalysis(0);
+  }
+
+  // ---------------------------------------------------------------- analysis
+
+  #scheduleAnalysis(delayMs: number): void {
+    if (this.#analysisTimer !== undefined) {
+      if (delayMs > 0) return; // one is pending already
+      clearTimeout(this.#analysisTimer);
+    }
+    this.#analysisTimer = setTimeout(() => {
+      this.#analysisTimer = undefined;
+      void this.#analyse();
+    }, delayMs);
+  }
+
+  async #analyse(): Promise<void> {
+    if (this.#analysisRunning) {
+      this.#analysisAgain = true;
+      return;
+    }
+    const run = (async () => {
+      const reference = this.reference;
+      const candidates = this.candidates;
+      if (this.collection === null || reference === null) return;
+      const partial = this.partial;
+      try {
+        const names = [reference, ...candidates];
+        if (this.collection.judged) {
+          this.metrics = await this.lab.metrics(names, partial);
+          if (candidates.length > 0) {
+            this.prepared = await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths) });
+          } else this.prepared = null;
+        } else {
+          this.metrics = [];
+          this.prepared = null;
+        }
+        this.analysisError = null;
+      } catch (e) {
+        this.analysisError = errorInfo(e).message;
+      }
+    })();
+    this.#analysisRunning = run;
+    await run;
+    this.#analysisRunning = null;
+    if (this.#analysisAgain) {
+      this.#analysisAgain = false;
+      await this.#analyse();
+    }
+  }
+
+  /** Resolves once no analysis is pending (tests and exports). */
+  async settled(): Promise<void> {
+    while (this.#analysisTimer !== undefined || this.#analysisRunning !== null) {
+      await (this.#analysisRunning ?? new Promise((r) => setTimeout(r, 20)));
+    }
+  }
+
+  // ---------------------------------------------------------------- explorer
+
+  loadDetail = (qid: string, runs: readonly string[], k: number): Promise<QueryDetail> => this.lab.detail(qid, runs, k);
+  loadPassage = (docId: string): Promise<{ title: string; text: string }> => this.lab.passage(docId);
+
+  dispose(): void {
+    this.#cancelAll();
+    this.#bridge.terminate();
+    this.#worker.terminate();
+  }
+}

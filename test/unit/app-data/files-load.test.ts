@@ -1,0 +1,179 @@
+/**
+ * Bring-your-own loading: a zipped BEIR folder, custom corpora (.txt/.md folder, CSV, aliased JSONL),
+ * TREC runs and qrels told apart by content, queries optional with runs, and malformed lines surfacing
+ * as the core's InputError with the file's path and line. Expectations come from the core parsers run
+ * on the same bytes, or from the small inputs written here.
+ */
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { parseCorpus, parseQueries } from '../../../src/core/io/beir.ts';
+import { InputError } from '../../../src/core/io/errors.ts';
+import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
+import { classifyFiles } from '../../../src/app/data/files.ts';
+import { loadCollection } from '../../../src/app/data/load.ts';
+import type { CollectionFile } from '../../../src/app/data/types.ts';
+
+const SCIFACT = '/work/shared/data/scifact';
+const enc = new TextEncoder();
+const file = (path: string, text: string): CollectionFile => ({ path, bytes: enc.encode(text) });
+
+const QUERIES = '{"_id":"q1","text":"red apples"}\n{"_id":"q2","text":"green pears"}\n';
+const QRELS_TREC = 'q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n';
+const RUN_A = 'q1 Q0 d1 1 9.5 bm25\nq1 Q0 d2 2 8.0 bm25\nq2 Q0 d3 1 3.0 bm25\n';
+const RUN_B = 'q1 Q0 d2 1 0.9 dense\nq2 Q0 d1 1 0.8 dense\nq2 Q0 d3 2 0.7 dense\n';
+
+async function inputError(p: Promise<unknown>): Promise<InputError> {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(InputError);
+  return e as InputError;
+}
+
+describe('loadCollection: BEIR folders and archives', () => {
+  it('loads a zip of the SciFact BEIR folder (gzipped corpus inside) like the core parses the folder', async () => {
+    const corpus = readFileSync(`${SCIFACT}/corpus.jsonl`);
+    const queries = readFileSync(`${SCIFACT}/queries.jsonl`);
+    const test = readFileSync(`${SCIFACT}/qrels/test.tsv`);
+    const train = readFileSync(`${SCIFACT}/qrels/train.tsv`);
+    const zip = zipSync({
+      'scifact/corpus.jsonl.gz': gzipSync(corpus),
+      'scifact/queries.jsonl': queries,
+      'scifact/qrels/test.tsv': test,
+      'scifact/qrels/train.tsv': train,
+      '__MACOSX/scifact/._corpus.jsonl.gz': new Uint8Array([0, 1, 2]),
+    });
+    const got = await loadCollection([{ path: 'scifact.zip', bytes: zip }]);
+    const c = (await parseCorpus(corpus, 'c')).value;
+    const q = (await parseQueries(queries, 'q')).value;
+    const r = (await parseQrels(test, 't')).value;
+    expect(got.name).toBe('scifact');
+    expect(got.corpus.ids).toEqual(c.ids);
+    expect(got.corpus.texts).toEqual(c.texts);
+    expect(got.queries.ids).toEqual(q.ids);
+    expect(got.splits).toEqual(['test', 'train']);
+    expect(got.split).toBe('test');
+    expect([...got.qrels!.byQuery].map(([k, v]) => [k, [...v]])).toEqual([...r.byQuery].map(([k, v]) => [k, [...v]]));
+    expect(got.diagnostics.some((d) => d.message.includes('system file'))).toBe(true);
+    const train2 = await loadCollection([{ path: 'scifact.zip', bytes: zip }], { split: 'train' });
+    expect(train2.qrels!.byQuery.size).toBe((await parseQrels(train, 'x')).value.byQuery.size);
+    await expect(loadCollection([{ path: 'scifact.zip', bytes: zip }], { split: 'dev' })).rejects.toThrow(/no judgments for split "dev"/);
+  });
+});
+
+describe('loadCollection: custom corpora', () => {
+  it('a folder of .txt/.md files: id = path without extension, title = first heading or file name', async () => {
+    const got = await loadCollection([
+      file('notes/a.txt', 'plain apples\n'),
+      file('notes/sub/b.md', 'intro line\n# Pears and more\nbody about pears\n'),
+      file('notes/c.md', 'no heading here'),
+      file('notes/queries.tsv', 'qid\ttext\nq1\tred apples\nq2\tgreen pears\n'),
+    ]);
+    expect(got.name).toBe('notes');
+    expect(got.corpus.ids).toEqual(['a', 'c', 'sub/b']);
+    expect(got.corpus.titles).toEqual(['a', 'c', 'Pears and more']);
+    expect(got.corpus.texts).toEqual(['plain apples', 'no heading here', 'intro line\nbody about pears']);
+    expect(got.queries.ids).toEqual(['q1', 'q2']);
+    expect(got.queries.texts).toEqual(['red apples', 'green pears']);
+    expect(got.qrels).toBeNull();
+    expect(got.split).toBeNull();
+  });
+
+  it('a CSV corpus with aliased columns and quoted fields, and an aliased JSONL corpus', async () => {
+    const csv = 'doc_id,title,contents\nd1,Apples,"red, crisp apples"\nd2,,"pears\nspanning lines"\nd3,Plums,plums\n';
+    const fromCsv = await loadCollection([file('docs.csv', csv), file('queries.jsonl', QUERIES), file('qrels.txt', QRELS_TREC)], { name: 'csv' });
+    expect(fromCsv.corpus.ids).toEqual(['d1', 'd2', 'd3']);
+    expect(fromCsv.corpus.titles).toEqual(['Apples', '', 'Plums']);
+    expect(fromCsv.corpus.texts[1]).toBe('pears\nspanning lines');
+    expect(fromCsv.qrels!.byQuery.get('q2' as never)?.get('d3' as never)).toBe(2);
+
+    const jsonl = '{"pid":"p1","passage":"alpha"}\n{"pid":"p2","passage":"beta","title":"B"}\n';
+    const fromJsonl = await loadCollection([file('collection.jsonl', jsonl), file('topics.tsv', 'q1\talpha?\n')], { name: 'j' });
+    expect(fromJsonl.corpus.ids).toEqual(['p1', 'p2']);
+    expect(fromJsonl.corpus.texts).toEqual(['alpha', 'beta']);
+    expect(fromJsonl.corpus.titles).toEqual(['', 'B']);
+    expect(fromJsonl.queries.texts).toEqual(['alpha?']);
+  });
+
+  it('a CSV without an id or text column is reported, naming the file and the accepted columns', async () => {
+    const { files, diagnostics } = await classifyFiles([file('docs.csv', 'name,words\na,b\n')]);
+    expect(files[0]!.role).toBe('unknown');
+    expect(diagnostics[0]).toMatchObject({ severity: 'error', file: 'docs.csv' });
+    expect(diagnostics[0]!.message).toMatch(/id column .*docid/);
+    await expect(loadCollection([file('docs.csv', 'name,words\na,b\n')], { name: 'x' })).rejects.toThrow(/no corpus found/);
+  });
+});
+
+describe('runs, qrels and classification', () => {
+  it('tells TREC runs from TREC qrels by content, whatever the names', async () => {
+    const { files, diagnostics } = await classifyFiles([
+      file('a.txt', RUN_A),
+      file('b', RUN_B),
+      file('judgments', QRELS_TREC),
+      file('x/qrels/dev.tsv', 'query-id\tcorpus-id\tscore\nq1\td1\t1\n'),
+      file('mystery.bin', 'hello world\nthis is not a run\n'),
+    ]);
+    const roles = Object.fromEntries(files.map((f) => [f.file.path, [f.role, f.split ?? null]]));
+    expect(roles).toEqual({
+      'a.txt': ['run', null],
+      b: ['run', null],
+      judgments: ['qrels', 'judgments'],
+      'x/qrels/dev.tsv': ['qrels', 'dev'],
+      'mystery.bin': ['unknown', null],
+    });
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: 'error', file: 'mystery.bin' })]);
+  });
+
+  it('loads runs next to a corpus; queries default to the ids of judgments and runs when absent', async () => {
+    const got = await loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n{"_id":"d2","text":"b"}\n{"_id":"d3","text":"c"}\n'), file('bm25.run', RUN_A), file('dense.trec', RUN_B), file('test.qrels', QRELS_TREC)], {
+      name: 'runs',
+    });
+    expect(got.runs.map((r) => r.name)).toEqual(['bm25', 'dense']);
+    const a = (await parseRun(enc.encode(RUN_A), 'a')).value;
+    expect([...got.runs[0]!.byQuery.get('q1' as never)!.docs]).toEqual([...a.byQuery.get('q1' as never)!.docs]);
+    expect(got.queries.ids).toEqual(['q1', 'q2']);
+    expect(got.queries.texts).toEqual(['', '']);
+    expect(got.split).toBe('test');
+    expect(got.diagnostics.some((d) => d.message.startsWith('no queries file'))).toBe(true);
+    // two runs with the same tag keep apart by file name
+    const twice = await loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('one.txt', RUN_A), file('two.txt', RUN_A)]);
+    expect(twice.runs.map((r) => r.name).sort()).toEqual(['bm25', 'two']);
+  });
+
+  it('without runs, missing queries is an InputError naming what is accepted', async () => {
+    const e = await inputError(loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n')], { name: 'c' }));
+    expect(e.reason).toMatch(/no queries found.*queries\.jsonl/);
+  });
+});
+
+describe('malformed input surfaces as InputError with path and line', () => {
+  it('a malformed JSONL line in a zipped corpus names the entry path and line', async () => {
+    const zip = zipSync({ 'set/corpus.jsonl': enc.encode('{"_id":"d1","text":"a"}\n{"_id":"d2", text:"b"}\n'), 'set/queries.jsonl': enc.encode(QUERIES) });
+    const e = await inputError(loadCollection([{ path: 'set.zip', bytes: zip }]));
+    expect(e.file).toBe('set.zip/set/corpus.jsonl');
+    expect(e.line).toBe(2);
+    expect(e.reason).toMatch(/JSON/);
+  });
+
+  it('a malformed qrels line names the qrels file and line', async () => {
+    const e = await inputError(
+      loadCollection([file('b/corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('b/queries.jsonl', QUERIES), file('b/qrels/test.tsv', 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\tyes\n')]),
+    );
+    expect(e).toMatchObject({ file: 'b/qrels/test.tsv', line: 3 });
+    expect(e.reason).toMatch(/integer relevance grade/);
+  });
+
+  it('an aliased JSONL record without a text field names file, line and the accepted names', async () => {
+    const e = await inputError(loadCollection([file('docs.jsonl', '{"id":"a","body":"x"}\n{"id":"b"}\n'), file('queries.jsonl', QUERIES)]));
+    expect(e).toMatchObject({ file: 'docs.jsonl', line: 2 });
+    expect(e.reason).toMatch(/text field \(one of text, contents/);
+  });
+
+  it('a malformed run line names the run file and line', async () => {
+    const e = await inputError(loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('run.txt', `${RUN_A}q3 Q0 d1 x 1.0 bm25\n`)]));
+    expect(e).toMatchObject({ file: 'run.txt', line: 4 });
+  });
+});
