@@ -19,6 +19,7 @@ import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 // The same onnxruntime-web module transformers.js uses (Vite dedupes it), so one wasm and one env.
 import * as ort from 'onnxruntime-web/webgpu';
 import { denseTopKOnnx, type OrtLike } from '../src/encoders/dense-onnx.ts';
+import { guardNetwork } from '../src/app/lab/network-guard.ts';
 
 export type WorkerDevice = 'webgpu' | 'wasm';
 
@@ -52,6 +53,8 @@ export interface WorkerInitOptions {
   readonly numThreads?: number;
   /** Keep model files in Cache Storage between sessions (transformers.js `useBrowserCache`). Default true. */
   readonly useBrowserCache?: boolean;
+  /** When set, fetches to any other origin (than these and the app's) are refused in this worker. */
+  readonly allowOrigins?: readonly string[];
 }
 
 export interface WorkerLoadOptions {
@@ -127,6 +130,7 @@ function configureRuntime(opts: WorkerInitOptions): void {
   ort.wasm.numThreads = opts.numThreads ?? 1;
   ort.wasm.proxy = false;
   env.useBrowserCache = opts.useBrowserCache ?? true;
+  if (opts.allowOrigins !== undefined) guardNetwork(opts.allowOrigins);
 }
 
 /** transformers.js file names per dtype (`onnx/model{suffix}.onnx`). */

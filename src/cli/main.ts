@@ -3,6 +3,7 @@
  *   bm25   BEIR folder → TREC run (paper BM25)
  *   eval   qrels + run → trec_eval-identical measures
  *   flips  qrels + reference run + candidate runs → RAGFlip transition analysis (+ a CI gate)
+ *   compare reference run + candidate runs, no qrels → overlap@k and rank-biased overlap
  *   encode BEIR folder + encoder → portable vectors folder (GPU server → anywhere)
  *   search BEIR folder + encoder (BGE, E5, SPLADE, any ONNX model) → exact-search TREC run
  *   demo   BM25 against its own one-parameter variants, the paper's within-BM25 comparison
@@ -14,6 +15,7 @@ import { EXIT_BAD_INPUT, processIo, UsageError, type Io } from './output.ts';
 import { registerBm25 } from './commands/bm25.ts';
 import { registerEval } from './commands/eval.ts';
 import { registerFlips } from './commands/flips.ts';
+import { registerCompare } from './commands/compare.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerEncode } from './commands/encode.ts';
@@ -28,6 +30,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerBm25(program, io, setExit);
   registerEval(program, io, setExit);
   registerFlips(program, io, setExit);
+  registerCompare(program, io, setExit);
   registerEncode(program, io, setExit);
   registerSearch(program, io, setExit);
   registerDemo(program, io, setExit);

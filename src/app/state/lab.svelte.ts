@@ -33,10 +33,15 @@ export type RetrieverSpec = Bm25Spec | EncoderSpec | { readonly kind: 'imported'
 export const bm25Id = (k1: number, b: number): string => (k1 === 1.5 && b === 0.75 ? BM25_ID : `bm25-k1=${k1}-b=${b}`);
 
 /** Encoder configuration for a preset, optionally with another checkpoint (same recipe) and dtype. */
-export function encoderConfig(preset: PresetId, options: { model?: string; revision?: string; dtype?: EncoderDtype } = {}): EncoderConfig {
+export function encoderConfig(
+  preset: PresetId,
+  options: { model?: string; revision?: string; dtype?: EncoderDtype; maxLength?: number } = {},
+): EncoderConfig {
   const base = PRESETS[preset];
   const model = options.model?.trim() || base.model;
   const custom = model !== base.model;
+  const maxLength = options.maxLength ?? base.maxLength;
+  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192) throw new RangeError(`max tokens must be an integer in [8, 8192], got ${maxLength}`);
   return {
     ...base,
     id: custom ? model : base.id,
@@ -44,11 +49,19 @@ export function encoderConfig(preset: PresetId, options: { model?: string; revis
     model,
     revision: options.revision?.trim() || base.revision,
     dtype: options.dtype ?? base.dtype,
+    maxLength,
   };
 }
 
-/** Run names carry the dtype when it is not the default, so two precisions can be compared. */
-export const encoderRunId = (config: EncoderConfig): string => (config.dtype === 'fp32' ? config.id : `${config.id}-${config.dtype}`);
+/**
+ * Run names carry what departs from the recipe (dtype, truncation), so variants can be compared side by
+ * side: "bge-large", "bge-large-q8", "bge-large-max128".
+ */
+export function encoderRunId(config: EncoderConfig): string {
+  const base = PRESETS[config.id as PresetId] as EncoderConfig | undefined;
+  const recipeLength = base?.maxLength ?? config.maxLength;
+  return [config.id, config.dtype === 'fp32' ? '' : config.dtype, config.maxLength === recipeLength ? '' : `max${config.maxLength}`].filter((s) => s !== '').join('-');
+}
 
 export interface CollectionError {
   readonly message: string;
@@ -157,10 +170,11 @@ export class Lab {
   async #restoreRetriever(id: string): Promise<void> {
     const m = /^bm25-k1=([\d.]+)-b=([\d.]+)$/.exec(id);
     if (m) return void (await this.addBm25(Number(m[1]), Number(m[2])));
-    const dtype = (['fp16', 'q8'] as const).find((d) => id.endsWith(`-${d}`));
-    const base = dtype ? id.slice(0, -dtype.length - 1) : id;
-    const preset = (Object.keys(PRESETS) as PresetId[]).find((p) => p === base);
-    if (preset) void this.addEncoder(encoderConfig(preset, dtype ? { dtype } : {}));
+    const e = /^(.+?)(?:-(fp16|q8))?(?:-max(\d+))?$/.exec(id);
+    const preset = (Object.keys(PRESETS) as PresetId[]).find((p) => p === e?.[1]);
+    if (!e || !preset) return;
+    const dtype = e[2] as EncoderDtype | undefined;
+    void this.addEncoder(encoderConfig(preset, { ...(dtype ? { dtype } : {}), ...(e[3] ? { maxLength: Number(e[3]) } : {}) }));
   }
 
   // ---------------------------------------------------------------- retrievers

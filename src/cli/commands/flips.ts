@@ -1,9 +1,21 @@
-import { basename } from 'node:path';
+/**
+ * `fliplab flips`: the RAGFlip analysis of a reference run against candidate runs, as text tables or the
+ * JSON contract, with an optional CI gate; `--csv` / `--report` write the per-query CSV and a Markdown or
+ * HTML report through src/report, the same functions the lab's downloads use.
+ */
+import { writeFileSync } from 'node:fs';
+import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
 import { parseQrels, parseRun } from '../../core/io/trec.ts';
-import type { Run } from '../../core/types.ts';
+import type { Qrels, Run } from '../../core/types.ts';
 import { fileSource } from '../../node/files.ts';
+import { flipReportJson } from '../../report/json.ts';
+import { labMetricsRow } from '../../report/metrics.ts';
+import { perQueryCsv } from '../../report/per-query.ts';
+import { reportHtml } from '../../report/html.ts';
+import { reportMarkdown } from '../../report/markdown.ts';
+import type { ReportInput } from '../../report/sections.ts';
 import { collect, parseIntFlag, parseIntList } from '../args.ts';
 import { EXIT_GATE_FAILED, EXIT_OK, reportDiagnostics, UsageError, type Io } from '../output.ts';
 
@@ -17,6 +29,54 @@ interface FlipsOpts {
   perQuery?: boolean;
   maxNfr?: string;
   at?: number;
+  csv?: string;
+  report?: string;
+  collection?: string;
+  date?: string;
+}
+
+/** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
+function writeExport(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (e) {
+    throw new UsageError(`cannot write ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** "scifact/qrels/test.tsv" → "scifact (test)" (a BEIR folder); any other qrels file → its file name. */
+function collectionName(qrelsPath: string): string {
+  const name = basename(qrelsPath);
+  if (basename(dirname(qrelsPath)) !== 'qrels') return name;
+  const folder = basename(dirname(dirname(qrelsPath)));
+  return folder === '' || folder === '.' ? name : `${folder} (${name.replace(/\.tsv(\.gz)?$/, '')})`;
+}
+
+/** The report format a --report file name asks for. */
+function reportFormat(path: string): 'markdown' | 'html' {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.md' || ext === '.markdown') return 'markdown';
+  if (ext === '.html' || ext === '.htm') return 'html';
+  throw new UsageError(`--report expects a file name ending in .md or .html, got "${path}"`);
+}
+
+/** Markdown or HTML report of an analysis, with each run's trec_eval measures (no plots from the CLI). */
+export function writtenReport(
+  format: 'markdown' | 'html',
+  report: FlipReport,
+  qrels: Qrels,
+  runs: readonly Run[],
+  meta: { collection: string; date: string; relevanceLevel: number; paths: readonly string[] },
+): string {
+  const input: ReportInput = {
+    title: 'RAGFlip report',
+    collection: meta.collection,
+    date: meta.date,
+    report,
+    metrics: runs.map((r) => labMetricsRow(qrels, r, { relevanceLevel: meta.relevanceLevel })),
+    descriptions: Object.fromEntries(runs.map((r, i) => [r.name, meta.paths[i] ?? ''])),
+  };
+  return format === 'html' ? reportHtml(input) : reportMarkdown(input);
 }
 
 /** "0.05" or "5%" → 0.05. */
@@ -31,7 +91,7 @@ function parseRate(value: string): number {
 }
 
 /** Run names default to the file name; repeats get a numeric suffix so every row is distinguishable. */
-function nameRuns(paths: string[]): string[] {
+export function nameRuns(paths: string[]): string[] {
   const seen = new Map<string, number>();
   return paths.map((p) => {
     const base = basename(p);
@@ -64,12 +124,17 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .option('--per-query', 'include per-query states in the JSON report')
     .option('--max-nfr <rate>', 'gate: exit 1 if any candidate\'s negative-flip rate at --at exceeds this (0.05 or 5%)')
     .option('--at <k>', 'depth the gate checks (default 10)', parseIntFlag('--at', 1))
+    .option('--csv <file>', 'also write per-query states as CSV (one row per query and candidate)')
+    .option('--report <file>', 'also write a report with every table: Markdown (.md) or self-contained HTML (.html)')
+    .option('--collection <name>', 'collection name shown in the --report (default: BEIR folder and split, or the qrels file name)')
+    .option('--date <text>', 'date shown in the --report (default: today, UTC)')
     .action(async (qrelsPath: string, opts: FlipsOpts) => {
       if (opts.candidate.length === 0) throw new UsageError('flips needs at least one --candidate run');
       if (opts.label !== 'any' && opts.label !== 'strict') throw new UsageError(`--label expects "any" or "strict", got "${opts.label}"`);
       const gate = opts.maxNfr === undefined ? undefined : { rate: parseRate(opts.maxNfr), k: opts.at ?? 10 };
       if (opts.at !== undefined && gate === undefined) throw new UsageError('--at only applies together with --max-nfr');
       const depths = gate && !opts.depths.includes(gate.k) ? [...opts.depths, gate.k] : opts.depths;
+      const format = opts.report === undefined ? undefined : reportFormat(opts.report);
 
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths);
@@ -83,9 +148,26 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
         depths,
         label: opts.label,
         relevanceLevel: opts.l,
-        perQuery: opts.perQuery === true,
+        perQuery: opts.perQuery === true || opts.csv !== undefined,
       });
-      io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatFlipReport(report));
+      // --csv needs per-query states; the printed report carries them only when --per-query asks.
+      const printed: FlipReport = { ...report };
+      if (opts.perQuery !== true) delete printed.per_query;
+      io.stdout(opts.json ? flipReportJson(printed) : formatFlipReport(printed));
+      if (opts.csv !== undefined) {
+        writeExport(opts.csv, perQueryCsv(report));
+        io.stderr(`wrote per-query CSV to ${opts.csv}\n`);
+      }
+      if (opts.report !== undefined && format !== undefined) {
+        const text = writtenReport(format, printed, qrels.value, [reference, ...candidates], {
+          collection: opts.collection ?? collectionName(qrelsPath),
+          date: opts.date ?? new Date().toISOString().slice(0, 10),
+          relevanceLevel: opts.l,
+          paths,
+        });
+        writeExport(opts.report, text);
+        io.stderr(`wrote ${format === 'html' ? 'HTML' : 'Markdown'} report to ${opts.report}\n`);
+      }
 
       if (gate) {
         const bad = gateViolations(report, gate.rate, gate.k);

@@ -1,0 +1,44 @@
+/**
+ * `fliplab compare`: retriever agreement without judgments — overlap@k and RBO@k (p = 0.9) of each
+ * candidate run against the reference, per query and averaged with 95% Student-t intervals
+ * (src/core/agreement). Text tables or the JSON report; exit 2 on bad input.
+ */
+import type { Command } from 'commander';
+import { compareRuns, formatAgreement } from '../../core/agreement/index.ts';
+import { DEFAULT_DEPTHS } from '../../core/flips/index.ts';
+import { parseRun } from '../../core/io/trec.ts';
+import type { Run } from '../../core/types.ts';
+import { fileSource } from '../../node/files.ts';
+import { agreementJson } from '../../report/agreement.ts';
+import { collect, parseIntList } from '../args.ts';
+import { reportDiagnostics, UsageError, type Io } from '../output.ts';
+import { nameRuns } from './flips.ts';
+
+interface CompareOpts {
+  reference: string;
+  candidate: string[];
+  depths: number[];
+  json?: boolean;
+  perQuery?: boolean;
+}
+
+export function registerCompare(program: Command, io: Io, _setExit: (code: number) => void): void {
+  program
+    .command('compare')
+    .description('agreement between runs without judgments: overlap@k and rank-biased overlap (RBO@k, p = 0.9)')
+    .requiredOption('--reference <run>', 'the run being replaced')
+    .option('--candidate <run>', 'a replacement run; repeatable', collect, [])
+    .option('--depths <list>', 'comma-separated depths k', parseIntList('--depths'), [...DEFAULT_DEPTHS])
+    .option('--json', 'print the report as JSON')
+    .option('--per-query', 'include per-query values in the JSON report')
+    .action(async (opts: CompareOpts) => {
+      if (opts.candidate.length === 0) throw new UsageError('compare needs at least one --candidate run');
+      const paths = [opts.reference, ...opts.candidate];
+      const names = nameRuns(paths);
+      const runs = await Promise.all(paths.map((p, i) => parseRun(fileSource(p), p, names[i])));
+      reportDiagnostics(io, runs.flatMap((r) => r.warnings));
+      const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
+      const report = compareRuns(reference, candidates, opts.depths, { perQuery: opts.perQuery === true });
+      io.stdout(opts.json ? agreementJson(report) : formatAgreement(report));
+    });
+}

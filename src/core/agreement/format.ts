@@ -1,0 +1,36 @@
+/** Text of an agreement report: the cells the CLI table and the lab's AgreementTable both show. */
+import type { AgreementReport, MeanInterval } from './compare.ts';
+
+/** "0.734 [0.712, 0.756]"; "–" when undefined; the mean alone when there is no interval (one query). */
+export function formatMeanInterval(m: MeanInterval, digits = 3): string {
+  if (m.mean === null) return '–';
+  if (m.lo === null || m.hi === null) return m.mean.toFixed(digits);
+  return `${m.mean.toFixed(digits)} [${m.lo.toFixed(digits)}, ${m.hi.toFixed(digits)}]`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** Terminal tables for `fliplab compare`. */
+export function formatAgreement(r: AgreementReport): string {
+  const ref = r.runs.find((x) => x.role === 'reference');
+  const out = [
+    `Agreement with reference "${ref?.name ?? '?'}" on ${r.queries} queries (no judgments needed): overlap@k and RBO@k (p = ${r.rbo_p}), means with ${r.interval} intervals`,
+  ];
+  for (const run of r.runs) {
+    if (run.missing_queries > 0) out.push(`note: run "${run.name}" has no ranking for ${run.missing_queries} of these queries (scored 0)`);
+  }
+  for (const d of r.depths) {
+    out.push('', `k = ${d.k}: RBO@${d.k} of identical rankings = ${d.rbo_max.toFixed(3)}`);
+    out.push(
+      table(
+        ['candidate', `overlap@${d.k}`, `RBO@${d.k}`, 'same top-k set'],
+        d.candidates.map((c) => [c.name, formatMeanInterval(c.overlap), formatMeanInterval(c.rbo), `${c.full_overlap} of ${r.queries}`]),
+      ),
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

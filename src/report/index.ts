@@ -1,0 +1,15 @@
+/**
+ * Exports shared by the lab and the CLI: pure functions from analysis results to file contents (no DOM,
+ * no Node API). The app hands the strings to src/app/download.ts; `fliplab flips --json/--csv/--report`
+ * writes the very same strings, so the numbers agree everywhere.
+ */
+export { flipReportJson } from './json.ts';
+export { agreementJson } from './agreement.ts';
+export { perQueryCsv, perQueryCsvHeader, perQueryJson, perQueryObject, type PerQueryJson } from './per-query.ts';
+export { runText, formatRunLines } from './runs.ts';
+export { evaluateRun, labMetricsRow, trecEvalName, trecEvalResultText, trecEvalText, type TrecEvalOptions } from './metrics.ts';
+export { buildSections, type ReportInput, type ReportPlot, type Section, type Table } from './sections.ts';
+export { reportMarkdown } from './markdown.ts';
+export { checkedSvg, reportHtml } from './html.ts';
+export { csvField, toCsv, type CsvCell } from './csv.ts';
+export { escapeHtml, escapeMarkdown } from './escape.ts';

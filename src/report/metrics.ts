@@ -1,0 +1,70 @@
+/**
+ * trec_eval measures of a run, the way `fliplab eval` computes and prints them (same measure parsing,
+ * same evaluate options, same formatter), so an exported evaluation is byte for byte the CLI's text; and
+ * the measures row the lab and the reports show next to the flip numbers.
+ */
+import { LAB_MEASURES, type MetricsRow } from '../app/types.ts';
+import { evaluate, findMeasure, formatTrecEval, outputNames, parseMeasures, type EvalResult } from '../core/metrics/index.ts';
+import type { Qrels, Run } from '../core/types.ts';
+
+export interface TrecEvalOptions {
+  /** trec_eval `-m` specs or aliases (`ndcg_cut.10`, `nDCG@10`, `official`); empty or absent → official. */
+  readonly measures?: readonly string[];
+  /** `-q`: per-query lines before the summary. */
+  readonly perQuery?: boolean;
+  /** `-c`: average over every qrels query. */
+  readonly complete?: boolean;
+  /** `-l`: minimum relevant grade (default 1). */
+  readonly relevanceLevel?: number;
+  /** `-M`: documents evaluated per query. */
+  readonly maxRetrieved?: number;
+}
+
+/** Evaluate with `fliplab eval`'s defaults. Throws the measure parser's Error for an unknown measure. */
+export function evaluateRun(qrels: Qrels, run: Run, opts: TrecEvalOptions = {}): EvalResult {
+  const measures = parseMeasures(opts.measures !== undefined && opts.measures.length > 0 ? opts.measures : ['official']);
+  return evaluate(qrels, run, measures, {
+    relevanceLevel: opts.relevanceLevel ?? 1,
+    complete: opts.complete === true,
+    ...(opts.maxRetrieved === undefined ? {} : { maxRetrieved: opts.maxRetrieved }),
+  });
+}
+
+/** trec_eval text of an evaluation; the runid line carries the run's name. */
+export function trecEvalResultText(result: EvalResult, runName: string, perQuery = false): string {
+  return formatTrecEval(result, { perQuery, runid: runName });
+}
+
+/** `fliplab eval <qrels> <run> [-q] [-c] [-l n] [-M n] [-m ...]` output for a parsed run. */
+export function trecEvalText(qrels: Qrels, run: Run, opts: TrecEvalOptions = {}): string {
+  return trecEvalResultText(evaluateRun(qrels, run, opts), run.name, opts.perQuery === true);
+}
+
+/** trec_eval's printed name of one measure spec: "recip_rank_cut.10" → "recip_rank_cut_10", "map" → "map". */
+export function trecEvalName(key: string): string {
+  const specs = parseMeasures([key]);
+  const spec = specs[0];
+  const def = spec && findMeasure(spec.measure);
+  const names = def ? outputNames(def, spec.params) : [];
+  if (specs.length !== 1 || names.length !== 1) throw new RangeError(`expected one measure with one value, got "${key}"`);
+  return names[0]!;
+}
+
+/**
+ * The lab's measures of one run (keys as given, e.g. "ndcg_cut.10"), averaged like `fliplab eval`
+ * without -c: over the judged queries the run answers.
+ */
+export function labMetricsRow(
+  qrels: Qrels,
+  run: Run,
+  opts: { relevanceLevel?: number; partial?: boolean; measures?: readonly { readonly key: string }[] } = {},
+): MetricsRow {
+  const keys = (opts.measures ?? LAB_MEASURES).map((m) => m.key);
+  const result = evaluateRun(qrels, run, { measures: keys, ...(opts.relevanceLevel === undefined ? {} : { relevanceLevel: opts.relevanceLevel }) });
+  const values: Record<string, number> = {};
+  for (const key of keys) {
+    const v = result.aggregate[trecEvalName(key)];
+    if (v !== undefined) values[key] = v;
+  }
+  return { run: run.name, partial: opts.partial === true, values };
+}

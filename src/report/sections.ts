@@ -1,0 +1,183 @@
+/**
+ * The content of a written report, independent of its format: sections of captioned tables built from a
+ * FlipReport (the same columns and number formatting as `fliplab flips`' terminal tables), trec_eval
+ * measures and the caller's plots. markdown.ts and html.ts only render this, so both formats show the
+ * same cells.
+ */
+import { LAB_MEASURES, type MetricsRow } from '../app/types.ts';
+import type { FlipReport } from '../core/flips/analyze.ts';
+import { gain, meanSize, measure, pct, pval, signed } from './numbers.ts';
+
+/** A plot: inline SVG for HTML, a file name for Markdown (the caller writes the SVG/PNG file next to it). */
+export interface ReportPlot {
+  readonly title: string;
+  readonly svg: string;
+  readonly file: string;
+}
+
+export interface ReportInput {
+  readonly title: string;
+  /** Collection name (e.g. "BEIR SciFact (test)"). */
+  readonly collection: string;
+  /** Shown as given (e.g. "2025-01-31"); never read from a clock here, so reports are reproducible. */
+  readonly date: string;
+  readonly report: FlipReport;
+  /** trec_eval measures per run; the table is left out when absent or empty. */
+  readonly metrics?: readonly MetricsRow[];
+  /** Measure columns and their labels (default: the lab's LAB_MEASURES). */
+  readonly measures?: readonly { readonly key: string; readonly label: string }[];
+  /** Optional one-line description per run name (model, parameters, file). */
+  readonly descriptions?: Readonly<Record<string, string>>;
+  readonly plots?: readonly ReportPlot[];
+}
+
+export interface Table {
+  readonly caption: string;
+  readonly header: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+  /** Column holds numbers (right-aligned). */
+  readonly numeric: readonly boolean[];
+}
+
+export interface Section {
+  readonly id: string;
+  readonly heading: string;
+  /** Plain sentences (escaped by the renderer). */
+  readonly notes: readonly string[];
+  readonly tables: readonly Table[];
+}
+
+/** Columns from `firstNumeric` on are numeric unless `numeric` says otherwise. */
+const table = (caption: string, header: string[], rows: string[][], firstNumeric = 1, numeric?: boolean[]): Table => ({
+  caption,
+  header,
+  rows,
+  numeric: numeric ?? header.map((_, i) => i >= firstNumeric),
+});
+
+/** A measure's value under its key, or under trec_eval's printed name ("ndcg_cut.10" → "ndcg_cut_10"). */
+function measureValue(row: MetricsRow, key: string): number | undefined {
+  return row.values[key] ?? row.values[key.replace(/\.(?=[^.]*$)/, '_')];
+}
+
+export function buildSections(input: ReportInput): Section[] {
+  const r = input.report;
+  const sections: Section[] = [];
+  const ref = r.runs.find((x) => x.role === 'reference');
+  if (!ref) throw new RangeError('the flip report names no reference run');
+
+  sections.push({
+    id: 'retrievers',
+    heading: 'Retrievers',
+    notes: [
+      `Reference "${ref.name}" against ${r.runs.length - 1} candidate(s) on ${r.queries} queries with a positive judgment (grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}.`,
+      'A query missing from a run is unsupported by that run (counted, never dropped).',
+    ],
+    tables: [
+      table(
+        'Runs',
+        ['run', 'role', 'missing queries', 'description'],
+        r.runs.map((run) => [run.name, run.role, `${run.missing_queries}`, input.descriptions?.[run.name] ?? '']),
+        1,
+        [false, false, true, false],
+      ),
+    ],
+  });
+
+  const metrics = input.metrics ?? [];
+  if (metrics.length > 0) {
+    const measures = input.measures ?? LAB_MEASURES;
+    sections.push({
+      id: 'measures',
+      heading: 'TREC measures',
+      notes: ['trec_eval 9.0.8 values (averaged over the judged queries each run answers, as trec_eval without -c).'],
+      tables: [
+        table(
+          'Measures per run',
+          ['run', ...measures.map((m) => m.label)],
+          metrics.map((m) => [
+            m.partial ? `${m.run} (partial)` : m.run,
+            ...measures.map((ms) => {
+              const v = measureValue(m, ms.key);
+              return v === undefined ? '–' : measure(v);
+            }),
+          ]),
+        ),
+      ],
+    });
+  }
+
+  sections.push({
+    id: 'transitions',
+    heading: 'Query-level transitions',
+    notes: [
+      'Fix rate = fixed / reference failures; negative-flip rate = broken / reference-supported; compatibility = preserved / reference-supported (95% Wilson intervals). Net gain = fixed − broken (95% Wald interval).',
+    ],
+    tables: r.depths.map((d) =>
+      table(
+        `k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`,
+        ['candidate', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix rate', 'negative-flip rate', 'compatibility', 'net gain'],
+        d.candidates.map((c) => [
+          c.name,
+          `${c.supported}`,
+          `${c.preserved}`,
+          `${c.broken}`,
+          `${c.fixed}`,
+          `${c.unchanged}`,
+          pct(c.fix_rate),
+          pct(c.negative_flip_rate),
+          pct(c.compatibility),
+          gain(c.net_gain),
+        ]),
+      ),
+    ),
+  });
+
+  sections.push({
+    id: 'hybrids',
+    heading: 'Fixed-budget hybrids',
+    notes: ['Broken / fixed / net gain against the reference; alternation and RRF return k passages, the union up to 2k.'],
+    tables: [
+      table(
+        'Hybrids',
+        ['candidate', 'method', 'k', 'budget', 'mean size', 'broken', 'fixed', 'net gain', 'negative-flip rate'],
+        r.hybrids.map((h) => [h.candidate, h.method, `${h.k}`, `${h.budget}`, meanSize(h.mean_size), `${h.broken}`, `${h.fixed}`, signed(h.net_gain), pct(h.negative_flip_rate)]),
+        2,
+      ),
+    ],
+  });
+
+  sections.push({
+    id: 'strata',
+    heading: "Negative flips by the reference's supporting rank",
+    notes: [`Reference-supported queries grouped by the rank at which the reference supports them (${r.label === 'strict' ? 'last' : 'first'} positive).`],
+    tables: [
+      table(
+        'Strata',
+        ['candidate', 'k', 'ranks', 'reference supported', 'broken', 'negative-flip rate'],
+        r.strata.map((s) => [s.candidate, `${s.k}`, s.ranks, `${s.reference_supported}`, `${s.broken}`, pct(s.negative_flip_rate)]),
+      ),
+    ],
+  });
+
+  sections.push({
+    id: 'paired',
+    heading: 'Paired tests',
+    notes:
+      r.paired.length > 0
+        ? ['Negative flips on reference-supported queries: only A = broken by A and preserved by B. Exact McNemar; Holm across the depths of each pair.']
+        : ['One candidate: there is no pair to test.'],
+    tables:
+      r.paired.length > 0
+        ? [
+            table(
+              'Paired negative flips',
+              ['k', 'A', 'B', 'only A', 'only B', 'p', 'p (Holm)'],
+              r.paired.map((p) => [`${p.k}`, p.a, p.b, `${p.only_a}`, `${p.only_b}`, pval(p.p), pval(p.p_holm)]),
+              3,
+            ),
+          ]
+        : [],
+  });
+  return sections;
+}

@@ -1,0 +1,188 @@
+/**
+ * QueryDetail: side-by-side top-k with judged documents highlighted and first-relevant ranks (from a fake
+ * loader over synthetic runs), passages as text only, loader errors in place, and stale loads dropped.
+ */
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { describe, expect, test, vi } from 'vitest';
+import type { PassageLoader, QueryDetail as Detail } from '../../../src/app/types.ts';
+import QueryDetail from '../../../src/app/views/explorer/QueryDetail.svelte';
+import { detailFrom, synthetic } from './fixtures.ts';
+
+const s = synthetic(60, { seed: 11, candidates: 1, docs: 80 });
+const noPassage: PassageLoader = () => Promise.reject(new Error('not used'));
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A query whose two top-10 lists both hold judged documents, so the test has something to find. */
+function interestingQuery(k: number): Detail {
+  for (const row of s.report.per_query!) {
+    const d = detailFrom(s, row.qid, ['bm25', 'cand-1'], k);
+    if (d.lists.every((l) => l.docs.some((x) => x.grade !== null && x.grade >= 1)) && d.lists[0]!.firstRelevant !== d.lists[1]!.firstRelevant) return d;
+  }
+  throw new Error('fixture has no query with relevant documents in both lists');
+}
+
+describe('QueryDetail', () => {
+  test('highlights judged-relevant documents and shows each list’s first-relevant rank', async () => {
+    const k = 20;
+    const detail = interestingQuery(k);
+    const loadDetail = vi.fn(() => Promise.resolve(detail));
+    const { container } = render(QueryDetail, {
+      props: { qid: detail.qid, reference: 'bm25', candidate: 'cand-1', k, loadDetail, loadPassage: noPassage },
+    });
+    expect(loadDetail).toHaveBeenCalledWith(detail.qid, ['bm25', 'cand-1'], k);
+    await screen.findByText(detail.text);
+
+    const lists = container.querySelectorAll<HTMLElement>('.list');
+    expect(lists).toHaveLength(2);
+    detail.lists.forEach((list, i) => {
+      const el = lists[i]!;
+      expect(el.dataset['run']).toBe(list.run);
+      const heading = el.querySelector('h4')!.textContent!;
+      expect(heading).toContain(list.run);
+      expect(heading).toContain(`first relevant at rank ${list.firstRelevant}`);
+
+      const rows = [...el.querySelectorAll<HTMLTableRowElement>('tbody tr.doc')];
+      expect(rows).toHaveLength(list.docs.length);
+      list.docs.forEach((doc, r) => {
+        const row = rows[r]!;
+        expect(within(row).getByRole('rowheader').textContent).toBe(doc.docId);
+        expect(row.cells[0]!.textContent).toBe(String(doc.rank));
+        const relevant = doc.grade !== null && doc.grade >= 1;
+        expect(row.classList.contains('relevant')).toBe(relevant);
+        // A visible marker, not colour only.
+        if (relevant) expect(row.textContent).toContain(`✓ relevant (grade ${doc.grade})`);
+        else if (doc.grade !== null) expect(row.textContent).toContain(`judged (grade ${doc.grade})`);
+        else expect(row.textContent).not.toContain('grade');
+      });
+    });
+
+    // Judged documents table: one row per judgment.
+    const judged = container.querySelector('table.judged')!;
+    expect(judged.querySelectorAll('tbody tr')).toHaveLength(detail.judged.length);
+  });
+
+  test('a list without a relevant document says so', async () => {
+    const detail: Detail = {
+      qid: 'q',
+      text: 'the query',
+      judged: [{ docId: 'x', grade: 1 }],
+      lists: [
+        { run: 'ref', docs: [{ docId: 'x', rank: 1, score: 2, title: 't', grade: 1 }], firstRelevant: 1 },
+        { run: 'new', docs: [{ docId: 'y', rank: 1, score: 1, title: '', grade: null }], firstRelevant: null },
+      ],
+    };
+    const { container } = render(QueryDetail, {
+      props: { qid: 'q', reference: 'ref', candidate: 'new', k: 1, loadDetail: () => Promise.resolve(detail), loadPassage: noPassage },
+    });
+    await screen.findByText('the query');
+    const headings = [...container.querySelectorAll('.list h4')].map((h) => h.textContent);
+    expect(headings[0]).toContain('first relevant at rank 1');
+    expect(headings[1]).toContain('no relevant document in the top 1');
+    expect(screen.getByText('(no title)')).toBeTruthy();
+  });
+
+  test('passage text with markup renders literally as text', async () => {
+    const evil = '<img src=x onerror=alert(1)>';
+    const detail: Detail = {
+      qid: 'q<script>',
+      text: `query ${evil}`,
+      judged: [],
+      lists: [
+        { run: 'ref', docs: [{ docId: 'd<b>1</b>', rank: 1, score: 1, title: `<i>${evil}</i>`, grade: null }], firstRelevant: null },
+        { run: 'new', docs: [], firstRelevant: null },
+      ],
+    };
+    const loadPassage = vi.fn<PassageLoader>(() => Promise.resolve({ title: '<h1>big</h1>', text: evil }));
+    const { container } = render(QueryDetail, {
+      props: { qid: detail.qid, reference: 'ref', candidate: 'new', k: 10, loadDetail: () => Promise.resolve(detail), loadPassage },
+    });
+    await screen.findByText(`query ${evil}`);
+    await fireEvent.click(screen.getByRole('button', { name: /show passage/i }));
+    expect(loadPassage).toHaveBeenCalledWith('d<b>1</b>');
+    await screen.findByText(evil);
+    expect(screen.getByText('<h1>big</h1>')).toBeTruthy();
+    expect(screen.getByText(`<i>${evil}</i>`)).toBeTruthy();
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.querySelector('b, i, h1, script')).toBeNull();
+    expect(screen.getByRole('button', { name: /hide passage/i }).getAttribute('aria-expanded')).toBe('true');
+    expect(screen.getByText('new returned nothing for this query.')).toBeTruthy();
+  });
+
+  test('a rejected detail loader shows its message in place', async () => {
+    render(QueryDetail, {
+      props: { qid: 'q9', reference: 'a', candidate: 'b', k: 10, loadDetail: () => Promise.reject(new Error('run "b" has no list for q9')), loadPassage: noPassage },
+    });
+    expect(screen.getByRole('status').textContent).toContain('Loading');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('run "b" has no list for q9');
+  });
+
+  test('a rejected passage loader shows its message in place, and Retry asks again', async () => {
+    const detail: Detail = {
+      qid: 'q',
+      text: 't',
+      judged: [],
+      lists: [
+        { run: 'a', docs: [{ docId: 'd1', rank: 1, score: 1, title: 'T', grade: null }], firstRelevant: null },
+        { run: 'b', docs: [], firstRelevant: null },
+      ],
+    };
+    let calls = 0;
+    const loadPassage: PassageLoader = () => (++calls === 1 ? Promise.reject(new Error('corpus not cached')) : Promise.resolve({ title: '', text: 'second try' }));
+    render(QueryDetail, { props: { qid: 'q', reference: 'a', candidate: 'b', k: 10, loadDetail: () => Promise.resolve(detail), loadPassage } });
+    await fireEvent.click(await screen.findByRole('button', { name: /show passage/i }));
+    expect((await screen.findByRole('alert')).textContent).toContain('corpus not cached');
+    await fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    await screen.findByText('second try');
+    expect(calls).toBe(2);
+  });
+
+  test('a stale load never overwrites the current query (the later request resolves first)', async () => {
+    const pending = new Map<string, ReturnType<typeof deferred<Detail>>>();
+    const loadDetail = (qid: string): Promise<Detail> => {
+      const d = deferred<Detail>();
+      pending.set(qid, d);
+      return d.promise;
+    };
+    const make = (qid: string): Detail => ({ qid, text: `text of ${qid}`, judged: [], lists: [] });
+    const { rerender } = render(QueryDetail, { props: { qid: 'A', reference: 'r', candidate: 'c', k: 10, loadDetail, loadPassage: noPassage } });
+    await rerender({ qid: 'B' });
+    pending.get('B')!.resolve(make('B'));
+    await screen.findByText('text of B');
+    pending.get('A')!.resolve(make('A'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(screen.queryByText('text of A')).toBeNull();
+    expect(screen.getByText('text of B')).toBeTruthy();
+  });
+
+  test('a stale load never overwrites the current query (the earlier request resolves or fails while the new one is pending)', async () => {
+    const pending = new Map<string, ReturnType<typeof deferred<Detail>>>();
+    const loadDetail = (qid: string): Promise<Detail> => {
+      const d = deferred<Detail>();
+      pending.set(qid, d);
+      return d.promise;
+    };
+    const make = (qid: string): Detail => ({ qid, text: `text of ${qid}`, judged: [], lists: [] });
+    const { rerender } = render(QueryDetail, { props: { qid: 'A', reference: 'r', candidate: 'c', k: 10, loadDetail, loadPassage: noPassage } });
+    await rerender({ qid: 'B' });
+    await rerender({ qid: 'C' });
+    pending.get('A')!.resolve(make('A'));
+    pending.get('B')!.reject(new Error('B failed'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(screen.queryByText('text of A')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getByRole('status').textContent).toContain('Loading');
+    pending.get('C')!.resolve(make('C'));
+    await screen.findByText('text of C');
+    await waitFor(() => expect(screen.getByRole('heading', { level: 3 }).textContent).toContain('C'));
+  });
+});
