@@ -7,7 +7,10 @@
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
-import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../../encoders/presets.ts';
+import type { EncoderConfig } from '../../encoders/presets.ts';
+import { BM25_ID, bm25Id, encoderRunId, parseEncoderRunId } from '../lab/retriever-ids.ts';
+
+export { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../lab/retriever-ids.ts';
 import type { StoredVector } from '../../store/embeddings.ts';
 import type { LabApi } from '../../../workers/lab.worker.ts';
 import { EncodeBridge } from '../bridge/encode-bridge.ts';
@@ -16,8 +19,6 @@ import type { CollectionSummary } from '../lab/engine.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
 import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
 
-/** The BM25 the paper specifies: always present, the default reference. */
-export const BM25_ID = 'bm25';
 
 export interface Bm25Spec {
   readonly kind: 'bm25';
@@ -29,39 +30,6 @@ export interface EncoderSpec {
   readonly config: EncoderConfig;
 }
 export type RetrieverSpec = Bm25Spec | EncoderSpec | { readonly kind: 'imported' };
-
-export const bm25Id = (k1: number, b: number): string => (k1 === 1.5 && b === 0.75 ? BM25_ID : `bm25-k1=${k1}-b=${b}`);
-
-/** Encoder configuration for a preset, optionally with another checkpoint (same recipe) and dtype. */
-export function encoderConfig(
-  preset: PresetId,
-  options: { model?: string; revision?: string; dtype?: EncoderDtype; maxLength?: number } = {},
-): EncoderConfig {
-  const base = PRESETS[preset];
-  const model = options.model?.trim() || base.model;
-  const custom = model !== base.model;
-  const maxLength = options.maxLength ?? base.maxLength;
-  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192) throw new RangeError(`max tokens must be an integer in [8, 8192], got ${maxLength}`);
-  return {
-    ...base,
-    id: custom ? model : base.id,
-    label: custom ? `${model} (${base.label} recipe)` : base.label,
-    model,
-    revision: options.revision?.trim() || base.revision,
-    dtype: options.dtype ?? base.dtype,
-    maxLength,
-  };
-}
-
-/**
- * Run names carry what departs from the recipe (dtype, truncation), so variants can be compared side by
- * side: "bge-large", "bge-large-q8", "bge-large-max128".
- */
-export function encoderRunId(config: EncoderConfig): string {
-  const base = PRESETS[config.id as PresetId] as EncoderConfig | undefined;
-  const recipeLength = base?.maxLength ?? config.maxLength;
-  return [config.id, config.dtype === 'fp32' ? '' : config.dtype, config.maxLength === recipeLength ? '' : `max${config.maxLength}`].filter((s) => s !== '').join('-');
-}
 
 export interface CollectionError {
   readonly message: string;
@@ -170,11 +138,8 @@ export class Lab {
   async #restoreRetriever(id: string): Promise<void> {
     const m = /^bm25-k1=([\d.]+)-b=([\d.]+)$/.exec(id);
     if (m) return void (await this.addBm25(Number(m[1]), Number(m[2])));
-    const e = /^(.+?)(?:-(fp16|q8))?(?:-max(\d+))?$/.exec(id);
-    const preset = (Object.keys(PRESETS) as PresetId[]).find((p) => p === e?.[1]);
-    if (!e || !preset) return;
-    const dtype = e[2] as EncoderDtype | undefined;
-    void this.addEncoder(encoderConfig(preset, { ...(dtype ? { dtype } : {}), ...(e[3] ? { maxLength: Number(e[3]) } : {}) }));
+    const config = parseEncoderRunId(id);
+    if (config) void this.addEncoder(config);
   }
 
   // ---------------------------------------------------------------- retrievers

@@ -1,0 +1,59 @@
+/**
+ * Retriever ids: the names runs carry in reports and exports, and what the URL stores so a deep link can
+ * rebuild the same retrievers ("bm25", "bm25-k1=1.2-b=0.65", "bge-large", "e5-large-q8",
+ * "bge-small:my-org/my-model-max128").
+ */
+import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../../encoders/presets.ts';
+
+/** The BM25 the paper specifies: always present, the default reference. */
+export const BM25_ID = 'bm25';
+
+export const bm25Id = (k1: number, b: number): string => (k1 === 1.5 && b === 0.75 ? BM25_ID : `bm25-k1=${k1}-b=${b}`);
+
+/** Encoder configuration for a preset, optionally with another checkpoint (same recipe) and dtype. */
+export function encoderConfig(
+  preset: PresetId,
+  options: { model?: string; revision?: string; dtype?: EncoderDtype; maxLength?: number } = {},
+): EncoderConfig {
+  const base = PRESETS[preset];
+  const model = options.model?.trim() || base.model;
+  const custom = model !== base.model;
+  const maxLength = options.maxLength ?? base.maxLength;
+  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192) throw new RangeError(`max tokens must be an integer in [8, 8192], got ${maxLength}`);
+  return {
+    ...base,
+    id: custom ? `${preset}:${model}` : base.id,
+    label: custom ? `${model} (${base.label} recipe)` : base.label,
+    model,
+    revision: options.revision?.trim() || base.revision,
+    dtype: options.dtype ?? base.dtype,
+    maxLength,
+  };
+}
+
+/**
+ * Run ids (also the run names in reports) say what departs from the preset, so variants can be compared
+ * side by side and a deep link can rebuild them: "bge-large", "bge-large-q8", "bge-small:my-org/my-model-max128"
+ * (a custom checkpoint with the bge-small recipe, truncated to 128 tokens).
+ */
+export function encoderRunId(config: EncoderConfig): string {
+  const preset = config.id.split(':')[0] as PresetId;
+  const recipeLength = PRESETS[preset]?.maxLength ?? config.maxLength;
+  return [config.id, config.dtype === 'fp32' ? '' : config.dtype, config.maxLength === recipeLength ? '' : `max${config.maxLength}`].filter((s) => s !== '').join('-');
+}
+
+/** The configuration behind a run id made by `encoderRunId`; null for ids that are not encoder runs. */
+export function parseEncoderRunId(id: string): EncoderConfig | null {
+  const m = /^([a-z0-9-]+?)(?::(.+?))?(?:-(fp16|q8))?(?:-max(\d+))?$/.exec(id);
+  if (!m || !Object.hasOwn(PRESETS, m[1]!)) return null;
+  try {
+    return encoderConfig(m[1] as PresetId, {
+      ...(m[2] ? { model: m[2] } : {}),
+      ...(m[3] ? { dtype: m[3] as EncoderDtype } : {}),
+      ...(m[4] ? { maxLength: Number(m[4]) } : {}),
+    });
+  } catch {
+    return null;
+  }
+}
+

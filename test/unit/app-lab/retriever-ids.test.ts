@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../../src/app/lab/retriever-ids.ts';
+import { PRESETS } from '../../../src/encoders/presets.ts';
+
+describe('retriever ids', () => {
+  it('name BM25 variants', () => {
+    expect(bm25Id(1.5, 0.75)).toBe('bm25');
+    expect(bm25Id(1.2, 0.65)).toBe('bm25-k1=1.2-b=0.65');
+  });
+
+  it('say what departs from the preset and rebuild the same configuration', () => {
+    const cases = [
+      encoderConfig('bge-large'),
+      encoderConfig('e5-large', { dtype: 'q8' }),
+      encoderConfig('splade', { maxLength: 128 }),
+      encoderConfig('bge-small', { model: 'fliplab/tiny-bert', maxLength: 32 }),
+      encoderConfig('e5-small', { model: 'org/model-with-dashes-max', dtype: 'fp16' }),
+    ];
+    expect(cases.map(encoderRunId)).toEqual(['bge-large', 'e5-large-q8', 'splade-max128', 'bge-small:fliplab/tiny-bert-max32', 'e5-small:org/model-with-dashes-max-fp16']);
+    for (const config of cases) expect(parseEncoderRunId(encoderRunId(config))).toEqual(config);
+  });
+
+  it('keep the recipe of the preset for a custom checkpoint', () => {
+    const c = encoderConfig('e5-small', { model: 'me/mine' });
+    expect(c).toMatchObject({ model: 'me/mine', pooling: PRESETS['e5-small'].pooling, queryPrefix: 'query: ', maxLength: 512 });
+  });
+
+  it('reject what is not an encoder run or a bad length', () => {
+    expect(parseEncoderRunId('bm25')).toBeNull();
+    expect(parseEncoderRunId('my-run.trec')).toBeNull();
+    expect(() => encoderConfig('bge-small', { maxLength: 2 })).toThrow(/max tokens/);
+  });
+});
