@@ -1,0 +1,267 @@
+/**
+ * The lab, end to end, as a user meets it: the production build (`vite build`, PWA included) served by a
+ * local server that speaks the Hugging Face hub's layout for models and datasets, SciFact from
+ * ../shared/data mirrored in that layout, Debian chromium through playwright-core.
+ *
+ * One browser context walks the whole story (each step builds on the previous one, like a user would):
+ * load SciFact from the catalog → BM25 → a tiny fixture encoder on WASM with a reload mid-encoding (resume,
+ * nothing committed is encoded again) → the flip tables equal `fliplab flips --json` on the exported runs →
+ * exports parse back → a malformed file shows its error in place → the app opens offline. A second browser
+ * with WebGPU (SwiftShader) encodes a small collection of the user's own files. Every request stays local.
+ *
+ * Screenshots of the main views are taken on the way; with FLIPLAB_SCREENSHOTS=1 they are written to
+ * docs/screenshots/ (the README's pictures), else to a temporary folder.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Papa from 'papaparse';
+import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
+import { main } from '../../src/cli/main.ts';
+import { writeBeirMirror } from '../../src/node/beir-mirror.ts';
+import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { launchChromium } from './browser.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SCIFACT = '/work/shared/data/scifact';
+const SHOTS = process.env.FLIPLAB_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : null;
+const MODEL = 'fliplab/tiny-bert';
+/** Short truncation keeps WASM encoding of SciFact's 5,183 passages to seconds on 2 cores. */
+const MAX_TOKENS = 24;
+const ENCODER_ID = `bge-small:${MODEL}-max${MAX_TOKENS}`;
+
+let work: string;
+let server: HubServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const requested: string[] = [];
+
+async function buildApp(outDir: string): Promise<void> {
+  await build({ root: ROOT, configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true, minify: false, reportCompressedSize: false } });
+}
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+const row = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`);
+
+async function saveDownload(p: Page, click: () => Promise<void>): Promise<{ name: string; text: string; path: string }> {
+  const [download] = await Promise.all([p.waitForEvent('download'), click()]) as [Download, void];
+  const path = join(work, 'downloads', download.suggestedFilename());
+  await download.saveAs(path);
+  return { name: download.suggestedFilename(), text: await readFile(path, 'utf8'), path };
+}
+
+async function shot(p: Page, selector: string, name: string): Promise<void> {
+  const dir = SHOTS ?? join(work, 'screenshots');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, name);
+  await p.locator(selector).first().screenshot({ path: file });
+  expect((await readFile(file)).byteLength).toBeGreaterThan(5_000);
+}
+
+async function openLab(b: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const c = await b.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  c.on('request', (r) => requested.push(r.url()));
+  const p = await c.newPage();
+  const host = server.url.replace(/\/$/, '');
+  // Settings are the user's choice of hosts: the local server stands in for the hub.
+  await c.addInitScript((h) => {
+    if (!localStorage.getItem('fliplab.settings')) localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
+  }, host);
+  await p.goto(server.url);
+  return { context: c, page: p };
+}
+
+beforeAll(async () => {
+  await makeModelFixtures();
+  work = await mkdtemp(join(tmpdir(), 'fliplab-app-e2e-'));
+  const mirror = join(work, 'mirror');
+  await writeBeirMirror(mirror, { sourceDir: SCIFACT, name: 'scifact', layout: 'jsonl.gz' });
+  const dist = join(work, 'dist');
+  await buildApp(dist);
+  server = await startHubServer({ staticRoot: dist, datasetsRoot: mirror, modelsRoot: DEFAULT_MODELS_DIR, log: process.env.HUB_LOG === '1' });
+  browser = await launchChromium({ webgpu: false });
+  ({ context, page } = await openLab(browser));
+}, 240_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the lab (wasm)', () => {
+  it('loads SciFact from the catalog (hub layout) and ranks it with BM25', async () => {
+    await page.getByTestId('catalog-scifact').click();
+    await expect.poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/5,183 passages.*1,109 queries.*300 judged/s);
+    await expect.poll(() => row(page, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+    // Downloaded once: the stored-collections table lists it.
+    await expect.poll(() => page.locator('table.stored').textContent()).toMatch(/SciFact/);
+  }, 120_000);
+
+  it('encodes with a fixture model on WASM, analyses the partial run live, and resumes after a reload', async () => {
+    await page.getByTestId('encoder-preset').selectOption('bge-small');
+    await page.getByTestId('encoder-model').fill(MODEL);
+    await page.getByTestId('encoder-max-length').fill(String(MAX_TOKENS));
+    await page.getByTestId('add-encoder').click();
+    // While encoding: a partial run, analysed and marked partial.
+    await expect.poll(async () => Number((await row(page, ENCODER_ID).getAttribute('data-encoded-docs')) || 0), { timeout: 90_000 }).toBeGreaterThan(300);
+    await expect.poll(() => page.locator('#analysis-heading ~ *').filter({ hasText: /partial/i }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    const committedBeforeReload = Number(await row(page, ENCODER_ID).getAttribute('data-encoded-docs'));
+    expect(committedBeforeReload).toBeLessThan(5_183);
+    await shot(page, 'section[aria-labelledby="retrievers-heading"]', 'retrievers.png');
+
+    // Reload mid-encoding: the URL brings back the collection (IndexedDB) and the encoder; committed batches are cache hits.
+    await page.reload();
+    await expect.poll(() => row(page, ENCODER_ID).getAttribute('data-status'), { timeout: 180_000 }).toBe('ready');
+    const cached = Number(await row(page, ENCODER_ID).getAttribute('data-cached'));
+    const total = Number(await row(page, ENCODER_ID).getAttribute('data-total'));
+    expect(total).toBe(5_183);
+    expect(cached).toBeGreaterThanOrEqual(committedBeforeReload);
+    expect(cached).toBeLessThan(total);
+  }, 300_000);
+
+  it("shows the transition tables, and their numbers equal `fliplab flips --json` on the app's exported runs", async () => {
+    await expect.poll(() => page.locator('section[aria-labelledby="analysis-heading"]').textContent(), { timeout: 30_000 }).toMatch(/Transitions at k = 10/);
+    expect(await page.locator('section[aria-labelledby="analysis-heading"]').textContent()).not.toMatch(/\(partial\)/);
+    const report = await saveDownload(page, () => page.getByTestId('export-report-json').click());
+    const appReport = JSON.parse(report.text) as { depths: { k: number; candidates: { name: string; broken: number; fixed: number }[] }[] };
+    expect(appReport.depths.map((d) => d.k)).toEqual([1, 5, 10, 20, 50]);
+
+    await page.getByTestId('export-run-select').selectOption('bm25');
+    const bm25 = await saveDownload(page, () => page.getByTestId('export-run').click());
+    await page.getByTestId('export-run-select').selectOption(ENCODER_ID);
+    const enc = await saveDownload(page, () => page.getByTestId('export-run').click());
+    const out = await cli(['flips', join(SCIFACT, 'qrels/test.tsv'), '--reference', bm25.path, '--candidate', enc.path, '--json', '--per-query']);
+    expect(out.stderr).not.toMatch(/error/i);
+    expect(out.code).toBe(0);
+    // The CLI names runs by file name, the app by retriever id: the same labels, swapped back; every number must be equal.
+    const renamed = out.stdout.replaceAll(JSON.stringify(bm25.name), '"bm25"').replaceAll(JSON.stringify(enc.name), JSON.stringify(ENCODER_ID));
+    expect(JSON.parse(renamed)).toEqual(JSON.parse(report.text));
+
+    // The 2×2 matrix on the page shows the same counts at k = 10.
+    const at10 = appReport.depths.find((d) => d.k === 10)!.candidates[0]!;
+    const matrix = await page.locator('section[aria-labelledby="analysis-heading"] table').first().textContent();
+    expect(matrix).toContain(String(at10.broken));
+    await shot(page, 'section[aria-labelledby="analysis-heading"]', 'analysis.png');
+  }, 120_000);
+
+  it('exports per-query transitions, trec_eval text and reports that parse back', async () => {
+    const csv = await saveDownload(page, () => page.getByTestId('export-per-query-csv').click());
+    const rows = Papa.parse<Record<string, string>>(csv.text.trim(), { header: true }).data;
+    expect(rows).toHaveLength(300);
+    expect(new Set(rows.map((r) => r['state@10']))).toEqual(new Set(rows.map((r) => r['state@10']).filter((s) => ['preserved', 'broken', 'fixed', 'unchanged'].includes(s!))));
+    const json = JSON.parse((await saveDownload(page, () => page.getByTestId('export-per-query-json').click())).text) as { per_query: unknown[] };
+    expect(json.per_query).toHaveLength(300);
+
+    await page.getByTestId('export-run-select').selectOption('bm25');
+    const evalText = await saveDownload(page, () => page.getByTestId('export-trec-eval').click());
+    const bm25Run = await saveDownload(page, () => page.getByTestId('export-run').click());
+    const cliEval = await cli(['eval', join(SCIFACT, 'qrels/test.tsv'), bm25Run.path]);
+    expect(evalText.text).toBe(cliEval.stdout);
+
+    const html = await saveDownload(page, () => page.getByTestId('export-html').click());
+    expect(html.text).toMatch(/^<!doctype html>/i);
+    expect(html.text).toContain('<svg');
+    expect(html.text).not.toMatch(/<script/i);
+    const md = await saveDownload(page, () => page.getByTestId('export-markdown').click());
+    expect(md.text).toMatch(/\| *k *\|/);
+  }, 120_000);
+
+  it('opens a query in the explorer with both rankings side by side', async () => {
+    await page.getByRole('button', { name: /^Broken/ }).first().click();
+    const list = page.getByRole('listbox').first();
+    await list.getByRole('option').first().click();
+    await expect.poll(() => page.locator('section[aria-labelledby="explorer-heading"]').textContent(), { timeout: 30_000 }).toMatch(/first relevant/i);
+    expect(page.url()).toMatch(/[#&]q=/);
+    await shot(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png');
+  }, 60_000);
+
+  it('shows a malformed file’s error in place, with file and line, and keeps the open collection', async () => {
+    const bad = join(work, 'bad');
+    await mkdir(join(bad, 'qrels'), { recursive: true });
+    await writeFile(join(bad, 'corpus.jsonl'), '{"_id":"d1","title":"","text":"one"}\n{"_id":"d2","text": oops}\n');
+    await writeFile(join(bad, 'queries.jsonl'), '{"_id":"q1","text":"one"}\n');
+    await writeFile(join(bad, 'qrels/test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\n');
+    await page.getByTestId('pick-files').setInputFiles([join(bad, 'corpus.jsonl'), join(bad, 'queries.jsonl')]);
+    const error = page.getByTestId('collection-error');
+    await expect.poll(() => error.textContent(), { timeout: 30_000 }).toMatch(/corpus\.jsonl.*line 2/s);
+    expect(await page.getByTestId('collection-summary').textContent()).toMatch(/SciFact/);
+  }, 60_000);
+
+  it('opens offline after the first visit (service worker + IndexedDB + cached model files)', async () => {
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    // Make sure this page is controlled before pulling the plug.
+    if (!(await page.evaluate(() => navigator.serviceWorker.controller !== null))) await page.reload();
+    await context.setOffline(true);
+    try {
+      await page.reload();
+      await expect.poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/5,183 passages/);
+      await expect.poll(() => row(page, ENCODER_ID).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+      expect(await row(page, ENCODER_ID).getAttribute('data-cached')).toBe('5183');
+    } finally {
+      await context.setOffline(false);
+    }
+  }, 240_000);
+});
+
+describe('the lab (webgpu, own files)', () => {
+  it('encodes a small collection of the user’s own files on WebGPU and analyses it', async () => {
+    // A small BEIR folder cut from SciFact: 20 judged queries and their documents plus distractors.
+    const own = join(work, 'own-scifact');
+    await mkdir(join(own, 'qrels'), { recursive: true });
+    const qrels = (await readFile(join(SCIFACT, 'qrels/test.tsv'), 'utf8')).trim().split('\n').slice(1, 21);
+    const qids = new Set(qrels.map((l) => l.split('\t')[0]));
+    const docs = new Set(qrels.map((l) => l.split('\t')[1]));
+    const corpus = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n');
+    const kept = corpus.filter((l, i) => i < 80 || docs.has((JSON.parse(l) as { _id: string })._id));
+    const queries = (await readFile(join(SCIFACT, 'queries.jsonl'), 'utf8')).trim().split('\n').filter((l) => qids.has((JSON.parse(l) as { _id: string })._id));
+    await writeFile(join(own, 'corpus.jsonl'), `${kept.join('\n')}\n`);
+    await writeFile(join(own, 'queries.jsonl'), `${queries.join('\n')}\n`);
+    await writeFile(join(own, 'qrels/test.tsv'), `query-id\tcorpus-id\tscore\n${qrels.join('\n')}\n`);
+
+    const gpuBrowser = await launchChromium({ webgpu: true });
+    try {
+      const { context: c, page: p } = await openLab(gpuBrowser);
+      await p.evaluate(() => {
+        const s = JSON.parse(localStorage.getItem('fliplab.settings')!) as Record<string, string>;
+        localStorage.setItem('fliplab.settings', JSON.stringify({ ...s, device: 'auto' }));
+      });
+      await p.reload();
+      await p.getByTestId('pick-folder').setInputFiles(own);
+      await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`${kept.length} passages`));
+      await p.getByTestId('encoder-model').fill(MODEL);
+      await p.getByTestId('encoder-max-length').fill('16');
+      await p.getByTestId('add-encoder').click();
+      const id = `bge-small:${MODEL}-max16`;
+      await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 240_000 }).toBe('ready');
+      expect(await row(p, id).getAttribute('data-device')).toBe('webgpu');
+      await expect.poll(() => p.locator('section[aria-labelledby="analysis-heading"]').textContent(), { timeout: 30_000 }).toMatch(/Transitions at k = 10/);
+      await c.close();
+    } finally {
+      await gpuBrowser.close();
+    }
+  }, 360_000);
+});
+
+describe('privacy', () => {
+  it('sent every request to the local server only', () => {
+    const origin = new URL(server.url).origin;
+    const foreign = requested.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    expect(requested.length).toBeGreaterThan(10);
+    expect(foreign).toEqual([]);
+  });
+});
