@@ -1,7 +1,9 @@
 /**
  * Encode worker: a thin comlink adapter over `src/encoders/encoder.ts`, run as a dedicated module worker.
  * Picks WebGPU only when an adapter is actually granted (else WASM, with the reason), loads models from
- * a hub-compatible host, and transfers vectors back instead of copying them.
+ * a hub-compatible host or from a local folder the page picked and registered (`registerLocalModel`: its
+ * bytes are served to transformers.js from memory, see src/app/lab/local-model.ts), and transfers vectors
+ * back instead of copying them.
  *
  * The ONNX Runtime wasm binary and its JS glue are served from the app's own origin (emitted by Vite
  * through `?url`); transformers.js would otherwise point onnxruntime-web at a public CDN.
@@ -20,6 +22,15 @@ import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 import * as ort from 'onnxruntime-web/webgpu';
 import { denseTopKOnnx, type OrtLike } from '../src/encoders/dense-onnx.ts';
 import { guardNetwork } from '../src/app/lab/network-guard.ts';
+import {
+  LOCAL_MODEL_ROOT,
+  LocalModelError,
+  ONNX_FILE_BY_DTYPE,
+  asBlob,
+  createLocalModelCache,
+  validateRegisteredModel,
+  type LocalModelFile,
+} from '../src/app/lab/local-model.ts';
 
 export type WorkerDevice = 'webgpu' | 'wasm';
 
@@ -131,16 +142,40 @@ function configureRuntime(opts: WorkerInitOptions): void {
   ort.wasm.proxy = false;
   env.useBrowserCache = opts.useBrowserCache ?? true;
   if (opts.allowOrigins !== undefined) guardNetwork(opts.allowOrigins);
+  // transformers.js bound the original fetch at import time, which would bypass guardNetwork: route its
+  // requests through the current global fetch. Paths under the local-model root never leave the worker:
+  // a file a picked folder lacks is a 404 here, not a request to the app's server.
+  env.fetch = (input: string | URL, init?: RequestInit) => {
+    const href = typeof input === 'string' ? input : input.href;
+    const url = new URL(href, self.location.href);
+    if (url.origin === self.location.origin && url.pathname.startsWith(LOCAL_MODEL_ROOT)) {
+      return Promise.resolve(new Response(null, { status: 404, statusText: 'Not in the picked model folder' }));
+    }
+    return fetch(input, init);
+  };
 }
 
-/** transformers.js file names per dtype (`onnx/model{suffix}.onnx`). */
-const ONNX_SUFFIX: Readonly<Record<EncoderDtype, string>> = { fp32: '', fp16: '_fp16', q8: '_quantized' };
+/** Local model folders registered by the page (name → path → bytes); served through transformers.js's custom cache. */
+const localModels = new Map<string, Map<string, Blob>>();
+const localCache = createLocalModelCache(localModels);
+
+/** True when a load of `config.model` reads a registered local folder (the local-model root, no remote). */
+function isLocalLoad(source: WorkerLoadOptions['source']): boolean {
+  return source.localModelPath !== undefined && new URL(source.localModelPath, self.location.href).pathname === LOCAL_MODEL_ROOT;
+}
 
 /**
  * After a failed load only: which required files the model host does not serve, e.g.
  * "not found: config.json (HTTP 404), onnx/model.onnx (HTTP 404)"; null when they all answer.
  */
 async function findMissingFiles(config: EncoderConfig, dtype: EncoderDtype, source: WorkerLoadOptions['source']): Promise<string | null> {
+  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', ONNX_FILE_BY_DTYPE[dtype]];
+  if (isLocalLoad(source)) {
+    const have = localModels.get(config.model);
+    if (have === undefined) return `no local model folder registered as ${config.model}`;
+    const missing = files.filter((f) => !have.has(f));
+    return missing.length === 0 ? null : `missing from the picked folder: ${missing.join(', ')}`;
+  }
   let base: string;
   if (source.allowRemote !== false && source.remoteHost !== undefined) {
     const host = source.remoteHost.endsWith('/') ? source.remoteHost : `${source.remoteHost}/`;
@@ -150,7 +185,6 @@ async function findMissingFiles(config: EncoderConfig, dtype: EncoderDtype, sour
   } else {
     return null;
   }
-  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', `onnx/model${ONNX_SUFFIX[dtype]}.onnx`];
   const problems = await Promise.all(
     files.map(async (file) => {
       try {
@@ -213,12 +247,21 @@ const api = {
         reason = found.reason;
       }
     }
+    const local = isLocalLoad(options.source);
+    if (local) {
+      // Checked before loading: transformers.js would report a missing file obscurely (or not at all).
+      const problem = await findMissingFiles(config, dtype, options.source);
+      if (problem !== null) {
+        throw new LocalModelError(`Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ${problem}${localModels.has(config.model) ? '' : ' (register the folder first)'}`);
+      }
+    }
     let encoder: LoadedEncoder;
     try {
-      encoder = await loadEncoder(config, { device, dtype, source: options.source });
+      const source = local ? { ...options.source, allowRemote: false, customCache: localCache } : options.source;
+      encoder = await loadEncoder(config, { device, dtype, source });
     } catch (error) {
       // The UI shows this message as is: say what was being loaded, on what, from where.
-      const from = options.source.remoteHost ?? options.source.localModelPath ?? 'the default hub';
+      const from = local ? 'a picked folder' : (options.source.remoteHost ?? options.source.localModelPath ?? 'the default hub');
       const message = error instanceof Error ? error.message : String(error);
       // transformers.js reports a missing repo as e.g. "Cannot read properties of undefined (reading
       // 'tokenizer_class')": find out which required files the host does not serve.
@@ -229,6 +272,32 @@ const api = {
     const result: WorkerLoadResult = { device, reason, adapterInfo, dtype, model: config.model };
     current = { key, encoder, result };
     return result;
+  },
+
+  /**
+   * Make a picked model folder loadable as `name` ("local/<folder>"): later loads with
+   * `source: { localModelPath: LOCAL_MODEL_ROOT, allowRemote: false }` read these bytes and nothing else.
+   * Paths are relative to the model folder ("config.json", "onnx/model.onnx"). Blobs/Files arrive without a
+   * copy; raw ArrayBuffers may be transferred. Registering a name again replaces its files.
+   */
+  async registerLocalModel(name: string, files: readonly LocalModelFile[]): Promise<void> {
+    validateRegisteredModel(
+      name,
+      files.map((f) => f.path),
+    );
+    if (current !== undefined && current.result.model === name) await api.dispose();
+    localModels.set(name, new Map(files.map((f) => [f.path, asBlob(f.bytes)])));
+  },
+
+  /** Forget a registered folder (frees its bytes once no load holds them). */
+  async unregisterLocalModel(name: string): Promise<boolean> {
+    if (current !== undefined && current.result.model === name) await api.dispose();
+    return localModels.delete(name);
+  },
+
+  /** Names of the registered local model folders. */
+  async localModelNames(): Promise<string[]> {
+    return [...localModels.keys()];
   },
 
   /** Encode with the loaded encoder; vectors are transferred to the caller, not copied. */

@@ -18,6 +18,17 @@ export interface ModelSource {
   readonly allowRemote?: boolean;
   /** Node only: where downloaded model files are kept between runs. */
   readonly cacheDir?: string;
+  /**
+   * Consulted before any fetch (transformers.js `env.customCache`), e.g. the files of a local model folder
+   * picked in the browser. Replaces the browser/file cache for this load only.
+   */
+  readonly customCache?: ModelFileCacheLike;
+}
+
+/** What transformers.js needs of a custom cache (a subset of the Web Cache API). */
+export interface ModelFileCacheLike {
+  match(request: string): Promise<Response | undefined>;
+  put(request: string, response: Response): Promise<void>;
 }
 
 /** Where models come from when the caller names no host. */
@@ -59,6 +70,8 @@ function applySource(source: ModelSource | undefined): void {
   if (source?.localModelPath !== undefined) env.localModelPath = source.localModelPath;
   env.allowRemoteModels = source?.allowRemote ?? true;
   if (source?.cacheDir !== undefined) env.cacheDir = source.cacheDir;
+  env.useCustomCache = source?.customCache !== undefined;
+  env.customCache = source?.customCache ?? null;
 }
 
 interface TensorLike {

@@ -11,6 +11,7 @@ import type { EncodeProgress } from '../../encoders/job.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
 import type { CorpusRequest, CorpusResult, EncodeApi, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+import { asBlob, validateRegisteredModel, type LocalModelFile } from '../lab/local-model.ts';
 
 export type { CorpusRequest, CorpusResult, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
 
@@ -67,6 +68,8 @@ export class EncodeBridge {
   #busy = 0;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #workerStarts = 0;
+  /** Registered local model folders, replayed to every fresh worker (after an abort, crash or idle end). */
+  readonly #localModels = new Map<string, readonly { readonly path: string; readonly bytes: Blob }[]>();
 
   constructor(options: EncodeBridgeOptions = {}) {
     this.#idleMs = options.idleMs ?? WORKER_IDLE_MS;
@@ -81,6 +84,36 @@ export class EncodeBridge {
 
   get running(): boolean {
     return this.#handle !== undefined;
+  }
+
+  /** Names of the local model folders registered with this bridge. */
+  get localModels(): string[] {
+    return [...this.#localModels.keys()];
+  }
+
+  /**
+   * Make a picked model folder (see `prepareLocalModel`) loadable as `name` with
+   * `source: localModelSource()`. The bridge keeps the files (as Blobs: a picked File is not copied) and
+   * registers them with every worker it starts, so loads keep working after an abort, a crash or an idle end.
+   */
+  async registerLocalModel(name: string, files: readonly LocalModelFile[], signal?: AbortSignal): Promise<void> {
+    // Checked here too: a folder every fresh worker would refuse must never reach the replay list.
+    validateRegisteredModel(
+      name,
+      files.map((f) => f.path),
+    );
+    const blobs = files.map((f) => ({ path: f.path, bytes: asBlob(f.bytes) }));
+    this.#localModels.set(name, blobs);
+    // A worker started from now on gets it from the replay; a running one gets it here.
+    if (this.#handle === undefined) return;
+    await this.#run(signal, (api) => api.registerLocalModel(name, blobs));
+  }
+
+  /** Forget a local model folder here and in the running worker. */
+  async unregisterLocalModel(name: string): Promise<boolean> {
+    const had = this.#localModels.delete(name);
+    if (this.#handle !== undefined) await this.#run(undefined, (api) => api.unregisterLocalModel(name));
+    return had;
   }
 
   /** Load a model (kept if already loaded) and report the device it runs on. */
@@ -192,7 +225,13 @@ export class EncodeBridge {
     });
     dead.catch(noop);
     const api = wrap<EncodeApi>(worker);
-    const handle: WorkerHandle = { worker, api, dead, fail, ready: api.init(this.#init), killed: false };
+    // The folders registered so far, replayed before the first call (a registration made while this worker
+    // runs is sent by registerLocalModel itself).
+    const replay = [...this.#localModels];
+    const ready = api.init(this.#init).then(async () => {
+      for (const [name, files] of replay) await api.registerLocalModel(name, files);
+    });
+    const handle: WorkerHandle = { worker, api, dead, fail, ready, killed: false };
     handle.ready.catch(noop);
     // Uncaught errors (e.g. the worker script failed to load) would otherwise leave calls hanging forever.
     worker.addEventListener('error', (event) => {

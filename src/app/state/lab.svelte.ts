@@ -207,6 +207,11 @@ export class Lab {
     const controller = new AbortController();
     this.#jobs.set(id, controller);
     const signal = controller.signal;
+    // Only the current job for this id may touch its row or its run (a reopened collection restarts it).
+    const live = () => this.#jobs.get(id) === controller;
+    const patch = (p: Partial<RetrieverInfo>) => {
+      if (live()) this.#patch(id, p);
+    };
     const totalDocs = this.collection.docs;
     this.#upsert({ id, name: id, kind: config.kind === 'sparse' ? 'sparse' : 'dense', status: 'loading', dtype: config.dtype });
     const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
@@ -215,18 +220,18 @@ export class Lab {
       const queries = await this.lab.evaluatedQueries();
       const q = await this.#bridge.encodeCorpus(
         { config, load, texts: queries.texts, role: 'query' },
-        (p) => this.#patch(id, { status: 'encoding', device: p.device === 'webgpu' ? 'webgpu' : 'wasm', progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' } }),
+        (p) => patch({ status: 'encoding', device: p.device === 'webgpu' ? 'webgpu' : 'wasm', progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' } }),
         signal,
       );
-      this.#patch(id, { device: q.load.device, deviceReason: q.fallback ?? q.load.reason });
+      patch({ device: q.load.device, deviceReason: q.fallback ?? q.load.reason });
       await this.lab.beginVectorRun(id, q.vectors);
-      this.#patch(id, { partial: { encodedDocs: 0, totalDocs } });
+      patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#select(id);
       const passages = await this.lab.passageTexts();
       const result = await this.#bridge.encodeCorpus(
         { config, load, texts: passages, role: 'passage', returnVectors: false },
         (p) =>
-          this.#patch(id, {
+          patch({
             status: 'encoding',
             device: p.device === 'webgpu' ? 'webgpu' : 'wasm',
             ...(p.fallback ? { deviceReason: p.fallback } : {}),
@@ -234,13 +239,14 @@ export class Lab {
           }),
         signal,
         async (positions: readonly number[], vectors: readonly StoredVector[]) => {
+          if (!live()) return;
           const s = await this.lab.addVectors(id, positions, vectors);
-          this.#patch(id, { partial: { encodedDocs: s.encodedDocs ?? 0, totalDocs } });
+          patch({ partial: { encodedDocs: s.encodedDocs ?? 0, totalDocs } });
           this.#scheduleAnalysis(LIVE_ANALYSIS_MS);
         },
       );
       const done = result.cached + result.encoded;
-      this.#patch(id, {
+      patch({
         status: 'ready',
         cached: result.encoded === 0 && q.encoded === 0,
         device: result.load.device,
@@ -250,11 +256,12 @@ export class Lab {
       });
       this.#scheduleAnalysis(0);
     } catch (e) {
-      if (isAbort(e) || signal.aborted) this.#patch(id, { status: 'cancelled' });
-      else this.#patch(id, { status: 'error', error: errorInfo(e).message });
+      if (isAbort(e) || signal.aborted) patch({ status: 'cancelled' });
+      else patch({ status: 'error', error: errorInfo(e).message });
       this.#scheduleAnalysis(0);
     } finally {
-      this.#jobs.delete(id);
+      // A newer job for the same id (the collection was reopened) keeps its own controller.
+      if (this.#jobs.get(id) === controller) this.#jobs.delete(id);
     }
   }
 

@@ -1,7 +1,12 @@
+/**
+ * `fliplab eval`: trec_eval 9.0.8 measures of a TREC run. Evaluation and text come from src/report/metrics.ts,
+ * the same functions the lab's exports use, so an exported trec_eval file is byte for byte this output.
+ */
 import type { Command } from 'commander';
-import { evaluate, formatTrecEval, parseMeasures } from '../../core/metrics/index.ts';
+import { parseMeasures } from '../../core/metrics/index.ts';
 import { parseQrels, parseRun } from '../../core/io/trec.ts';
 import { fileSource } from '../../node/files.ts';
+import { evaluateRun, trecEvalResultText } from '../../report/metrics.ts';
 import { collect, parseIntFlag } from '../args.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
 
@@ -27,20 +32,21 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
     .option('-M <n>', 'evaluate at most this many documents per query', parseIntFlag('-M', 1))
     .option('--json', 'print JSON instead of trec_eval text')
     .action(async (qrelsPath: string, runPath: string, opts: EvalOpts) => {
-      let measures;
+      // A bad -m is a usage error, reported before any file is read.
       try {
-        measures = parseMeasures(opts.measure.length > 0 ? opts.measure : ['official']);
+        parseMeasures(opts.measure);
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
       const [qrels, run] = await Promise.all([parseQrels(fileSource(qrelsPath), qrelsPath), parseRun(fileSource(runPath), runPath)]);
       reportDiagnostics(io, [...qrels.warnings, ...run.warnings]);
-      const result = evaluate(qrels.value, run.value, measures, {
+      const result = evaluateRun(qrels.value, run.value, {
+        measures: opts.measure,
         relevanceLevel: opts.l ?? 1,
         complete: opts.c === true,
         ...(opts.M === undefined ? {} : { maxRetrieved: opts.M }),
       });
       if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-      else io.stdout(formatTrecEval(result, { perQuery: opts.q === true, runid: run.value.name }));
+      else io.stdout(trecEvalResultText(result, run.value.name, opts.q === true));
     });
 }

@@ -345,16 +345,37 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
     strata: strataRows,
   };
   if (options.perQuery) {
-    const states = cands.map((c) => depths.map((k) => transitionStates(refRanks, c.ranks[label], k)));
-    report.per_query = p.queries.map((qid, i) => ({
-      qid,
-      reference_rank: rankOrNull(refRanks[i]!),
-      candidates: cands.map((c, ci) => ({
-        name: c.name,
-        rank: rankOrNull(c.ranks[label][i]!),
-        states: depths.map((_, d) => states[ci]![d]![i]!),
-      })),
-    }));
+    // Depths are sorted, so "rank ≤ k" holds from some depth index on: a query's states over the depths are
+    // fixed by two such indices. The ≤ (|depths| + 1)² distinct state lists are built once and shared
+    // (frozen), which keeps this per-frame work to one small object per query and candidate.
+    const firstDepth = (rank: number): number => {
+      let d = 0;
+      while (d < depths.length && depths[d]! < rank) d++;
+      return d;
+    };
+    const lists = new Map<number, readonly TransitionState[]>();
+    const statesFor = (refRank: number, candRank: number): TransitionState[] => {
+      const a = firstDepth(refRank);
+      const b = firstDepth(candRank);
+      const key = a * (depths.length + 1) + b;
+      let list = lists.get(key);
+      if (!list) {
+        list = Object.freeze(depths.map((_, d) => (d >= a ? (d >= b ? 'preserved' : 'broken') : d >= b ? 'fixed' : 'unchanged')));
+        lists.set(key, list);
+      }
+      return list as TransitionState[];
+    };
+    report.per_query = p.queries.map((qid, i) => {
+      const r = refRanks[i]!;
+      return {
+        qid,
+        reference_rank: rankOrNull(r),
+        candidates: cands.map((c) => {
+          const cr = c.ranks[label][i]!;
+          return { name: c.name, rank: rankOrNull(cr), states: statesFor(r, cr) };
+        }),
+      };
+    });
   }
   return report;
 }

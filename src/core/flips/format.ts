@@ -2,11 +2,15 @@
 import type { Estimate } from '../stats/index.ts';
 import type { FlipReport } from './analyze.ts';
 
-const pct = (e: Estimate): string =>
+/** A rate with its interval: "12.3% [10.1, 14.9]", or "undefined" when the denominator is zero. */
+export const pct = (e: Estimate): string =>
   e.value === null ? 'undefined' : `${(100 * e.value).toFixed(1)}% [${(100 * e.lo!).toFixed(1)}, ${(100 * e.hi!).toFixed(1)}]`;
-const signed = (x: number): string => (x > 0 ? `+${x}` : `${x}`);
-const gain = (e: Estimate): string => (e.value === null ? 'undefined' : `${signed(e.value)} [${e.lo!.toFixed(1)}, ${e.hi!.toFixed(1)}]`);
-const pval = (p: number): string => (p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
+/** A count with its sign: "+3", "0", "-2". */
+export const signed = (x: number): string => (x > 0 ? `+${x}` : `${x}`);
+/** Net gain with its interval: "+184 [160.2, 207.8]", or "undefined". */
+export const gain = (e: Estimate): string => (e.value === null ? 'undefined' : `${signed(e.value)} [${e.lo!.toFixed(1)}, ${e.hi!.toFixed(1)}]`);
+/** p-values: four decimals, or scientific below 0.0001. */
+export const pval = (p: number): string => (p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));

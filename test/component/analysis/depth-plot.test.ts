@@ -110,6 +110,34 @@ describe('DepthPlot component', () => {
     for (const candidate of ['BGE', 'E5']) expect(doc.documentElement.textContent).toContain(candidate);
   });
 
+  test('without ondownload, SVG export goes through the app download (object URL + <a download> click)', async () => {
+    const report = mainReport();
+    const blobs: Blob[] = [];
+    const had = { create: URL.createObjectURL, revoke: URL.revokeObjectURL };
+    URL.createObjectURL = vi.fn((b: Blob) => (blobs.push(b), `blob:test/${blobs.length}`));
+    URL.revokeObjectURL = vi.fn();
+    const clicks: { href: string; download: string }[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicks.push({ href: this.href, download: this.download });
+    });
+    try {
+      render(DepthPlot, { report });
+      vi.useFakeTimers();
+      await fireEvent.click(screen.getByRole('button', { name: 'SVG' }));
+      expect(clicks).toEqual([{ href: 'blob:test/1', download: plotFileName(report, 'svg') }]);
+      vi.runAllTimers();
+      expect(URL.revokeObjectURL).toHaveBeenCalledWith('blob:test/1');
+      expect(blobs[0]!.type).toBe('image/svg+xml');
+      expect(parseSvg(await blobs[0]!.text()).documentElement.textContent).toContain('BGE');
+      expect(screen.queryByRole('alert')).toBeNull();
+    } finally {
+      vi.useRealTimers();
+      click.mockRestore();
+      URL.createObjectURL = had.create;
+      URL.revokeObjectURL = had.revoke;
+    }
+  });
+
   test('PNG export in a page without canvas (jsdom as it is) shows the error in place', async () => {
     const ondownload = vi.fn();
     render(DepthPlot, { report: mainReport(), ondownload });

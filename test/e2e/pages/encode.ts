@@ -4,7 +4,9 @@
  * `?cache=0` turns off transformers.js's Cache Storage for model files; `?idleMs=N` shortens the idle shutdown.
  */
 import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
-import type { WorkerDevice } from '../../../workers/encode.worker.ts';
+import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/app/lab/local-model.ts';
+import type { EncoderDtype } from '../../../src/encoders/presets.ts';
+import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './configs.ts';
 
 const params = new URLSearchParams(location.search);
@@ -30,13 +32,14 @@ async function encodeWith(
   texts: readonly string[],
   role: 'query' | 'passage',
   signal?: AbortSignal,
+  /** Default: the page's own origin in the hub layout. A picked local folder: its source and revision. */
+  local?: { readonly revision: string },
 ): Promise<PlainEncodeResult> {
   const started = performance.now();
   const bridge = bridgeFor(device);
-  const { load, batch } = await bridge.encode(
-    { config: testConfig(kind, modelId), load: { device, dtype: 'fp32', source: { remoteHost: location.origin, allowRemote: true } }, texts, role },
-    signal,
-  );
+  const source: WorkerLoadOptions['source'] = local ? localModelSource() : { remoteHost: location.origin, allowRemote: true };
+  const config = local ? { ...testConfig(kind, modelId), revision: local.revision } : testConfig(kind, modelId);
+  const { load, batch } = await bridge.encode({ config, load: { device, dtype: 'fp32', source }, texts, role }, signal);
   return {
     device: load.device,
     reason: load.reason,
@@ -135,7 +138,39 @@ const fliplabTest = {
   },
 
   workerRunning: (device: WorkerDevice) => bridgeFor(device).running,
+
+  /** Register the folder picked in the `folder` input (test/e2e/local-model.e2e.test.ts sets its files). */
+  async registerPickedFolder(device: WorkerDevice, dtype: EncoderDtype) {
+    const started = performance.now();
+    try {
+      const files = Array.from(folderInput.files ?? []) as PickedFile[];
+      const local = await prepareLocalModel(files, dtype);
+      await bridgeFor(device).registerLocalModel(local.name, local.files);
+      return { name: local.name, folder: local.folder, revision: local.revision, paths: local.files.map((f) => f.path), picked: files.length };
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
+
+  /** tryEncodeWith for a registered local folder (source: the local-model root, no remote). */
+  async tryEncodeLocal(device: WorkerDevice, name: string, revision: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') {
+    const started = performance.now();
+    try {
+      return await encodeWith(device, name, kind, texts, role, undefined, { revision });
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
+
+  /** End the bridge's worker, as a crash would (the next call starts a fresh one). */
+  terminateWorker: (device: WorkerDevice) => bridgeFor(device).terminate(),
 };
+
+/** What a user picks with "load a local model folder". */
+const folderInput = Object.assign(document.createElement('input'), { type: 'file', webkitdirectory: true, multiple: true });
+folderInput.setAttribute('data-testid', 'folder');
+folderInput.setAttribute('aria-label', 'Local model folder');
+document.body.append(folderInput);
 
 declare global {
   interface Window {

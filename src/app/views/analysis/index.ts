@@ -11,4 +11,4 @@ export { default as MetricsTable } from './MetricsTable.svelte';
 export * from './format.ts';
 export { parseDepthList, depthListText, type DepthParse } from './depths.ts';
 export { buildDepthPlot, depthPlotSvg, depthPlotPoints, candidateNames, CANDIDATE_COLORS, type DepthPlotOptions, type DepthPoint } from './depth-plot.ts';
-export { serializeSvg, plotFileName, svgSize, svgDataUrl, svgToPng, downloadBlob, PngExportError } from './plot-export.ts';
+export { serializeSvg, plotFileName, svgSize, svgDataUrl, svgToPng, PngExportError } from './plot-export.ts';

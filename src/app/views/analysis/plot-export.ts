@@ -97,22 +97,3 @@ export async function svgToPng(svg: SVGSVGElement, options: { scale?: number; ba
     canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new PngExportError('PNG export: the canvas produced no image.'))), 'image/png');
   });
 }
-
-/** Offers a blob as a download under `name`. Throws when the environment cannot create object URLs. */
-export function downloadBlob(blob: Blob, name: string, doc: Document = globalThis.document): void {
-  const URLs = doc.defaultView?.URL ?? globalThis.URL;
-  if (typeof URLs?.createObjectURL !== 'function') throw new Error('Downloads need URL.createObjectURL, which is not available here.');
-  const url = URLs.createObjectURL(blob);
-  const a = doc.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.rel = 'noopener';
-  a.style.display = 'none';
-  doc.body.append(a);
-  try {
-    a.click();
-  } finally {
-    a.remove();
-    setTimeout(() => URLs.revokeObjectURL(url), 0);
-  }
-}

@@ -1,0 +1,102 @@
+/**
+ * Fakes of the lab's state objects for the shell panel tests. The real `Lab` starts Web Workers (jsdom has
+ * none) and `Collections` talks to IndexedDB and the network, so the panels get objects of the same shape:
+ * runes-backed fields the test sets, and `vi.fn` spies in place of the methods. `asLab`/`asCollections`
+ * check at compile time that the fakes have the members the panels use, with the real types.
+ */
+import { vi, type Mock } from 'vitest';
+import type { FlipReport } from '../../../src/core/flips/analyze.ts';
+import { BEIR_CATALOG } from '../../../src/app/data/catalog.ts';
+import type { CollectionFile, CollectionMeta } from '../../../src/app/data/types.ts';
+import type { CollectionSummary } from '../../../src/app/lab/engine.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../../../src/app/settings.ts';
+import type { Collections, DownloadState } from '../../../src/app/state/collections.svelte.ts';
+import type { CollectionError, Lab } from '../../../src/app/state/lab.svelte.ts';
+import type { EncoderConfig } from '../../../src/encoders/presets.ts';
+import { DEFAULT_VIEW, type MetricsRow, type RetrieverInfo, type ViewState } from '../../../src/app/types.ts';
+
+type LabApi = Lab['lab'];
+/** The call signature of one worker method as the main thread sees it (comlink: results as promises). */
+type WorkerCall<K extends keyof LabApi> = LabApi[K] extends (...args: infer A) => infer R ? (...args: A) => R : never;
+
+/** The worker calls the panels make (`lab.lab.*`), as spies; each returns what the test tells it to. */
+export interface FakeLabApi {
+  compare: Mock<WorkerCall<'compare'>>;
+  runText: Mock<WorkerCall<'runText'>>;
+  trecEval: Mock<WorkerCall<'trecEval'>>;
+}
+
+export class FakeLab {
+  settings: Settings = $state({ ...DEFAULT_SETTINGS });
+  view: ViewState = $state({ ...DEFAULT_VIEW });
+  collection: CollectionSummary | null = $state.raw(null);
+  collectionError: CollectionError | null = $state.raw(null);
+  busy: string | null = $state(null);
+  retrievers: RetrieverInfo[] = $state([]);
+  report: FlipReport | null = $state.raw(null);
+  metrics: MetricsRow[] = $state.raw([]);
+  partial: string[] = $state([]);
+
+  /** The view's reference, else the first retriever (the real lab prefers BM25, which tests put first). */
+  get reference(): string | null {
+    return this.view.reference ?? this.retrievers[0]?.id ?? null;
+  }
+
+  get candidates(): string[] {
+    return this.view.candidates.filter((c) => c !== this.reference);
+  }
+
+  setView = vi.fn((patch: Partial<ViewState>): void => {
+    this.view = { ...this.view, ...patch };
+  });
+  cancel = vi.fn((_id: string): void => {});
+  remove = vi.fn(async (_id: string): Promise<void> => {});
+  addEncoder = vi.fn(async (_config: EncoderConfig): Promise<void> => {});
+  addBm25 = vi.fn(async (_k1: number, _b: number): Promise<void> => {});
+  addRunFile = vi.fn(async (_file: CollectionFile): Promise<void> => {});
+
+  lab: FakeLabApi = {
+    compare: vi.fn(() => Promise.reject(new Error('compare: not set up by the test'))),
+    runText: vi.fn(() => Promise.reject(new Error('runText: not set up by the test'))),
+    trecEval: vi.fn(() => Promise.reject(new Error('trecEval: not set up by the test'))),
+  };
+}
+
+type LabMembers =
+  | 'settings' | 'view' | 'collection' | 'collectionError' | 'busy' | 'retrievers' | 'report' | 'metrics' | 'partial'
+  | 'reference' | 'candidates' | 'setView' | 'cancel' | 'remove' | 'addEncoder' | 'addBm25' | 'addRunFile';
+
+/** The fake as the `Lab` the panels are typed with (checked: the members they use have Lab's types). */
+export function asLab(fake: FakeLab): Lab {
+  const shape: Pick<Lab, LabMembers> = fake;
+  return shape as Lab;
+}
+
+export class FakeCollections {
+  stored: CollectionMeta[] = $state([]);
+  download: DownloadState | null = $state(null);
+  error: string | null = $state(null);
+  readonly catalog = BEIR_CATALOG;
+
+  isStored(id: string): boolean {
+    return this.stored.some((m) => m.id === id);
+  }
+
+  openCatalog = vi.fn(async (_name: string): Promise<void> => {});
+  cancelDownload = vi.fn((): void => {});
+  openUpload = vi.fn(async (_files: readonly CollectionFile[]): Promise<void> => {});
+  openStored = vi.fn(async (_id: string): Promise<boolean> => true);
+  remove = vi.fn(async (_id: string): Promise<void> => {});
+}
+
+type CollectionsMembers = 'stored' | 'download' | 'error' | 'catalog' | 'isStored' | 'openCatalog' | 'cancelDownload' | 'openUpload' | 'openStored' | 'remove';
+
+export function asCollections(fake: FakeCollections): Collections {
+  const shape: Pick<Collections, CollectionsMembers> = fake;
+  return shape as Collections;
+}
+
+/** A collection summary as the lab worker reports it. */
+export function summary(patch: Partial<CollectionSummary> = {}): CollectionSummary {
+  return { name: 'SciFact', docs: 5183, queries: 1109, evaluated: 300, judged: true, split: 'test', splits: ['test', 'train'], runs: [], diagnostics: [], ...patch };
+}
