@@ -5,9 +5,10 @@
  * machine, same run. Goal: browser WASM ≥ 0.8× native.
  *
  *   npm run bench:encode                       BERT-base, WASM (threads = cores, cross-origin isolated) vs native
- *   npm run bench:encode -- --webgpu           also WebGPU, fp32, batch sweep 8/16/32; for a machine with a real
- *                                              GPU (fp16 needs an fp16 model variant the generator does not
- *                                              write yet: DESIGN.md, "Status")
+ *   npm run bench:encode -- --webgpu           also WebGPU, batch sweep 8/16/32: fp32, and fp16 (the model's
+ *                                              onnx/model_fp16.onnx, generated too) when the adapter has
+ *                                              shader-f16, else a line saying it was skipped and why; for a
+ *                                              machine with a real GPU (SwiftShader has no shader-f16)
  *   npm run bench:encode -- --smoke [--webgpu] tiny model, one batch: proves the script runs (CI)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -52,7 +53,8 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
     else {
       modelsRoot = join(work, 'models');
       const t = performance.now();
-      await writeTinyBert(join(modelsRoot, BASE_MODEL), { ...bertBaseOptions('none', 7), name: BASE_MODEL });
+      // The fp16 variant only for the WebGPU sweep: it adds ~220 MB and seconds of generation.
+      await writeTinyBert(join(modelsRoot, BASE_MODEL), { ...bertBaseOptions('none', 7), name: BASE_MODEL }, { fp16: opts.webgpu === true });
       model = BASE_MODEL;
       log(`generated ${model} (BERT-base shape, random weights) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
@@ -81,26 +83,36 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
       const page = await browser.newPage();
       await page.goto(`${server.url}encode.html?cache=0&threads=${cpus().length}`);
       await page.waitForFunction(() => 'fliplabTest' in window);
-      const devices = opts.webgpu ? (['wasm', 'webgpu'] as const) : (['wasm'] as const);
-      for (const device of devices) {
+      const legs: { device: 'wasm' | 'webgpu'; dtype: 'fp32' | 'fp16' }[] = [{ device: 'wasm', dtype: 'fp32' }];
+      if (opts.webgpu) {
+        legs.push({ device: 'webgpu', dtype: 'fp32' });
+        // fp16 weights need shader-f16; without it the worker would run them on WASM, which is no WebGPU number.
+        const gpu = await page.evaluate(() => window.fliplabTest.webgpuFeatures());
+        if (gpu.shaderF16) legs.push({ device: 'webgpu', dtype: 'fp16' });
+        else log(`webgpu fp16: skipped: ${gpu.adapter ? `the adapter (${gpu.description || 'unnamed'}) lacks shader-f16` : gpu.description}`);
+      }
+      for (const { device, dtype } of legs) {
         for (const batch of batches) {
           const r = await page.evaluate(
-            async ([dev, m, t, b]) => {
+            async ([dev, m, t, b, dt]) => {
+              // No named helpers in here: tsx's keepNames would wrap them in a __name() the page lacks.
               const api = window.fliplabTest;
-              await api.encodeWith(dev, m, 'mean', t.slice(0, b), 'passage'); // warm-up (compiles wasm / shaders)
+              const warm = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(0, b), 'passage', dt); // compiles wasm / shaders
+              if ('error' in warm) throw new Error(`${dev} ${dt}: ${warm.error.name}: ${warm.error.message}`);
               let tokens = 0;
               let used = dev as string;
               const started = performance.now();
               for (let i = 0; i < t.length; i += b) {
-                const out = await api.encodeWith(dev, m, 'mean', t.slice(i, i + b), 'passage');
+                const out = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(i, i + b), 'passage', dt);
+                if ('error' in out) throw new Error(`${dev} ${dt}: ${out.error.name}: ${out.error.message}`);
                 tokens += out.tokens.reduce((x, y) => x + y, 0);
                 used = out.device;
               }
               return { tokens, ms: performance.now() - started, used, isolated: crossOriginIsolated };
             },
-            [device, model, texts, batch] as const,
+            [device, model, texts, batch, dtype] as const,
           );
-          rows.push({ engine: `browser ${r.used} fp32${r.used === 'wasm' ? (r.isolated ? `, ${cpus().length} threads` : ', 1 thread') : ''}`, batch, tokensPerSecond: r.tokens / (r.ms / 1000) });
+          rows.push({ engine: `browser ${r.used} ${dtype}${r.used === 'wasm' ? (r.isolated ? `, ${cpus().length} threads` : ', 1 thread') : ''}`, batch, tokensPerSecond: r.tokens / (r.ms / 1000) });
         }
       }
     } finally {

@@ -4,6 +4,8 @@
  *   <outDir>/fliplab/tiny-bert     BertModel        (last_hidden_state): stands in for BGE / E5
  *   <outDir>/fliplab/tiny-splade   BertForMaskedLM  (logits):            stands in for SPLADE
  *
+ * each with onnx/model.onnx (fp32) and onnx/model_fp16.onnx (the same graph with fp16 weights, fp16.ts).
+ *
  *   node --import tsx scripts/models/make-fixtures.ts [outDir] [--force]
  *
  * Default outDir: test/fixtures/generated/models (gitignored). Idempotent: a folder whose
@@ -24,8 +26,11 @@ import {
   type TinyBertOptions,
 } from './tiny-bert.ts';
 
-/** Bump when the fixtures change in a way the source hash would not catch (it covers the generator files). */
-export const FIXTURE_FORMAT = 1;
+/**
+ * Bump when the fixtures change in a way the source hash would not catch (it covers the generator files).
+ * 2: folders also hold onnx/model_fp16.onnx.
+ */
+export const FIXTURE_FORMAT = 2;
 
 export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../test/fixtures/generated/models', import.meta.url));
 
@@ -46,7 +51,7 @@ export const TINY_SPLADE: FixtureSpec = {
 export const FIXTURE_MODELS: readonly FixtureSpec[] = [TINY_BERT, TINY_SPLADE];
 
 const MANIFEST = 'fixture-manifest.json';
-const GENERATOR_SOURCES = ['onnx-writer.ts', 'tiny-bert.ts', 'wordpiece-vocab.ts', 'make-fixtures.ts'];
+const GENERATOR_SOURCES = ['onnx-writer.ts', 'fp16.ts', 'tiny-bert.ts', 'wordpiece-vocab.ts', 'make-fixtures.ts'];
 
 interface Manifest {
   readonly version: string;
@@ -105,7 +110,7 @@ async function writeFixture(outDir: string, spec: FixtureSpec, version: string, 
   const existing = force ? undefined : await isUpToDate(dir, version, spec);
   if (existing) return { id: spec.id, dir, status: 'up-to-date', files: sizes(existing) };
 
-  const files = tinyBertFiles(buildTinyBert(spec.options));
+  const files = tinyBertFiles(buildTinyBert(spec.options), { fp16: true });
   const manifest: Manifest = {
     version,
     id: spec.id,
@@ -155,7 +160,8 @@ async function main(argv: readonly string[]): Promise<void> {
   const outDir = resolve(argv.find((a) => !a.startsWith('--')) ?? DEFAULT_MODELS_DIR);
   for (const r of await makeModelFixtures(outDir, { force })) {
     const onnx = r.files['onnx/model.onnx'] ?? 0;
-    console.log(`${r.id}: ${r.status} (${r.dir}, onnx/model.onnx ${onnx} bytes)`);
+    const fp16 = r.files['onnx/model_fp16.onnx'] ?? 0;
+    console.log(`${r.id}: ${r.status} (${r.dir}, onnx/model.onnx ${onnx} bytes, onnx/model_fp16.onnx ${fp16} bytes)`);
   }
 }
 

@@ -10,7 +10,7 @@
 import protobuf from 'protobufjs';
 
 /** ONNX `TensorProto.DataType` codes used here. */
-export const OnnxDataType = { FLOAT: 1, INT32: 6, INT64: 7 } as const;
+export const OnnxDataType = { FLOAT: 1, INT32: 6, INT64: 7, FLOAT16: 10 } as const;
 export type OnnxDataType = (typeof OnnxDataType)[keyof typeof OnnxDataType];
 
 export const ONNX_IR_VERSION = 8;
@@ -25,7 +25,8 @@ export interface OnnxValueInfo {
   readonly shape: readonly OnnxDim[];
 }
 
-export type OnnxTensorData = Float32Array | Int32Array | BigInt64Array;
+/** Tensor values; FLOAT16 tensors are their IEEE half-precision bit patterns (see fp16.ts). */
+export type OnnxTensorData = Float32Array | Int32Array | BigInt64Array | Uint16Array;
 
 export interface OnnxInitializer {
   readonly name: string;
@@ -229,13 +230,19 @@ function attributeMessage(name: string, a: OnnxAttribute): object {
   }
 }
 
+const ARRAY_BY_TYPE = {
+  [OnnxDataType.FLOAT]: Float32Array,
+  [OnnxDataType.INT32]: Int32Array,
+  [OnnxDataType.INT64]: BigInt64Array,
+  [OnnxDataType.FLOAT16]: Uint16Array,
+} as const;
+
 function checkInitializer(t: OnnxInitializer): void {
   const count = t.dims.reduce((a, b) => a * b, 1);
   if (count !== t.data.length) {
     throw new Error(`onnx-writer: initializer ${t.name} has dims [${t.dims.join(', ')}] but ${t.data.length} values`);
   }
-  const expected =
-    t.dataType === OnnxDataType.FLOAT ? Float32Array : t.dataType === OnnxDataType.INT32 ? Int32Array : BigInt64Array;
+  const expected = ARRAY_BY_TYPE[t.dataType];
   if (!(t.data instanceof expected)) throw new Error(`onnx-writer: initializer ${t.name} data does not match its type`);
 }
 

@@ -4,6 +4,7 @@
  *
  *   <dir>/config.json  tokenizer.json  tokenizer_config.json  special_tokens_map.json  vocab.txt
  *   <dir>/onnx/model.onnx   (fp32)
+ *   <dir>/onnx/model_fp16.onnx   (on request: fp16 weights each Cast to fp32, fp32 inputs/outputs; fp16.ts)
  *
  * The graph is the Hugging Face BERT forward pass (modeling_bert.py, eager attention, absolute positions):
  * embeddings (word + position + token type) → LayerNorm → N × [self-attention with the additive mask
@@ -15,7 +16,8 @@
  */
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { attr, encodeOnnxModelChunks, OnnxDataType, OnnxGraphBuilder } from './onnx-writer.ts';
+import { toFp16Graph } from './fp16.ts';
+import { attr, encodeOnnxModelChunks, OnnxDataType, OnnxGraphBuilder, type OnnxGraph } from './onnx-writer.ts';
 import { bertTokenizerFiles, buildWordPieceVocab, SPECIAL_IDS } from './wordpiece-vocab.ts';
 
 export type TinyBertHead = 'none' | 'mlm';
@@ -278,11 +280,25 @@ export const MASK_FILL = -3.4028234663852886e38;
 const BATCH = 'batch_size';
 const SEQUENCE = 'sequence_length';
 
+/** Which weights file: `'fp32'` (onnx/model.onnx) or `'fp16'` (onnx/model_fp16.onnx, see fp16.ts). */
+export type TinyBertOnnxDtype = 'fp32' | 'fp16';
+
 /**
- * Serialise the model's forward pass as an ONNX model (opset 17, IR 8, fp32), as byte chunks whose
- * concatenation is the file; the weight chunks are views of `model.weights`. Deterministic.
+ * Serialise the model's forward pass as an ONNX model (opset 17, IR 8), as byte chunks whose
+ * concatenation is the file; for fp32 the weight chunks are views of `model.weights`. `'fp16'` writes the
+ * keep-io-types half-precision variant of the same graph ({@link toFp16Graph}). Deterministic.
  */
-export function tinyBertOnnxChunks(model: TinyBertModel): Uint8Array[] {
+export function tinyBertOnnxChunks(model: TinyBertModel, dtype: TinyBertOnnxDtype = 'fp32'): Uint8Array[] {
+  const graph = tinyBertOnnxGraph(model);
+  const c = model.config;
+  return encodeOnnxModelChunks(dtype === 'fp16' ? toFp16Graph(graph) : graph, {
+    producerName: 'fliplab-tiny-bert',
+    docString: `${model.name}: generated BERT (${c.layers}×${c.hiddenSize}, ${c.heads} heads, seed ${c.seed}${dtype === 'fp16' ? ', fp16 weights' : ''}); not a trained model`,
+  });
+}
+
+/** The model's forward pass as an fp32 ONNX graph whose initializers are views of `model.weights`. */
+export function tinyBertOnnxGraph(model: TinyBertModel): OnnxGraph {
   const { config: c, weights: w } = model;
   const h = c.hiddenSize;
   const headSize = h / c.heads;
@@ -383,10 +399,7 @@ export function tinyBertOnnxChunks(model: TinyBertModel): Uint8Array[] {
     g.output('logits', OnnxDataType.FLOAT, [BATCH, SEQUENCE, c.vocabSize]);
   }
 
-  return encodeOnnxModelChunks(g.graph(), {
-    producerName: 'fliplab-tiny-bert',
-    docString: `${model.name}: generated BERT (${c.layers}×${h}, ${c.heads} heads, seed ${c.seed}); not a trained model`,
-  });
+  return g.graph();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -456,12 +469,19 @@ export async function writeFileContents(path: string, contents: FileContents): P
   return contentsByteLength(contents);
 }
 
+/** Which weights files a model folder gets besides the fp32 `onnx/model.onnx`. */
+export interface TinyBertFileOptions {
+  /** Also write `onnx/model_fp16.onnx` (fp16 weights, fp32 inputs and outputs). Default false. */
+  readonly fp16?: boolean;
+}
+
 /** The files of a model folder, relative path → contents. */
-export function tinyBertFiles(model: TinyBertModel): Record<string, FileContents> {
+export function tinyBertFiles(model: TinyBertModel, files: TinyBertFileOptions = {}): Record<string, FileContents> {
   return {
     'config.json': `${JSON.stringify(tinyBertConfigJson(model), null, 2)}\n`,
     ...bertTokenizerFiles(model.vocabulary, { modelMaxLength: Math.min(512, model.config.maxPositions) }),
     'onnx/model.onnx': tinyBertOnnxChunks(model),
+    ...(files.fp16 ? { 'onnx/model_fp16.onnx': tinyBertOnnxChunks(model, 'fp16') } : {}),
   };
 }
 
@@ -474,13 +494,14 @@ export interface WrittenTinyBert {
 
 /**
  * Generate a model and write its folder (created if needed; existing files are overwritten). Memory:
- * the weights once (about 4 bytes per parameter: 440 MB at BERT-base), the file is streamed from them.
+ * the weights once (about 4 bytes per parameter: 440 MB at BERT-base), the file is streamed from them;
+ * the fp16 variant adds a half-precision copy (2 bytes per parameter).
  */
-export async function writeTinyBert(dir: string, opts: TinyBertOptions = {}): Promise<WrittenTinyBert> {
+export async function writeTinyBert(dir: string, opts: TinyBertOptions = {}, fileOptions: TinyBertFileOptions = {}): Promise<WrittenTinyBert> {
   const model = buildTinyBert(opts);
   const files: Record<string, number> = {};
   await mkdir(join(dir, 'onnx'), { recursive: true });
-  for (const [path, contents] of Object.entries(tinyBertFiles(model))) {
+  for (const [path, contents] of Object.entries(tinyBertFiles(model, fileOptions))) {
     files[path] = await writeFileContents(join(dir, path), contents);
   }
   return { model, dir, files };

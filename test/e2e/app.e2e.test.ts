@@ -70,7 +70,7 @@ async function shot(p: Page, selector: string, name: string): Promise<void> {
 }
 
 async function openLab(b: Browser): Promise<{ context: BrowserContext; page: Page }> {
-  const c = await b.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const c = await b.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   c.on('request', (r) => requested.push(r.url()));
   const p = await c.newPage();
   const host = server.url.replace(/\/$/, '');
@@ -117,7 +117,9 @@ describe('the lab (wasm)', () => {
     await page.getByTestId('add-encoder').click();
     // While encoding: a partial run, analysed and marked partial.
     await expect.poll(async () => Number((await row(page, ENCODER_ID).getAttribute('data-encoded-docs')) || 0), { timeout: 90_000 }).toBeGreaterThan(300);
-    await expect.poll(() => page.locator('#analysis-heading ~ *').filter({ hasText: /partial/i }).count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    const analysis = page.locator('section[aria-labelledby="analysis-heading"]');
+    await expect.poll(() => analysis.getAttribute('data-partial'), { timeout: 30_000 }).toBe(ENCODER_ID);
+    expect(await analysis.textContent()).toMatch(/partial/i);
     const committedBeforeReload = Number(await row(page, ENCODER_ID).getAttribute('data-encoded-docs'));
     expect(committedBeforeReload).toBeLessThan(5_183);
     await shot(page, 'section[aria-labelledby="retrievers-heading"]', 'retrievers.png');
@@ -133,8 +135,10 @@ describe('the lab (wasm)', () => {
   }, 300_000);
 
   it("shows the transition tables, and their numbers equal `fliplab flips --json` on the app's exported runs", async () => {
-    await expect.poll(() => page.locator('section[aria-labelledby="analysis-heading"]').textContent(), { timeout: 30_000 }).toMatch(/Transitions at k = 10/);
-    expect(await page.locator('section[aria-labelledby="analysis-heading"]').textContent()).not.toMatch(/\(partial\)/);
+    const analysis = page.locator('section[aria-labelledby="analysis-heading"]');
+    await expect.poll(() => analysis.textContent(), { timeout: 30_000 }).toMatch(/Transitions at k = 10/);
+    // The analysis of the finished run (not the last partial one) is on screen.
+    await expect.poll(() => analysis.getAttribute('data-partial'), { timeout: 60_000 }).toBe('');
     const report = await saveDownload(page, () => page.getByTestId('export-report-json').click());
     const appReport = JSON.parse(report.text) as { depths: { k: number; candidates: { name: string; broken: number; fixed: number }[] }[] };
     expect(appReport.depths.map((d) => d.k)).toEqual([1, 5, 10, 20, 50]);
@@ -250,6 +254,13 @@ describe('the lab (webgpu, own files)', () => {
       await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 240_000 }).toBe('ready');
       expect(await row(p, id).getAttribute('data-device')).toBe('webgpu');
       await expect.poll(() => p.locator('section[aria-labelledby="analysis-heading"]').textContent(), { timeout: 30_000 }).toMatch(/Transitions at k = 10/);
+
+      // The same model as a folder picked from disk: loaded from the files, no model request at all.
+      const before = server.requests.length;
+      await p.getByTestId('pick-model-folder').setInputFiles(join(DEFAULT_MODELS_DIR, MODEL));
+      const local = 'bge-small:local/tiny-bert-max16';
+      await expect.poll(() => row(p, local).getAttribute('data-status'), { timeout: 240_000 }).toBe('ready');
+      expect(server.requests.slice(before).filter((r) => r.includes('tiny-bert') || r.includes('/local-models/'))).toEqual([]);
       await c.close();
     } finally {
       await gpuBrowser.close();

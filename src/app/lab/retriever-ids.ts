@@ -5,6 +5,9 @@
  */
 import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../../encoders/presets.ts';
 
+/** Model names of picked local folders (see local-model.ts). */
+export const LOCAL_MODEL_PREFIX = 'local/';
+
 /** The BM25 the paper specifies: always present, the default reference. */
 export const BM25_ID = 'bm25';
 

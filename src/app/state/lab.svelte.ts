@@ -7,13 +7,18 @@
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
-import type { EncoderConfig } from '../../encoders/presets.ts';
-import { BM25_ID, bm25Id, encoderRunId, parseEncoderRunId } from '../lab/retriever-ids.ts';
+import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
+import { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../lab/retriever-ids.ts';
 
 export { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../lab/retriever-ids.ts';
 import type { StoredVector } from '../../store/embeddings.ts';
 import type { LabApi } from '../../../workers/lab.worker.ts';
-import { EncodeBridge } from '../bridge/encode-bridge.ts';
+import { EncodeBridge, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
+import { localModelSource, prepareLocalModel, type PickedFile } from '../lab/local-model.ts';
+import { LOCAL_MODEL_PREFIX } from '../lab/retriever-ids.ts';
+import { errorInfo, type CollectionError } from '../lab/errors.ts';
+
+export type { CollectionError } from '../lab/errors.ts';
 import type { CollectionFile } from '../data/types.ts';
 import type { CollectionSummary } from '../lab/engine.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
@@ -31,28 +36,8 @@ export interface EncoderSpec {
 }
 export type RetrieverSpec = Bm25Spec | EncoderSpec | { readonly kind: 'imported' };
 
-export interface CollectionError {
-  readonly message: string;
-  readonly file?: string;
-  readonly line?: number;
-}
-
 /** How often a growing run is re-analysed while encoding. */
 const LIVE_ANALYSIS_MS = 400;
-
-/**
- * What an error says, split into file / line / reason. Errors cross the worker boundary as plain
- * name + message, so the core's InputError ("file:line: reason") is recognised by its message.
- */
-export function errorInfo(e: unknown): CollectionError {
-  const err = e as { message?: unknown; file?: unknown; line?: unknown; name?: unknown };
-  const message = typeof err?.message === 'string' ? err.message : String(e);
-  if (typeof err?.file === 'string') return { message, file: err.file, ...(typeof err.line === 'number' ? { line: err.line } : {}) };
-  const m = /^(.+?):(\d+): (.+)$/s.exec(message) ?? /^(\S+?\.[A-Za-z0-9.]+): (.+)$/s.exec(message);
-  if (m && m.length === 4) return { file: m[1]!, line: Number(m[2]), message: m[3]! };
-  if (m && m.length === 3) return { file: m[1]!, message: m[2]! };
-  return { message };
-}
 
 const isAbort = (e: unknown): boolean => e instanceof DOMException && e.name === 'AbortError';
 
@@ -76,6 +61,8 @@ export class Lab {
   metrics: MetricsRow[] = $state.raw([]);
   queryTexts: Record<string, string> = $state.raw({});
   analysisError: string | null = $state(null);
+  /** Candidates whose runs were partial when the current analysis was computed (what the views badge). */
+  analyzedPartial: string[] = $state.raw([]);
 
   /** The report for the current depths and label, rebuilt from prepared ranks (one frame). */
   report: FlipReport | null = $derived.by(() => {
@@ -143,7 +130,9 @@ export class Lab {
     const m = /^bm25-k1=([\d.]+)-b=([\d.]+)$/.exec(id);
     if (m) return void (await this.addBm25(Number(m[1]), Number(m[2])));
     const config = parseEncoderRunId(id);
-    if (config) void this.addEncoder(config);
+    if (config?.model.startsWith(LOCAL_MODEL_PREFIX)) {
+      this.#upsert({ id, name: id, kind: 'dense', status: 'error', error: `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again: local folders are not stored by the lab (its vectors are, so nothing is encoded twice)` });
+    } else if (config) void this.addEncoder(config);
   }
 
   // ---------------------------------------------------------------- retrievers
@@ -199,7 +188,7 @@ export class Lab {
   }
 
   /** Encode queries then passages (cache first); the run grows and is analysed as batches commit. */
-  async addEncoder(config: EncoderConfig): Promise<void> {
+  async addEncoder(config: EncoderConfig, source?: WorkerLoadOptions['source']): Promise<void> {
     const id = encoderRunId(config);
     if (this.#jobs.has(id)) return;
     if (this.collection === null) return;
@@ -215,7 +204,7 @@ export class Lab {
     const totalDocs = this.collection.docs;
     this.#upsert({ id, name: id, kind: config.kind === 'sparse' ? 'sparse' : 'dense', status: 'loading', dtype: config.dtype });
     const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
-    const load = { device, dtype: config.dtype, source: { remoteHost: `${this.settings.modelHost}/`, allowRemote: true } } as const;
+    const load: WorkerLoadOptions = { device, dtype: config.dtype, source: source ?? { remoteHost: `${this.settings.modelHost}/`, allowRemote: true } };
     try {
       const queries = await this.lab.evaluatedQueries();
       const q = await this.#bridge.encodeCorpus(
@@ -263,6 +252,18 @@ export class Lab {
       // A newer job for the same id (the collection was reopened) keeps its own controller.
       if (this.#jobs.get(id) === controller) this.#jobs.delete(id);
     }
+  }
+
+  /**
+   * Encode with a model folder the user picked (config.json, tokenizer files, onnx/model*.onnx): the files
+   * are handed to the encode worker, which loads them without any request. The folder is not stored: after a
+   * reload it must be picked again (the vectors it made stay cached, keyed by the files' fingerprint).
+   */
+  async addLocalEncoder(preset: PresetId, picked: ArrayLike<PickedFile>, options: { dtype: EncoderDtype; maxLength?: number }): Promise<void> {
+    const local = await prepareLocalModel(picked, options.dtype);
+    await this.#bridge.registerLocalModel(local.name, local.files);
+    const config = encoderConfig(preset, { model: local.name, revision: local.revision, dtype: options.dtype, ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }) });
+    await this.addEncoder(config, localModelSource());
   }
 
   cancel(id: string): void {
@@ -345,13 +346,16 @@ export class Lab {
       try {
         const names = [reference, ...candidates];
         if (this.collection.judged) {
-          this.metrics = await this.lab.metrics(names, partial);
-          if (candidates.length > 0) {
-            this.prepared = await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths) });
-          } else this.prepared = null;
+          const metrics = await this.lab.metrics(names, partial);
+          const prepared = candidates.length > 0 ? await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths) }) : null;
+          // Published together, so the views never show numbers from one state with badges from another.
+          this.metrics = metrics;
+          this.prepared = prepared;
+          this.analyzedPartial = partial.filter((p) => candidates.includes(p));
         } else {
           this.metrics = [];
           this.prepared = null;
+          this.analyzedPartial = [];
         }
         this.analysisError = null;
       } catch (e) {

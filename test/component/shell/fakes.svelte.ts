@@ -36,6 +36,7 @@ export class FakeLab {
   report: FlipReport | null = $state.raw(null);
   metrics: MetricsRow[] = $state.raw([]);
   partial: string[] = $state([]);
+  analyzedPartial: string[] = $state([]);
 
   /** The view's reference, else the first retriever (the real lab prefers BM25, which tests put first). */
   get reference(): string | null {

@@ -2,7 +2,7 @@
  * The encoder configurations the e2e test compares between Node and the browser: the paper's presets
  * pointed at the generated tiny models (shared by the test page and the Node side of the test).
  */
-import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
+import { PRESETS, type EncoderConfig, type EncoderDtype } from '../../../src/encoders/presets.ts';
 
 export type TestKind = 'cls' | 'mean' | 'splade';
 
@@ -21,6 +21,8 @@ export function testConfig(kind: TestKind, model: string): EncoderConfig {
 export interface PlainEncodeResult {
   readonly device: 'webgpu' | 'wasm';
   readonly reason: string | null;
+  /** The weights actually loaded (onnx/model.onnx for fp32, onnx/model_fp16.onnx for fp16). */
+  readonly dtype: EncoderDtype;
   readonly adapterInfo: unknown;
   readonly dense?: number[][];
   readonly sparse?: { indices: number[]; values: number[] }[];
@@ -35,4 +37,22 @@ export interface PlainError {
   readonly error: { readonly name: string; readonly message: string };
   readonly elapsedMs: number;
   readonly workerStarts: number;
+}
+
+/** A whole-collection job through the worker's IndexedDB cache (test page's encodeCorpus). */
+export interface PlainCorpusResult {
+  /** Vectors found in IndexedDB, and encoded by this call. */
+  readonly cached: number;
+  readonly encoded: number;
+  readonly device: 'webgpu' | 'wasm';
+  readonly fallback: string | null;
+  readonly dense: number[][];
+}
+
+/** What an embedding database holds, read straight from IndexedDB. */
+export interface StoredVectorsInfo {
+  /** Records in the `vectors` store. */
+  readonly vectors: number;
+  /** Per encoding: the vector count and bytes the store accounted for. */
+  readonly encodings: readonly { readonly count: number; readonly bytes: number }[];
 }

@@ -7,7 +7,7 @@ import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/app/lab/local-model.ts';
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
-import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './configs.ts';
+import { testConfig, type PlainCorpusResult, type PlainEncodeResult, type PlainError, type StoredVectorsInfo, type TestKind } from './configs.ts';
 
 const params = new URLSearchParams(location.search);
 const useBrowserCache = params.get('cache') !== '0';
@@ -34,15 +34,17 @@ async function encodeWith(
   signal?: AbortSignal,
   /** Default: the page's own origin in the hub layout. A picked local folder: its source and revision. */
   local?: { readonly revision: string },
+  dtype: EncoderDtype = 'fp32',
 ): Promise<PlainEncodeResult> {
   const started = performance.now();
   const bridge = bridgeFor(device);
   const source: WorkerLoadOptions['source'] = local ? localModelSource() : { remoteHost: location.origin, allowRemote: true };
   const config = local ? { ...testConfig(kind, modelId), revision: local.revision } : testConfig(kind, modelId);
-  const { load, batch } = await bridge.encode({ config, load: { device, dtype: 'fp32', source }, texts, role }, signal);
+  const { load, batch } = await bridge.encode({ config, load: { device, dtype, source }, texts, role }, signal);
   return {
     device: load.device,
     reason: load.reason,
+    dtype: load.dtype,
     adapterInfo: load.adapterInfo,
     tokens: batch.tokens,
     workerStarts: bridge.workerStarts,
@@ -61,7 +63,7 @@ function plainError(error: unknown, started: number, device: WorkerDevice): Plai
 let corpusProgress: { done: number; cached: number; total: number } | null = null;
 let corpusJob: Promise<unknown> | null = null;
 
-async function encodeCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string) {
+async function encodeCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): Promise<PlainCorpusResult> {
   const result = await bridgeFor(device).encodeCorpus(
     {
       config: testConfig(kind, modelId),
@@ -164,7 +166,89 @@ const fliplabTest = {
 
   /** End the bridge's worker, as a crash would (the next call starts a fresh one). */
   terminateWorker: (device: WorkerDevice) => bridgeFor(device).terminate(),
+
+  /** tryEncodeWith with a dtype (fp16 reads onnx/model_fp16.onnx). */
+  async tryEncodeWithDtype(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage', dtype: EncoderDtype) {
+    const started = performance.now();
+    try {
+      return await encodeWith(device, modelId, kind, texts, role, undefined, undefined, dtype);
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
+
+  /** encodeCorpus, awaited, with errors as values (progress as for startCorpus, reset first). */
+  async tryEncodeCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): Promise<PlainCorpusResult | PlainError> {
+    const started = performance.now();
+    corpusProgress = null;
+    try {
+      return await encodeCorpus(device, modelId, kind, texts, dbName);
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
+
+  /** What IndexedDB `dbName` holds: vector records, and the per-encoding counts the store keeps. */
+  storedVectors: (dbName: string): Promise<StoredVectorsInfo> => storedVectors(dbName),
+
+  /**
+   * Store `bytes` of filler in IndexedDB `dbName` (same origin, same storage bucket as the embeddings):
+   * what another tab filling the quota looks like to a running job.
+   */
+  async fillStorage(dbName: string, bytes: number): Promise<void> {
+    const request = indexedDB.open(dbName, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore('filler');
+    const db = await new Promise<IDBDatabase>((resolve, reject) => ((request.onsuccess = () => resolve(request.result)), (request.onerror = () => reject(request.error))));
+    try {
+      const tx = db.transaction('filler', 'readwrite');
+      // Random bytes: Chromium compresses large IndexedDB values, and anything regular would shrink.
+      const data = new Uint8Array(bytes);
+      for (let at = 0; at < bytes; at += 65_536) crypto.getRandomValues(data.subarray(at, Math.min(bytes, at + 65_536)));
+      tx.objectStore('filler').put(data, `filler-${Date.now()}`);
+      await new Promise<void>((resolve, reject) => ((tx.oncomplete = () => resolve()), (tx.onabort = () => reject(tx.error ?? new Error('filler transaction aborted')))));
+    } finally {
+      db.close();
+    }
+  },
+
+  /** navigator.storage.estimate() as this page sees it. */
+  async storageEstimate(): Promise<{ quota: number | null; usage: number | null }> {
+    const { quota, usage } = await navigator.storage.estimate();
+    return { quota: quota ?? null, usage: usage ?? null };
+  },
+
+  /** Whether a WebGPU adapter is granted here and whether it has shader-f16 (fp16 weights need it). */
+  async webgpuFeatures(): Promise<{ adapter: boolean; shaderF16: boolean; description: string }> {
+    const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ features: { has(f: string): boolean }; info?: { vendor?: string; architecture?: string } } | null> } }).gpu;
+    const adapter = await gpu?.requestAdapter().catch(() => null);
+    if (!adapter) return { adapter: false, shaderF16: false, description: 'no WebGPU adapter granted' };
+    return { adapter: true, shaderF16: adapter.features.has('shader-f16'), description: [adapter.info?.vendor, adapter.info?.architecture].filter(Boolean).join(' ') };
+  },
 };
+
+/** Counts read straight from IndexedDB (not through EmbeddingStore), without creating a missing database. */
+async function storedVectors(dbName: string): Promise<StoredVectorsInfo> {
+  const request = indexedDB.open(dbName);
+  let created = false;
+  request.onupgradeneeded = () => {
+    created = true;
+    request.transaction?.abort();
+  };
+  const db = await new Promise<IDBDatabase | null>((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => (created ? resolve(null) : reject(request.error));
+  });
+  if (db === null) return { vectors: 0, encodings: [] };
+  try {
+    if (!db.objectStoreNames.contains('vectors')) return { vectors: 0, encodings: [] };
+    const tx = db.transaction(['vectors', 'encodings'], 'readonly');
+    const ask = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const [vectors, records] = await Promise.all([ask(tx.objectStore('vectors').count()), ask(tx.objectStore('encodings').getAll())]);
+    return { vectors, encodings: (records as { count: number; bytes: number }[]).map((r) => ({ count: r.count, bytes: r.bytes })) };
+  } finally {
+    db.close();
+  }
+}
 
 /** What a user picks with "load a local model folder". */
 const folderInput = Object.assign(document.createElement('input'), { type: 'file', webkitdirectory: true, multiple: true });
