@@ -3,7 +3,8 @@ import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 
 // Cross-origin isolation lets ONNX Runtime use WASM threads; `npm start` serves the build with it.
-const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+// COEP credentialless (not require-corp): model files from the hub's CDNs need no CORP header.
+const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'credentialless' };
 
 // Relative base so `dist/` works from any static host and any sub-path.
 export default defineConfig({
