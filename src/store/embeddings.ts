@@ -43,7 +43,7 @@ export class StorageFullError extends Error {
     readonly availableBytes: number | undefined,
   ) {
     super(
-      `browser storage is full: this batch needs about ${formatBytes(neededBytes)}${availableBytes === undefined ? '' : ` and about ${formatBytes(availableBytes)} is free`}. ` +
+      `browser storage is full: storing these vectors needs about ${formatBytes(neededBytes)}${availableBytes === undefined ? '' : ` and about ${formatBytes(availableBytes)} is free`}. ` +
         'Everything encoded so far is kept; free space (delete cached models or corpora) and resume.',
     );
   }
@@ -119,7 +119,8 @@ export class EmbeddingStore {
     } catch (e) {
       if (isQuotaError(e)) {
         const est = typeof navigator !== 'undefined' ? await navigator.storage?.estimate?.() : undefined;
-        throw new StorageFullError(bytes, est?.quota !== undefined && est.usage !== undefined ? est.quota - est.usage : undefined);
+        // Chromium lets usage pass the quota before refusing a write: never report a negative free space.
+        throw new StorageFullError(bytes, est?.quota !== undefined && est.usage !== undefined ? Math.max(0, est.quota - est.usage) : undefined);
       }
       throw e;
     }

@@ -181,6 +181,14 @@ describe('the lab (wasm)', () => {
     expect(html.text).not.toMatch(/<script/i);
     const md = await saveDownload(page, () => page.getByTestId('export-markdown').click());
     expect(md.text).toMatch(/\| *k *\|/);
+
+    // Plot images: SVG as text, PNG drawn through a canvas in the real browser.
+    const svg = await saveDownload(page, () => page.getByRole('button', { name: 'SVG', exact: true }).click());
+    expect(svg.text).toMatch(/<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'PNG', exact: true }).click()]);
+    const png = await readFile((await pngDownload.path())!);
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(png.byteLength).toBeGreaterThan(10_000);
   }, 120_000);
 
   it('opens a query in the explorer with both rankings side by side', async () => {
@@ -220,6 +228,26 @@ describe('the lab (wasm)', () => {
       await context.setOffline(false);
     }
   }, 240_000);
+});
+
+describe('the lab without judgments', () => {
+  it('compares retrievers on a custom corpus (CSV, no qrels) by overlap@k and rank-biased overlap', async () => {
+    const dir = join(work, 'custom');
+    await mkdir(dir, { recursive: true });
+    const lines = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n').slice(0, 400);
+    const rows = lines.map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
+    const csv = ['id,title,text', ...rows.map((r) => [r._id, r.title, r.text].map((f) => `"${f.replaceAll('"', '""')}"`).join(','))].join('\n');
+    await writeFile(join(dir, 'passages.csv'), `${csv}\n`);
+    await writeFile(join(dir, 'queries.tsv'), 'q1\tgenetic variation in cancer\nq2\timmune cells and inflammation\nq3\tprotein folding\n');
+    await page.getByTestId('pick-files').setInputFiles([join(dir, 'passages.csv'), join(dir, 'queries.tsv')]);
+    await expect.poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/400 passages.*3 queries.*no judgments/s);
+    await expect.poll(() => row(page, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+    await page.getByTestId('add-bm25').click();
+    await expect.poll(() => row(page, 'bm25-k1=1.2-b=0.65').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+    const table = page.locator('section[aria-labelledby="analysis-heading"] table').first();
+    await expect.poll(() => table.textContent(), { timeout: 30_000 }).toMatch(/bm25-k1=1\.2-b=0\.65/);
+    expect(await page.locator('section[aria-labelledby="analysis-heading"]').textContent()).toMatch(/overlap/i);
+  }, 120_000);
 });
 
 describe('the lab (webgpu, own files)', () => {

@@ -136,7 +136,7 @@ describe('generated tiny BERT models', () => {
         [fixtures[1], splade, 'BertForMaskedLM'],
       ] as const) {
         expect(Object.keys(fixture?.files ?? {}).sort()).toEqual(
-          ['config.json', 'onnx/model.onnx', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt'],
+          ['config.json', 'onnx/model.onnx', 'onnx/model_fp16.onnx', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt'],
         );
         const config = JSON.parse(await readFile(join(root, model.name, 'config.json'), 'utf8')) as Record<string, unknown>;
         expect(config).toMatchObject({
