@@ -15,17 +15,13 @@
  */
 import { analyzeFlips, prepareFlips, reportFromPrepared } from '../src/core/flips/index.ts';
 import type { SupportLabel } from '../src/core/flips/cohort.ts';
-import type { DocId, Qrels, QueryId, RankedList, Run } from '../src/core/types.ts';
 import { filterQueries, nearestDepthIndex } from '../src/app/views/explorer/explorer-filter.ts';
 import { depthPlotPoints } from '../src/app/views/analysis/depth-plot.ts';
 import type { ExplorerFilter } from '../src/app/types.ts';
-import { median, mulberry32 } from './lib/rng.ts';
+import { COHORT_DEPTH as DEPTH, COHORT_DEPTHS as DEPTHS, COHORT_QUERIES as QUERIES, flipCohort, literalTransitions } from './lib/flip-cohort.ts';
+import { median } from './lib/rng.ts';
 
 const FRAME_MS = 16;
-const QUERIES = 7405;
-const DEPTH = 50;
-const POOL = 200_000;
-const DEPTHS = [1, 5, 10, 20, 50];
 
 function argInt(name: string, fallback: number, min: number): number {
   const at = process.argv.indexOf(name);
@@ -38,28 +34,9 @@ const REPS = argInt('--reps', 100, 50);
 const PEER_REPS = argInt('--peer-reps', 10, 3);
 const WARMUP = 10;
 
-// ---- data: exactly bench/flips.ts's construction (same seed, same draws) ----
-const rand = mulberry32(7405);
-const qids = Array.from({ length: QUERIES }, (_, i) => `q${i}` as QueryId);
-const judged = new Map<QueryId, Map<DocId, number>>();
-for (const q of qids) judged.set(q, new Map([[`${q}-p1` as DocId, 1], [`${q}-p2` as DocId, 1], [`${q}-n` as DocId, 0]]));
-const qrels: Qrels = { byQuery: judged };
-
-function makeRun(name: string, hitRate: number): Run {
-  const byQuery = new Map<QueryId, RankedList>();
-  for (const q of qids) {
-    const docs = new Set<DocId>();
-    while (docs.size < DEPTH) docs.add(`d${Math.floor(rand() * POOL)}` as DocId);
-    const list = [...docs];
-    if (rand() < hitRate) list[Math.floor(rand() ** 2 * DEPTH)] = `${q}-p1` as DocId;
-    if (rand() < hitRate / 2) list[Math.floor(rand() * DEPTH)] = `${q}-p2` as DocId;
-    byQuery.set(q, { docs: [...new Set(list)], scores: Float64Array.from(list, (_, i) => DEPTH - i) });
-  }
-  return { name, byQuery };
-}
-
-const reference = makeRun('bm25', 0.75);
-const candidates = [makeRun('bge', 0.85), makeRun('e5', 0.85), makeRun('splade', 0.8)];
+// ---- data: the same cohort as bench/flips.ts (bench/lib/flip-cohort.ts) ----
+const cohort = flipCohort();
+const { qids, qrels, reference, candidates } = cohort;
 const names = candidates.map((c) => c.name);
 /** The explorer searches query text too: synthetic texts of realistic length. */
 const texts = new Map(qids.map((q, i) => [q as string, `synthetic question number ${i} about topic ${i % 97} and its evidence`]));
@@ -138,20 +115,7 @@ for (let i = 0; i < PEER_REPS; i++) {
 const literalTimes: number[] = [];
 for (let i = 0; i < PEER_REPS; i++) {
   const t = performance.now();
-  for (const k of DEPTHS) {
-    for (const c of candidates) {
-      let preserved = 0, broken = 0, fixed = 0;
-      for (const q of qids) {
-        const pos = new Set([...judged.get(q)!].filter(([, g]) => g > 0).map(([d]) => d));
-        const B = reference.byQuery.get(q)!.docs.slice(0, k).some((d) => pos.has(d));
-        const Dq = c.byQuery.get(q)!.docs.slice(0, k).some((d) => pos.has(d));
-        if (B && Dq) preserved++;
-        else if (B) broken++;
-        else if (Dq) fixed++;
-      }
-      sink += preserved + broken + fixed;
-    }
-  }
+  sink += literalTransitions(cohort, DEPTHS);
   literalTimes.push(performance.now() - t);
 }
 if (sink < 0) throw new Error('unreachable');

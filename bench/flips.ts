@@ -5,35 +5,11 @@
  * definition — slice each top k and test membership — measured in the same run on the transition table only.
  */
 import { prepareFlips, reportFromPrepared } from '../src/core/flips/index.ts';
-import type { DocId, Qrels, QueryId, RankedList, Run } from '../src/core/types.ts';
-import { median, mulberry32 } from './lib/rng.ts';
+import { COHORT_DEPTH as DEPTH, COHORT_DEPTHS as DEPTHS, COHORT_QUERIES as QUERIES, flipCohort, literalTransitions } from './lib/flip-cohort.ts';
+import { median } from './lib/rng.ts';
 
-const QUERIES = 7405;
-const DEPTH = 50;
-const POOL = 200_000;
-const DEPTHS = [1, 5, 10, 20, 50];
-const rand = mulberry32(7405);
-
-const qids = Array.from({ length: QUERIES }, (_, i) => `q${i}` as QueryId);
-const judged = new Map<QueryId, Map<DocId, number>>();
-for (const q of qids) judged.set(q, new Map([[`${q}-p1` as DocId, 1], [`${q}-p2` as DocId, 1], [`${q}-n` as DocId, 0]]));
-const qrels: Qrels = { byQuery: judged };
-
-function makeRun(name: string, hitRate: number): Run {
-  const byQuery = new Map<QueryId, RankedList>();
-  for (const q of qids) {
-    const docs = new Set<DocId>();
-    while (docs.size < DEPTH) docs.add(`d${Math.floor(rand() * POOL)}` as DocId);
-    const list = [...docs];
-    if (rand() < hitRate) list[Math.floor(rand() ** 2 * DEPTH)] = `${q}-p1` as DocId;
-    if (rand() < hitRate / 2) list[Math.floor(rand() * DEPTH)] = `${q}-p2` as DocId;
-    byQuery.set(q, { docs: [...new Set(list)], scores: Float64Array.from(list, (_, i) => DEPTH - i) });
-  }
-  return { name, byQuery };
-}
-
-const reference = makeRun('bm25', 0.75);
-const candidates = [makeRun('bge', 0.85), makeRun('e5', 0.85), makeRun('splade', 0.8)];
+const cohort = flipCohort();
+const { qrels, reference, candidates } = cohort;
 
 let t = performance.now();
 const prepared = prepareFlips(qrels, reference, candidates, { maxDepth: DEPTH });
@@ -48,24 +24,13 @@ for (let i = 0; i < 30; i++) {
 
 // Peer: the definition, literally (transition counts only — a strict subset of the work above).
 const naiveTimes: number[] = [];
+let sink = 0;
 for (let i = 0; i < 5; i++) {
   t = performance.now();
-  for (const k of DEPTHS) {
-    for (const c of candidates) {
-      let preserved = 0, broken = 0, fixed = 0;
-      for (const q of qids) {
-        const pos = new Set([...judged.get(q)!].filter(([, g]) => g > 0).map(([d]) => d));
-        const B = reference.byQuery.get(q)!.docs.slice(0, k).some((d) => pos.has(d));
-        const Dq = c.byQuery.get(q)!.docs.slice(0, k).some((d) => pos.has(d));
-        if (B && Dq) preserved++;
-        else if (B) broken++;
-        else if (Dq) fixed++;
-      }
-      if (preserved + broken + fixed < 0) throw new Error('unreachable');
-    }
-  }
+  sink += literalTransitions(cohort, DEPTHS);
   naiveTimes.push(performance.now() - t);
 }
+if (sink < 0) throw new Error('unreachable');
 
 const slice = median(sliceTimes);
 const naive = median(naiveTimes);

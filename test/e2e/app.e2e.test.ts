@@ -198,7 +198,20 @@ describe('the lab (wasm)', () => {
     await expect.poll(() => page.locator('section[aria-labelledby="explorer-heading"]').textContent(), { timeout: 30_000 }).toMatch(/first relevant/i);
     expect(page.url()).toMatch(/[#&]q=/);
     await shot(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png');
-  }, 60_000);
+
+    // The link holds the view, not the data: a new tab on this machine reopens the same view from the cache.
+    const detailHeading = await page.locator('section[aria-labelledby="explorer-heading"] h3').first().textContent();
+    const other = await context.newPage();
+    try {
+      await other.goto(page.url());
+      await expect.poll(() => row(other, ENCODER_ID).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+      expect(await row(other, ENCODER_ID).getAttribute('data-cached')).toBe('5183');
+      await expect.poll(() => other.locator('section[aria-labelledby="explorer-heading"] h3').first().textContent(), { timeout: 30_000 }).toBe(detailHeading);
+      expect(await other.getByRole('button', { name: /^Broken/ }).first().getAttribute('aria-pressed')).toBe('true');
+    } finally {
+      await other.close();
+    }
+  }, 180_000);
 
   it('shows a malformed file’s error in place, with file and line, and keeps the open collection', async () => {
     const bad = join(work, 'bad');
