@@ -243,6 +243,22 @@ describe('the lab (wasm)', () => {
   }, 240_000);
 });
 
+describe('storage', () => {
+  it('lists the stored vectors and model files with sizes, and deletes model files', async () => {
+    await page.getByTestId('storage-refresh').click();
+    const encodings = page.getByTestId('stored-encodings');
+    await expect.poll(() => encodings.textContent(), { timeout: 30_000 }).toMatch(/fliplab\/tiny-bert/);
+    const rows = await encodings.locator('tbody tr').allTextContents();
+    expect(rows.some((r) => /passage/.test(r) && /5,183/.test(r))).toBe(true);
+    expect(rows.some((r) => /query/.test(r) && /300/.test(r))).toBe(true);
+    const models = page.getByTestId('stored-models');
+    const host = new URL(server.url).host;
+    await expect.poll(() => models.textContent()).toContain(`${host}/${MODEL}`);
+    await models.locator('tbody tr', { hasText: `${host}/${MODEL}` }).getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(async () => (await page.getByTestId('stored-models').count()) === 0 || !(await models.textContent())?.includes(`${host}/${MODEL}`)).toBe(true);
+  }, 60_000);
+});
+
 describe('the lab without judgments', () => {
   it('compares retrievers on a custom corpus (CSV, no qrels) by overlap@k and rank-biased overlap', async () => {
     const dir = join(work, 'custom');

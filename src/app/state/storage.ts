@@ -1,0 +1,82 @@
+/**
+ * What the lab keeps in this browser, with sizes, and how to delete it: collections (their own store),
+ * embeddings per encoding (IndexedDB, src/store) and model files (transformers.js's Cache Storage, keyed by
+ * URL; grouped here by model repo). Plain async functions: the storage panel calls them on demand.
+ */
+import { EmbeddingStore, type EncodingRecord } from '../../store/embeddings.ts';
+
+/** transformers.js's Cache Storage name (`env.cacheKey`). */
+export const MODEL_CACHE = 'transformers-cache';
+
+export interface ModelFiles {
+  /** "host/org/name" (mirrors are listed apart). */
+  readonly model: string;
+  readonly files: number;
+  readonly bytes: number;
+  readonly urls: readonly string[];
+}
+
+export interface StorageOverview {
+  readonly usage: number | null;
+  readonly quota: number | null;
+  readonly persisted: boolean | null;
+  readonly encodings: readonly EncodingRecord[];
+  readonly models: readonly ModelFiles[];
+}
+
+/** "https://huggingface.co/Xenova/bge-small-en-v1.5/resolve/main/onnx/model.onnx" → "huggingface.co/Xenova/bge-small-en-v1.5". */
+export function modelOf(url: string): string {
+  const u = new URL(url);
+  const at = u.pathname.indexOf('/resolve/');
+  const repo = at >= 0 ? u.pathname.slice(1, at) : u.pathname.slice(1).split('/').slice(0, 2).join('/');
+  return `${u.host}/${decodeURIComponent(repo)}`;
+}
+
+async function modelFiles(): Promise<ModelFiles[]> {
+  if (typeof caches === 'undefined') return [];
+  const cache = await caches.open(MODEL_CACHE);
+  const groups = new Map<string, { files: number; bytes: number; urls: string[] }>();
+  for (const request of await cache.keys()) {
+    const response = await cache.match(request);
+    const length = Number(response?.headers.get('content-length') ?? NaN);
+    const bytes = Number.isFinite(length) ? length : ((await response?.blob())?.size ?? 0);
+    const key = modelOf(request.url);
+    const g = groups.get(key) ?? { files: 0, bytes: 0, urls: [] };
+    g.files++;
+    g.bytes += bytes;
+    g.urls.push(request.url);
+    groups.set(key, g);
+  }
+  return [...groups].map(([model, g]) => ({ model, ...g })).sort((a, b) => a.model.localeCompare(b.model));
+}
+
+export async function storageOverview(dbName?: string): Promise<StorageOverview> {
+  const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
+  const persisted = (await navigator.storage?.persisted?.().catch(() => null)) ?? null;
+  const store = await EmbeddingStore.open(dbName);
+  try {
+    const encodings = (await store.list()).sort((a, b) => b.createdAt - a.createdAt);
+    return { usage: estimate?.usage ?? null, quota: estimate?.quota ?? null, persisted, encodings, models: await modelFiles() };
+  } finally {
+    store.close();
+  }
+}
+
+export async function deleteEncoding(encoding: string, dbName?: string): Promise<void> {
+  const store = await EmbeddingStore.open(dbName);
+  try {
+    await store.delete(encoding);
+  } finally {
+    store.close();
+  }
+}
+
+export async function deleteModelFiles(urls: readonly string[]): Promise<void> {
+  const cache = await caches.open(MODEL_CACHE);
+  for (const url of urls) await cache.delete(url);
+}
+
+/** Ask the browser to keep the lab's storage under pressure (it may say no). */
+export async function requestPersistence(): Promise<boolean> {
+  return (await navigator.storage?.persist?.().catch(() => false)) ?? false;
+}
