@@ -79,8 +79,8 @@ const api = {
     return transfer(prepared, preparedBuffers(prepared));
   },
 
-  metrics(names: readonly string[], partial: readonly string[]): MetricsRow[] {
-    return engine.metrics(names, partial);
+  metrics(names: readonly string[], partial: readonly string[], relevanceLevel = 1): MetricsRow[] {
+    return engine.metrics(names, partial, relevanceLevel);
   },
 
   detail(qid: string, runs: readonly string[], k: number): QueryDetail {
@@ -99,8 +99,8 @@ const api = {
     return engine.runText(name);
   },
 
-  trecEval(name: string): string {
-    return engine.trecEval(name);
+  trecEval(name: string, relevanceLevel = 1): string {
+    return engine.trecEval(name, relevanceLevel);
   },
 
   compare(reference: string, candidates: readonly string[], depths: readonly number[]): AgreementReport {

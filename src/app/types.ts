@@ -101,6 +101,8 @@ export interface ViewState {
   readonly k: number;
   readonly depths: readonly number[];
   readonly label: SupportLabel;
+  /** Minimum grade that counts as relevant (trec_eval's -l): 2 for TREC DL's "highly relevant" and up. */
+  readonly level: number;
   /** Explorer filters. */
   readonly state: ExplorerFilter;
   /** Candidate the explorer compares with the reference (null: the first candidate). */
@@ -116,6 +118,7 @@ export const DEFAULT_VIEW: ViewState = {
   k: 10,
   depths: [1, 5, 10, 20, 50],
   label: 'any',
+  level: 1,
   state: 'all',
   candidate: null,
   text: '',

@@ -3,7 +3,7 @@
  * a URL hash — never the data — so a link reopens the same view on a machine that has the same data
  * cached. Pure: no DOM access; the app reads/writes `location.hash` itself.
  *
- * Format: `#c=beir:scifact&ref=bm25&cand=bge-large,e5-large&k=10&d=1,5,10,20,50&label=any&state=broken&q=…`
+ * Format: `#c=beir:scifact&ref=bm25&cand=bge-large,e5-large&k=10&d=1,5,10,20,50&label=any&l=2&state=broken&q=…`
  * - keys in a fixed order, values equal to `DEFAULT_VIEW` omitted (so links stay short);
  * - every id is escaped with `encodeURIComponent` (`,` `&` `#` `=` `+` space and non-ASCII all become
  *   %XX), so lists split on a literal `,` and any id round-trips exactly; `+` is never read as a space;
@@ -22,6 +22,7 @@ export const VIEW_KEYS = {
   k: 'k',
   depths: 'd',
   label: 'label',
+  level: 'l',
   state: 'state',
   candidate: 'vs',
   text: 'text',
@@ -55,6 +56,7 @@ export function encodeView(view: ViewState): string {
   if (view.k !== DEFAULT_VIEW.k) put(K.k, String(view.k));
   if (!sameList(view.depths, DEFAULT_VIEW.depths)) put(K.depths, view.depths.join(','));
   if (view.label !== DEFAULT_VIEW.label) put(K.label, view.label);
+  if (view.level !== DEFAULT_VIEW.level) put(K.level, String(view.level));
   if (view.state !== DEFAULT_VIEW.state) put(K.state, view.state);
   if (view.candidate !== null) put(K.candidate, escapeId(view.candidate));
   if (view.text !== DEFAULT_VIEW.text) put(K.text, escapeId(view.text));
@@ -139,6 +141,14 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     else label = found;
   }
 
+  let level = DEFAULT_VIEW.level;
+  const levelRaw = raw.get(K.level);
+  if (levelRaw !== undefined) {
+    const n = /^-?(0|[1-9][0-9]{0,8})$/.test(levelRaw) ? Number(levelRaw) : null;
+    if (n === null) problems.push(`"l": expected an integer relevance level, got ${JSON.stringify(levelRaw)}; using ${DEFAULT_VIEW.level}`);
+    else level = n;
+  }
+
   let state = DEFAULT_VIEW.state;
   const stateRaw = raw.get(K.state);
   if (stateRaw !== undefined) {
@@ -159,6 +169,7 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     k,
     depths,
     label,
+    level,
     state,
     candidate: id('candidate'),
     text,

@@ -25,6 +25,7 @@ const view: fc.Arbitrary<ViewState> = fc.record({
   k: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
   depths,
   label: fc.constantFrom('any' as const, 'strict' as const),
+  level: fc.integer({ min: -3, max: 100 }),
   state: fc.constantFrom<ExplorerFilter>('all', 'broken', 'fixed', 'preserved', 'unchanged'),
   candidate: fc.option(id, { nil: null }),
   text: id,
@@ -159,5 +160,17 @@ describe('tolerant decoding', () => {
   test('accepts a hash without "#", a "?" query string, and "+" as a literal plus', () => {
     expect(decodeView('c=a+b').view.collection).toBe('a+b');
     expect(decodeView('?c=a%20b').view.collection).toBe('a b');
+  });
+});
+
+describe('relevance level in links', () => {
+  test('an integer level round-trips, the default is omitted, garbage falls back with a problem', () => {
+    expect(encodeView({ ...DEFAULT_VIEW, level: 2 })).toBe('#l=2');
+    expect(decodeView('#l=2').view.level).toBe(2);
+    expect(decodeView('#l=-1').view.level).toBe(-1);
+    expect(encodeView(DEFAULT_VIEW)).toBe('');
+    const bad = decodeView('#l=two');
+    expect(bad.view.level).toBe(1);
+    expect(bad.problems.join(' ')).toMatch(/"l": expected an integer/);
   });
 });

@@ -178,12 +178,12 @@ export class LabEngine {
   }
 
   /** The lab's TREC measures for each run (trec_eval semantics: judged queries the run answered). */
-  metrics(names: readonly string[], partial: readonly string[] = []): MetricsRow[] {
+  metrics(names: readonly string[], partial: readonly string[] = [], relevanceLevel = 1): MetricsRow[] {
     const qrels = this.#collection().qrels;
     if (qrels === null) return [];
     const specs = parseMeasures(LAB_MEASURES.map((m) => m.key));
     return names.map((name) => {
-      const result = evaluate(qrels, this.run(name), specs);
+      const result = evaluate(qrels, this.run(name), specs, { relevanceLevel });
       const values: Record<string, number> = {};
       for (const m of LAB_MEASURES) {
         // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
@@ -245,10 +245,10 @@ export class LabEngine {
   }
 
   /** trec_eval's text output for a run (the same text `fliplab eval` prints). */
-  trecEval(name: string): string {
+  trecEval(name: string, relevanceLevel = 1): string {
     const qrels = this.#collection().qrels;
     if (qrels === null) throw new Error('this collection has no judgments to evaluate against');
-    return trecEvalText(qrels, this.run(name));
+    return trecEvalText(qrels, this.run(name), { relevanceLevel });
   }
 
   /** A run as a TREC run file. */

@@ -315,7 +315,7 @@ export class Lab {
     const depthsChanged = patch.depths !== undefined;
     if (depthsChanged) next.depths = validateDepths(next.depths);
     if (!next.depths.includes(next.k)) next.k = next.depths.includes(10) ? 10 : next.depths[0]!;
-    const analysisChanged = patch.reference !== undefined || patch.candidates !== undefined || (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
+    const analysisChanged = patch.reference !== undefined || patch.candidates !== undefined || (patch.level !== undefined && patch.level !== this.view.level) || (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
     this.view = next;
     if (analysisChanged) this.#scheduleAnalysis(0);
   }
@@ -346,8 +346,9 @@ export class Lab {
       try {
         const names = [reference, ...candidates];
         if (this.collection.judged) {
-          const metrics = await this.lab.metrics(names, partial);
-          const prepared = candidates.length > 0 ? await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths) }) : null;
+          const relevanceLevel = this.view.level;
+          const metrics = await this.lab.metrics(names, partial, relevanceLevel);
+          const prepared = candidates.length > 0 ? await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths), relevanceLevel }) : null;
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;
           this.prepared = prepared;

@@ -109,3 +109,18 @@ describe('k and label', () => {
     expect(onlabel).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('relevance level', () => {
+  test('hidden without onlevel; with it, shows the level and reports integer changes only', async () => {
+    setup();
+    expect(screen.queryByLabelText('Relevant if grade ≥')).toBeNull();
+    const onlevel = vi.fn<(level: number) => void>();
+    render(AnalysisControls, { depths: [1, 10], k: 10, label: 'any' as SupportLabel, onk: vi.fn(), onlabel: vi.fn(), ondepths: vi.fn(), level: 2, onlevel });
+    const input = screen.getByLabelText('Relevant if grade ≥') as HTMLInputElement;
+    expect(input.value).toBe('2');
+    await fireEvent.change(input, { target: { value: '3' } });
+    expect(onlevel).toHaveBeenCalledWith(3);
+    await fireEvent.change(input, { target: { value: '1.5' } });
+    expect(onlevel).toHaveBeenCalledTimes(1);
+  });
+});

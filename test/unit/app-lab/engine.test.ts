@@ -40,6 +40,20 @@ describe('LabEngine', () => {
     }
   });
 
+  it('honours the relevance level (trec_eval -l) in flips and measures', () => {
+    // SciFact grades are all 1: at level 2 no query has a relevant passage.
+    expect(() => engine.prepare('bm25', ['bm25-k1=1.2-b=0.65'], { maxDepth: 10, relevanceLevel: 2 })).toThrow(/grade ≥ 2/);
+    const strict = engine.metrics(['bm25'], [], 2)[0]!;
+    const usual = engine.metrics(['bm25'], [], 1)[0]!;
+    // Binary measures follow -l; nDCG uses the grades themselves (trec_eval semantics).
+    expect(usual.values['map']).toBeGreaterThan(0);
+    expect(strict.values['map']).toBe(0);
+    expect(strict.values['recip_rank_cut.10']).toBe(0);
+    expect(strict.values['ndcg_cut.10']).toBe(usual.values['ndcg_cut.10']);
+    expect(engine.trecEval("bm25", 2)).toMatch(/^num_rel\s+all\s+0$/m);
+    expect(engine.trecEval("bm25")).toMatch(/^num_rel\s+all\s+339$/m);
+  });
+
   it('measures every run and marks partial ones', () => {
     const rows = engine.metrics(['bm25', 'bm25-k1=1.2-b=0.65'], ['bm25-k1=1.2-b=0.65']);
     expect(rows.map((r) => [r.run, r.partial])).toEqual([['bm25', false], ['bm25-k1=1.2-b=0.65', true]]);
