@@ -117,7 +117,7 @@ describe('ExportPanel', () => {
     saved = [];
     await fireEvent.change(select, { target: { value: 'E5' } });
     await fireEvent.click(screen.getByTestId('export-trec-eval'));
-    expect(lab.lab.trecEval).toHaveBeenCalledWith('E5');
+    expect(lab.lab.trecEval).toHaveBeenCalledWith('E5', 1);
     expect(await only()).toEqual({ name: 'E5.trec_eval.txt', type: 'text/plain', text: 'map\tall\t0.5000\n# E5\n' });
   });
 
