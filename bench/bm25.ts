@@ -348,7 +348,7 @@ async function main(): Promise<void> {
       `(median of up to ${REPEATS} while they total < ${REPEAT_BUDGET_MS / 1000} s; one otherwise), a full GC before each build; ` +
       `query warm-up ≥ ${WARMUP_MS / 1000} s`,
   );
-  const scifactDir = process.env.BENCH_SCIFACT ?? '/work/shared/data/scifact';
+  const scifactDir = process.env.BENCH_SCIFACT ?? join(import.meta.dirname, '../../shared/data/scifact');
   // One collection in memory at a time, so neither run pays the other's heap.
   const r1 = runDataset(await loadScifact(scifactDir));
   collect();

@@ -25,9 +25,10 @@ import { main } from '../../src/cli/main.ts';
 import { writeBeirMirror } from '../../src/node/beir-mirror.ts';
 import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
 import { launchChromium } from './browser.ts';
+import { SCIFACT_DIR } from '../shared-data.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SCIFACT = '/work/shared/data/scifact';
+const SCIFACT = SCIFACT_DIR;
 const SHOTS = process.env.FLIPLAB_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : null;
 const MODEL = 'fliplab/tiny-bert';
 /** Short truncation keeps WASM encoding of SciFact's 5,183 passages to seconds on 2 cores. */

@@ -1,7 +1,7 @@
 /**
  * The catalog's URLs, and fetching SciFact through the real local hub server (src/node/hub-server.ts)
  * from a mirror written by src/node/beir-mirror.ts in every hub layout: the loaded collection must equal
- * what the core parses from /work/shared/data/scifact directly. Also progress, abort and 404s.
+ * what the core parses from ../shared/data/scifact directly. Also progress, abort and 404s.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,8 +14,9 @@ import type { FetchProgress, LoadedCollection } from '../../../src/app/data/type
 import { writeBeirMirror } from '../../../src/node/beir-mirror.ts';
 import { loadBeirFolder, type BeirCollection } from '../../../src/node/files.ts';
 import { startHubServer, type HubServer } from '../../../src/node/hub-server.ts';
+import { SCIFACT_DIR } from '../../shared-data.ts';
 
-const SCIFACT = '/work/shared/data/scifact';
+const SCIFACT = SCIFACT_DIR;
 
 describe('catalog', () => {
   it('names the BEIR sets the issue asks for, each with a test split and sizes', () => {

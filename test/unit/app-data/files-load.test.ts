@@ -14,8 +14,9 @@ import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import { classifyFiles } from '../../../src/app/data/files.ts';
 import { loadCollection } from '../../../src/app/data/load.ts';
 import type { CollectionFile } from '../../../src/app/data/types.ts';
+import { SCIFACT_DIR } from '../../shared-data.ts';
 
-const SCIFACT = '/work/shared/data/scifact';
+const SCIFACT = SCIFACT_DIR;
 const enc = new TextEncoder();
 const file = (path: string, text: string): CollectionFile => ({ path, bytes: enc.encode(text) });
 

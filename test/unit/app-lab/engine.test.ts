@@ -9,8 +9,9 @@ import { selectEvaluationQueries } from '../../../src/core/io/validate.ts';
 import type { QueryId } from '../../../src/core/types.ts';
 import { LabEngine, RUN_DEPTH } from '../../../src/app/lab/engine.ts';
 import { loadBeirFolder, type BeirCollection } from '../../../src/node/files.ts';
+import { SCIFACT_DIR } from '../../shared-data.ts';
 
-const SCIFACT = '/work/shared/data/scifact';
+const SCIFACT = SCIFACT_DIR;
 let col: BeirCollection;
 const engine = new LabEngine();
 

@@ -20,6 +20,7 @@ import {
   type Bm25Params,
   type Bm25SearchOptions,
 } from '../../../src/core/retrieve/bm25.ts';
+import { SCIFACT_DIR } from '../../shared-data.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // The naive oracle: the reference script's loop, written out over token arrays with no index at all.
@@ -470,7 +471,7 @@ describe('BM25 index and run', () => {
 // ---------------------------------------------------------------------------------------------------------
 // SciFact: the real collection, all evaluated test queries.
 
-const SCIFACT = '/work/shared/data/scifact';
+const SCIFACT = SCIFACT_DIR;
 
 /** nDCG@10 with linear gains (trec_eval ndcg_cut.10): ideal ranking from the judged grades. */
 function ndcgAt10(ranked: readonly string[], judged: ReadonlyMap<DocId, number>): number {
