@@ -6,10 +6,7 @@
  */
 import { formatValue } from '../core/metrics/printf.ts';
 
-export { gain, pct, pval, signed } from '../core/flips/format.ts';
-
-/** Mean hybrid list size, one decimal (as the terminal's hybrids table). */
-export const meanSize = (x: number): string => x.toFixed(1);
+export { gain, meanSize, pct, pval, signed } from '../core/flips/format.ts';
 
 /** A trec_eval measure value exactly as trec_eval prints it (`%6.4f`, halves to even), without padding. */
 export const measure = (x: number): string => formatValue(x).trim();

@@ -6,7 +6,8 @@
  */
 import { LAB_MEASURES, type MetricsRow } from '../app/types.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
-import { gain, meanSize, measure, pct, pval, signed } from './numbers.ts';
+import { hybridRows, pairedRows, strataRows, transitionRows, type TableRows } from '../core/flips/format.ts';
+import { measure } from './numbers.ts';
 
 /** A plot: inline SVG for HTML, a file name for Markdown (the caller writes the SVG/PNG file next to it). */
 export interface ReportPlot {
@@ -48,12 +49,15 @@ export interface Section {
 }
 
 /** Columns from `firstNumeric` on are numeric unless `numeric` says otherwise. */
-const table = (caption: string, header: string[], rows: string[][], firstNumeric = 1, numeric?: boolean[]): Table => ({
+const table = (caption: string, header: readonly string[], rows: readonly (readonly string[])[], firstNumeric = 1, numeric?: boolean[]): Table => ({
   caption,
   header,
   rows,
   numeric: numeric ?? header.map((_, i) => i >= firstNumeric),
 });
+
+/** A table of the core's flip-report rows (the same rows `fliplab flips` prints). */
+const fromRows = (caption: string, t: TableRows, firstNumeric = 1): Table => table(caption, t.header, t.rows, firstNumeric);
 
 /** A measure's value under its key, or under trec_eval's printed name ("ndcg_cut.10" → "ndcg_cut_10"). */
 function measureValue(row: MetricsRow, key: string): number | undefined {
@@ -114,22 +118,7 @@ export function buildSections(input: ReportInput): Section[] {
       'Fix rate = fixed / reference failures; negative-flip rate = broken / reference-supported; compatibility = preserved / reference-supported (95% Wilson intervals). Net gain = fixed − broken (95% Wald interval).',
     ],
     tables: r.depths.map((d) =>
-      table(
-        `k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`,
-        ['candidate', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix rate', 'negative-flip rate', 'compatibility', 'net gain'],
-        d.candidates.map((c) => [
-          c.name,
-          `${c.supported}`,
-          `${c.preserved}`,
-          `${c.broken}`,
-          `${c.fixed}`,
-          `${c.unchanged}`,
-          pct(c.fix_rate),
-          pct(c.negative_flip_rate),
-          pct(c.compatibility),
-          gain(c.net_gain),
-        ]),
-      ),
+      fromRows(`k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`, transitionRows(d)),
     ),
   });
 
@@ -138,12 +127,7 @@ export function buildSections(input: ReportInput): Section[] {
     heading: 'Fixed-budget hybrids',
     notes: ['Broken / fixed / net gain against the reference; alternation and RRF return k passages, the union up to 2k.'],
     tables: [
-      table(
-        'Hybrids',
-        ['candidate', 'method', 'k', 'budget', 'mean size', 'broken', 'fixed', 'net gain', 'negative-flip rate'],
-        r.hybrids.map((h) => [h.candidate, h.method, `${h.k}`, `${h.budget}`, meanSize(h.mean_size), `${h.broken}`, `${h.fixed}`, signed(h.net_gain), pct(h.negative_flip_rate)]),
-        2,
-      ),
+      fromRows('Hybrids', hybridRows(r), 2),
     ],
   });
 
@@ -152,11 +136,7 @@ export function buildSections(input: ReportInput): Section[] {
     heading: "Negative flips by the reference's supporting rank",
     notes: [`Reference-supported queries grouped by the rank at which the reference supports them (${r.label === 'strict' ? 'last' : 'first'} positive).`],
     tables: [
-      table(
-        'Strata',
-        ['candidate', 'k', 'ranks', 'reference supported', 'broken', 'negative-flip rate'],
-        r.strata.map((s) => [s.candidate, `${s.k}`, s.ranks, `${s.reference_supported}`, `${s.broken}`, pct(s.negative_flip_rate)]),
-      ),
+      fromRows('Strata', strataRows(r)),
     ],
   });
 
@@ -170,12 +150,7 @@ export function buildSections(input: ReportInput): Section[] {
     tables:
       r.paired.length > 0
         ? [
-            table(
-              'Paired negative flips',
-              ['k', 'A', 'B', 'only A', 'only B', 'p', 'p (Holm)'],
-              r.paired.map((p) => [`${p.k}`, p.a, p.b, `${p.only_a}`, `${p.only_b}`, pval(p.p), pval(p.p_holm)]),
-              3,
-            ),
+            fromRows('Paired negative flips', pairedRows(r), 3),
           ]
         : [],
   });

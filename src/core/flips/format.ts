@@ -1,6 +1,6 @@
 /** Plain-text tables of a FlipReport for terminals (the `fliplab flips` default output). */
 import type { Estimate } from '../stats/index.ts';
-import type { FlipReport } from './analyze.ts';
+import type { DepthBlock, FlipReport } from './analyze.ts';
 
 /** A rate with its interval: "12.3% [10.1, 14.9]", or "undefined" when the denominator is zero. */
 export const pct = (e: Estimate): string =>
@@ -12,9 +12,57 @@ export const gain = (e: Estimate): string => (e.value === null ? 'undefined' : `
 /** p-values: four decimals, or scientific below 0.0001. */
 export const pval = (p: number): string => (p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
 
-function table(header: string[], rows: string[][]): string {
+/** Mean list length of a hybrid, one decimal. */
+export const meanSize = (x: number): string => x.toFixed(1);
+
+/** Header and rows of one report table: the terminal output and the Markdown/HTML reports share them. */
+export interface TableRows {
+  readonly header: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+}
+
+export function transitionRows(d: DepthBlock): TableRows {
+  return {
+    header: ['candidate', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix rate', 'negative-flip rate', 'compatibility', 'net gain'],
+    rows: d.candidates.map((c) => [
+      c.name,
+      `${c.supported}`,
+      `${c.preserved}`,
+      `${c.broken}`,
+      `${c.fixed}`,
+      `${c.unchanged}`,
+      pct(c.fix_rate),
+      pct(c.negative_flip_rate),
+      pct(c.compatibility),
+      gain(c.net_gain),
+    ]),
+  };
+}
+
+export function hybridRows(r: FlipReport): TableRows {
+  return {
+    header: ['candidate', 'method', 'k', 'budget', 'mean size', 'broken', 'fixed', 'net gain', 'negative-flip rate'],
+    rows: r.hybrids.map((h) => [h.candidate, h.method, `${h.k}`, `${h.budget}`, meanSize(h.mean_size), `${h.broken}`, `${h.fixed}`, signed(h.net_gain), pct(h.negative_flip_rate)]),
+  };
+}
+
+export function pairedRows(r: FlipReport): TableRows {
+  return {
+    header: ['k', 'A', 'B', 'only A', 'only B', 'p', 'p (Holm)'],
+    rows: r.paired.map((p) => [`${p.k}`, p.a, p.b, `${p.only_a}`, `${p.only_b}`, pval(p.p), pval(p.p_holm)]),
+  };
+}
+
+export function strataRows(r: FlipReport): TableRows {
+  return {
+    header: ['candidate', 'k', 'ranks', 'reference supported', 'broken', 'negative-flip rate'],
+    rows: r.strata.map((s) => [s.candidate, `${s.k}`, s.ranks, `${s.reference_supported}`, `${s.broken}`, pct(s.negative_flip_rate)]),
+  };
+}
+
+function table({ header, rows }: TableRows): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: string[]) =>
+  const line = (cells: readonly string[]) =>
     cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
@@ -30,46 +78,15 @@ export function formatFlipReport(r: FlipReport): string {
   }
   for (const d of r.depths) {
     out.push('', `k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`);
-    out.push(
-      table(
-        ['candidate', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix rate', 'negative-flip rate', 'compatibility', 'net gain'],
-        d.candidates.map((c) => [
-          c.name,
-          `${c.supported}`,
-          `${c.preserved}`,
-          `${c.broken}`,
-          `${c.fixed}`,
-          `${c.unchanged}`,
-          pct(c.fix_rate),
-          pct(c.negative_flip_rate),
-          pct(c.compatibility),
-          gain(c.net_gain),
-        ]),
-      ),
-    );
+    out.push(table(transitionRows(d)));
   }
   out.push('', 'Fixed-budget hybrids (broken / fixed / net gain against the reference; union budget is up to 2k)');
-  out.push(
-    table(
-      ['candidate', 'method', 'k', 'budget', 'mean size', 'broken', 'fixed', 'net gain', 'negative-flip rate'],
-      r.hybrids.map((h) => [h.candidate, h.method, `${h.k}`, `${h.budget}`, h.mean_size.toFixed(1), `${h.broken}`, `${h.fixed}`, signed(h.net_gain), pct(h.negative_flip_rate)]),
-    ),
-  );
+  out.push(table(hybridRows(r)));
   if (r.paired.length > 0) {
     out.push('', 'Paired negative flips on reference-supported queries (exact McNemar; Holm across depths)');
-    out.push(
-      table(
-        ['k', 'A', 'B', 'only A', 'only B', 'p', 'p (Holm)'],
-        r.paired.map((p) => [`${p.k}`, p.a, p.b, `${p.only_a}`, `${p.only_b}`, pval(p.p), pval(p.p_holm)]),
-      ),
-    );
+    out.push(table(pairedRows(r)));
   }
   out.push('', "Negative flips by the reference's first supporting rank");
-  out.push(
-    table(
-      ['candidate', 'k', 'ranks', 'reference supported', 'broken', 'negative-flip rate'],
-      r.strata.map((s) => [s.candidate, `${s.k}`, s.ranks, `${s.reference_supported}`, `${s.broken}`, pct(s.negative_flip_rate)]),
-    ),
-  );
+  out.push(table(strataRows(r)));
   return `${out.join('\n')}\n`;
 }
