@@ -18,6 +18,7 @@ import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';
+import { maxAbsDiff } from '../vectors.ts';
 
 /** Fixtures, Vite build, server and browser launch (the build takes seconds; a cold CI disk more). */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -61,13 +62,6 @@ async function encodeInNode(kind: TestKind, model: string, texts: readonly strin
   } finally {
     await encoder.dispose();
   }
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
-  return worst;
 }
 
 /** Largest browser-vs-Node difference seen per device (printed at the end: numbers, not just a pass). */

@@ -17,6 +17,7 @@ import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';
+import { maxAbsDiff } from '../vectors.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 /** A fresh worker compiles ORT's wasm first (~5-7 s on 2 cores, more under load). */
@@ -60,13 +61,6 @@ async function encodeInNode(kind: TestKind, model: string, dtype: EncoderDtype, 
   } finally {
     await encoder.dispose();
   }
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
-  return worst;
 }
 
 /** Largest difference over all vectors (dense values, or SPLADE weights after checking the terms agree). */

@@ -6,19 +6,11 @@
 import { analyzeFlips } from '../../../src/core/flips/analyze.ts';
 import { asDocId, asQueryId } from '../../../src/core/io/ids.ts';
 import type { DocId, Qrels, QueryId, RankedList, Run } from '../../../src/core/types.ts';
+import { mulberry32 } from '../../../bench/lib/rng.ts';
 import type { FlipReport, QueryDetail, RankedDoc } from '../../../src/app/types.ts';
 
-/** Small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Small deterministic PRNG: the benches' mulberry32. */
+export const rng = mulberry32;
 
 export interface Synthetic {
   readonly qrels: Qrels;

@@ -18,6 +18,7 @@ import { buildTinyBert, MASK_FILL, type TinyBertModel } from '../../../scripts/m
 import { SPECIAL_IDS } from '../../../scripts/models/wordpiece-vocab.ts';
 import { loadEncoder, type EncodedBatch } from '../../../src/encoders/encoder.ts';
 import { testConfig, type TestKind } from '../../e2e/pages/configs.ts';
+import { maxAbsDiff } from '../../vectors.ts';
 
 const GENERATE_TIMEOUT_MS = 20_000;
 const ORT_TIMEOUT_MS = 20_000;
@@ -160,13 +161,6 @@ function roundedModel(model: TinyBertModel): TinyBertModel {
     return v;
   };
   return { ...model, weights: round(model.weights) as TinyBertModel['weights'] };
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
-  return worst;
 }
 
 const TEXTS = ['tides and the moon', 'x', 'a lighthouse guides ships along the coast at night, twice a day'];
