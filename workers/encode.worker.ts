@@ -324,6 +324,8 @@ const api = {
       const delivered: Promise<unknown>[] = [];
       const vectors = await encodeWithCache(current!.encoder, store, request.texts, {
         role: request.role,
+        // A caller that consumes vectors batch by batch does not need them held until the end.
+        keep: request.returnVectors !== false || onVectors === undefined,
         plan: request.plan ?? BATCH_PLAN_BY_DEVICE[load.device] ?? DEFAULT_BATCH_PLAN,
         onProgress: (p: EncodeProgress) => {
           cached = p.cached;
@@ -341,8 +343,9 @@ const api = {
             }),
       });
       await Promise.all(delivered);
-      if (request.returnVectors === false) return { vectors: [], cached, encoded: vectors.length - cached, load };
-      const result: CorpusResult = { vectors, cached, encoded: vectors.length - cached, load };
+      const encoded = request.texts.length - cached;
+      if (request.returnVectors === false) return { vectors: [], cached, encoded, load };
+      const result: CorpusResult = { vectors, cached, encoded, load };
       return transfer(result, vectors.flatMap((v) => transferables({ ...(v.dense ? { dense: [v.dense] } : {}), ...(v.sparse ? { sparse: [v.sparse] } : {}), tokens: [] })));
     } finally {
       store.close();

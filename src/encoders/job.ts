@@ -42,6 +42,11 @@ export interface EncodeJobOptions {
    * committed batch. What a live consumer (the lab's partial runs) needs; `onBatch` reports new ones only.
    */
   readonly onVectors?: (positions: readonly number[], vectors: readonly StoredVector[], from: 'cache' | 'encoder') => void;
+  /**
+   * Keep every vector to return at the end (default true). False when `onVectors` consumes them: the job then
+   * holds one batch at a time (a FiQA-sized corpus at 1024 dims is ~236 MB otherwise) and returns [].
+   */
+  readonly keep?: boolean;
   /** Called when the encoder fails mid-job; returns the encoder to continue with (e.g. WASM after WebGPU). */
   readonly fallback?: (error: unknown) => Promise<LoadedEncoder>;
   /** How many cache lookups to make at once (bounds memory on large corpora). */
@@ -84,7 +89,8 @@ export async function encodeWithCache(
   const identity = encodingIdentity(current.config, role, current.dtype);
   const encoding = await encodingKey(identity);
   const keys = await textKeys(texts);
-  const out = new Array<StoredVector | undefined>(texts.length);
+  const keep = options.keep ?? true;
+  const out = new Array<StoredVector | undefined>(keep ? texts.length : 0);
   const window = options.lookupWindow ?? DEFAULT_LOOKUP_WINDOW;
 
   const missing: number[] = [];
@@ -96,7 +102,7 @@ export async function encodeWithCache(
     const hitVectors: StoredVector[] = [];
     found.forEach((v, i) => {
       if (v) {
-        out[start + i] = v;
+        if (keep) out[start + i] = v;
         hitPositions.push(start + i);
         hitVectors.push(v);
       } else missing.push(start + i);
@@ -142,14 +148,14 @@ export async function encodeWithCache(
     }
     const vectors = positions.map((_, i) => toStored(encoded, i));
     await cache.put(identity, encoding, current.device, positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })));
-    positions.forEach((p, i) => (out[p] = vectors[i]!));
+    if (keep) positions.forEach((p, i) => (out[p] = vectors[i]!));
     tokens += encoded.tokens.reduce((a, b) => a + b, 0);
     done += positions.length;
     options.onBatch?.(positions, vectors);
     options.onVectors?.(positions, vectors, 'encoder');
     report();
   }
-  return out as StoredVector[];
+  return keep ? (out as StoredVector[]) : [];
 }
 
 /**

@@ -326,6 +326,28 @@ describe('the lab (webgpu, own files)', () => {
   }, 360_000);
 });
 
+describe('static hosting', () => {
+  it('works from a sub-path of any static host (relative base: assets, workers, service worker scope)', async () => {
+    // The same build, served one folder down: http://host/dist/ instead of http://host/.
+    const sub = await startHubServer({ staticRoot: work, datasetsRoot: join(work, 'mirror') });
+    const c = await browser.newContext();
+    try {
+      const host = sub.url.replace(/\/$/, '');
+      await c.addInitScript((h) => localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' })), host);
+      const p = await c.newPage();
+      await p.goto(`${sub.url}dist/`);
+      await p.getByTestId('catalog-scifact').click();
+      await expect.poll(() => row(p, 'bm25').getAttribute('data-status'), { timeout: 90_000 }).toBe('ready');
+      const scope = await p.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+      expect(scope).toBe(`${sub.url}dist/`);
+      expect(sub.requests.filter((r) => r.startsWith('/assets/') || r === '/sw.js')).toEqual([]);
+    } finally {
+      await c.close();
+      await sub.close();
+    }
+  }, 120_000);
+});
+
 describe('privacy', () => {
   it('sent every request to the local server only', () => {
     const origin = new URL(server.url).origin;

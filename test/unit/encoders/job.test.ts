@@ -75,6 +75,28 @@ describe('encodeWithCache', () => {
     expect(events.slice(1).every((e) => e === 'encoder')).toBe(true);
   });
 
+  it('with keep: false holds nothing for the end: every vector is still reported and committed, and [] is returned', async () => {
+    const cache = new MemoryVectorCache();
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS.slice(0, 5), { role: 'passage', plan });
+    let reported = 0;
+    const progress: EncodeProgress[] = [];
+    const result = await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, {
+      role: 'passage',
+      plan,
+      keep: false,
+      onVectors: (positions) => (reported += positions.length),
+      onProgress: (p) => progress.push(p),
+    });
+    expect(result).toEqual([]);
+    expect(reported).toBe(TEXTS.length);
+    expect(progress.at(-1)).toMatchObject({ done: 20, cached: 5, total: 20 });
+    // Everything was committed: a normal run afterwards gets every vector from the cache.
+    const again = fakeEncoder();
+    const vectors = await encodeWithCache(again.encoder, cache, TEXTS, { role: 'passage', plan });
+    expect(again.calls).toEqual([]);
+    expect(vectors.map((v) => v.dense![0])).toEqual(TEXTS.map((t) => t.length));
+  });
+
   it('queries and another dtype are other cache entries', async () => {
     const cache = new MemoryVectorCache();
     await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });
