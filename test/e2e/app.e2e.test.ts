@@ -355,4 +355,17 @@ describe('privacy', () => {
     expect(requested.length).toBeGreaterThan(10);
     expect(foreign).toEqual([]);
   });
+
+  it("installs a Content-Security-Policy that allows only the chosen hosts, and it blocks the rest", async () => {
+    const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+    const origin = new URL(server.url).origin;
+    expect(csp).toContain(`connect-src 'self' ${origin};`);
+    expect(csp).not.toMatch(/huggingface/);
+    const blocked = await page.evaluate(async () => {
+      const violation = new Promise<string>((resolve) => document.addEventListener('securitypolicyviolation', (e) => resolve(`${e.effectiveDirective} ${e.blockedURI}`), { once: true }));
+      await fetch('http://192.0.2.1/not-allowed').catch(() => undefined);
+      return violation;
+    });
+    expect(blocked).toBe('connect-src http://192.0.2.1/not-allowed');
+  });
 });
