@@ -319,13 +319,14 @@ const api = {
     try {
       // Sized for the widest preset (1024 dims): a job that cannot fit fails before encoding anything.
       const shape = request.config.kind === 'dense' ? { dense: 1024 } : { sparseNonZeros: request.config.sparseTopK ?? 256 };
-      await ensureSpace(estimateVectorBytes(request.texts.length, shape));
       let cached = 0;
       const delivered: Promise<unknown>[] = [];
       const vectors = await encodeWithCache(current!.encoder, store, request.texts, {
         role: request.role,
         // A caller that consumes vectors batch by batch does not need them held until the end.
         keep: request.returnVectors !== false || onVectors === undefined,
+        // Only what is not cached yet needs room: a resumed job is checked for the rest.
+        beforeEncoding: async (toEncode) => void (await ensureSpace(estimateVectorBytes(toEncode, shape))),
         plan: request.plan ?? BATCH_PLAN_BY_DEVICE[load.device] ?? DEFAULT_BATCH_PLAN,
         onProgress: (p: EncodeProgress) => {
           cached = p.cached;

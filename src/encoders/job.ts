@@ -49,6 +49,11 @@ export interface EncodeJobOptions {
   readonly keep?: boolean;
   /** Called when the encoder fails mid-job; returns the encoder to continue with (e.g. WASM after WebGPU). */
   readonly fallback?: (error: unknown) => Promise<LoadedEncoder>;
+  /**
+   * Called once after the cache lookup with the number of texts still to encode, before any is encoded: the
+   * place for a storage check sized by what will really be written (a resumed job needs room for the rest only).
+   */
+  readonly beforeEncoding?: (toEncode: number) => Promise<void>;
   /** How many cache lookups to make at once (bounds memory on large corpora). */
   readonly lookupWindow?: number;
   readonly now?: () => number;
@@ -109,6 +114,7 @@ export async function encodeWithCache(
     });
     if (hitPositions.length > 0) options.onVectors?.(hitPositions, hitVectors, 'cache');
   }
+  if (missing.length > 0) await options.beforeEncoding?.(missing.length);
   const cached = texts.length - missing.length;
   let done = cached;
   let tokens = 0;

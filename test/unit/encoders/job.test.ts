@@ -39,6 +39,31 @@ describe('encodeWithCache', () => {
     for (const batch of calls) expect(batch.length).toBeLessThanOrEqual(4);
   });
 
+  it('checks for room with the count still to encode, before encoding any; a refusal encodes and stores nothing', async () => {
+    const cache = new MemoryVectorCache();
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS.slice(0, 7), { role: 'passage', plan });
+    const asked: number[] = [];
+    const refused = fakeEncoder();
+    const full = new Error('no room');
+    await expect(
+      encodeWithCache(refused.encoder, cache, TEXTS, {
+        role: 'passage',
+        plan,
+        beforeEncoding: async (n) => {
+          asked.push(n);
+          throw full;
+        },
+      }),
+    ).rejects.toBe(full);
+    expect(asked).toEqual([13]);
+    expect(refused.calls).toEqual([]);
+    expect(cache.entries.size).toBe(7);
+    // Everything cached: nothing to make room for, no check.
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan, beforeEncoding: async (n) => void asked.push(n) });
+    expect(asked).toEqual([13]);
+  });
+
   it('a second visit encodes nothing', async () => {
     const cache = new MemoryVectorCache();
     await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });
