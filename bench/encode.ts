@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../scripts/models/make-fixtures.ts';
 import { bertBaseOptions, writeTinyBert } from '../scripts/models/tiny-bert.ts';
 import { loadEncoder } from '../src/encoders/encoder.ts';
-import { startHubServer } from '../src/node/hub-server.ts';
+import { startHubServer } from '../test/support/hub-server.ts';
 import { launchChromium } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { testConfig } from '../test/e2e/pages/configs.ts';

@@ -2,13 +2,14 @@
  * Encode worker: a thin comlink adapter over `src/encoders/encoder.ts`, run as a dedicated module worker.
  * Picks WebGPU only when an adapter is actually granted (else WASM, with the reason), loads models from
  * a hub-compatible host or from a local folder the page picked and registered (`registerLocalModel`: its
- * bytes are served to transformers.js from memory, see src/app/lab/local-model.ts), and transfers vectors
+ * bytes are served to transformers.js from memory, see src/lab/local-model.ts), and transfers vectors
  * back instead of copying them.
  *
  * The ONNX Runtime wasm binary and its JS glue are served from the app's own origin (emitted by Vite
  * through `?url`); transformers.js would otherwise point onnxruntime-web at a public CDN.
  */
 import { expose, transfer } from 'comlink';
+import { installErrorTransfer } from '../src/lab/errors.ts';
 import { env } from '@huggingface/transformers';
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortGlueUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
@@ -16,12 +17,13 @@ import { loadEncoder, type EncodedBatch, type LoadedEncoder } from '../src/encod
 import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress } from '../src/encoders/job.ts';
 import type { BatchPlan } from '../src/encoders/batching.ts';
 import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
-import { EmbeddingStore, type StoredVector } from '../src/store/embeddings.ts';
+import type { StoredVector } from '../src/encoders/pooling.ts';
+import { EmbeddingStore } from '../src/store/embeddings.ts';
 import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 // The same onnxruntime-web module transformers.js uses (Vite dedupes it), so one wasm and one env.
 import * as ort from 'onnxruntime-web/webgpu';
 import { denseTopKOnnx, type OrtLike } from '../src/encoders/dense-onnx.ts';
-import { guardNetwork } from '../src/app/lab/network-guard.ts';
+import { guardNetwork } from '../src/lab/network-guard.ts';
 import {
   LOCAL_MODEL_ROOT,
   LocalModelError,
@@ -30,7 +32,7 @@ import {
   createLocalModelCache,
   validateRegisteredModel,
   type LocalModelFile,
-} from '../src/app/lab/local-model.ts';
+} from '../src/lab/local-model.ts';
 
 export type WorkerDevice = 'webgpu' | 'wasm';
 
@@ -397,4 +399,5 @@ const api = {
 
 export type EncodeApi = typeof api;
 
+installErrorTransfer();
 expose(api);

@@ -1,18 +1,20 @@
 /**
- * Lab worker: the engine (src/app/lab/engine.ts) behind comlink, so parsing a collection, indexing it for
+ * Lab worker: the engine (src/lab/engine.ts) behind comlink, so parsing a collection, indexing it for
  * BM25, growing encoder runs, preparing flips and measuring runs never block the page. Answers are small
  * plain objects; typed arrays are transferred, not copied.
  */
 import { expose, transfer } from 'comlink';
+import { installErrorTransfer } from '../src/lab/errors.ts';
 import { parseRun } from '../src/core/io/trec.ts';
 import type { PreparedFlips } from '../src/core/flips/analyze.ts';
 import type { Bm25Params } from '../src/core/retrieve/bm25.ts';
-import type { StoredVector } from '../src/store/embeddings.ts';
-import { loadCollection } from '../src/app/data/load.ts';
-import type { CollectionFile } from '../src/app/data/types.ts';
-import { LabEngine, type CollectionSummary, type RunSummary } from '../src/app/lab/engine.ts';
-import { guardNetwork } from '../src/app/lab/network-guard.ts';
-import type { MetricsRow, QueryDetail } from '../src/app/types.ts';
+import type { StoredVector } from '../src/encoders/pooling.ts';
+import { loadCollection } from '../src/lab/data/load.ts';
+import type { CollectionFile } from '../src/lab/data/types.ts';
+import { LabEngine, type CollectionSummary, type RunSummary } from '../src/lab/engine.ts';
+import { guardNetwork } from '../src/lab/network-guard.ts';
+import type { MetricsRow } from '../src/report/metrics.ts';
+import type { QueryDetail } from '../src/lab/types.ts';
 import type { AgreementReport } from '../src/core/agreement/index.ts';
 
 const engine = new LabEngine();
@@ -109,4 +111,5 @@ const api = {
 };
 
 export type LabApi = typeof api;
+installErrorTransfer();
 expose(api);

@@ -4,8 +4,8 @@
  * loses at most the batch in flight), with progress, ETA and cancellation. A failing accelerator (e.g. a
  * lost WebGPU device) hands over to a fallback encoder that continues from the last committed batch.
  */
-import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from '../store/keys.ts';
-import type { StoredVector } from '../store/embeddings.ts';
+import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from './identity.ts';
+import type { StoredVector } from './pooling.ts';
 import { planBatches, type BatchPlan } from './batching.ts';
 import type { EncodedBatch, LoadedEncoder } from './encoder.ts';
 

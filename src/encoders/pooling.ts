@@ -10,6 +10,13 @@ export interface SparseVector {
   readonly values: Float32Array;
 }
 
+/** One text's vector as the encoders produce it and the cache stores it: dense or sparse, with its token count. */
+export interface StoredVector {
+  readonly dense?: Float32Array;
+  readonly sparse?: SparseVector;
+  readonly tokens: number;
+}
+
 export interface Dims3 {
   readonly batch: number;
   readonly seq: number;

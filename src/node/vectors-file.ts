@@ -9,8 +9,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/io/errors.ts';
-import type { StoredVector } from '../store/embeddings.ts';
-import type { EncodingIdentity } from '../store/keys.ts';
+import type { StoredVector } from '../encoders/pooling.ts';
+import type { EncodingIdentity } from '../encoders/identity.ts';
 
 export const VECTORS_FORMAT = 'fliplab-vectors';
 export const VECTORS_VERSION = 1;

@@ -3,9 +3,25 @@
  * same evaluate options, same formatter), so an exported evaluation is byte for byte the CLI's text; and
  * the measures row the lab and the reports show next to the flip numbers.
  */
-import { LAB_MEASURES, type MetricsRow } from '../app/types.ts';
 import { evaluate, findMeasure, formatTrecEval, outputNames, parseMeasures, type EvalResult } from '../core/metrics/index.ts';
 import type { Qrels, Run } from '../core/types.ts';
+
+/** trec_eval measure values of one run (keys are trec_eval names: "recip_rank_cut.10", "ndcg_cut.10", ...). */
+export interface MetricsRow {
+  readonly run: string;
+  readonly partial: boolean;
+  readonly values: Readonly<Record<string, number>>;
+}
+
+/** The measures shown next to the flip numbers, in display order, with their labels. */
+export const LAB_MEASURES: readonly { readonly key: string; readonly label: string }[] = [
+  { key: 'recip_rank_cut.10', label: 'MRR@10' },
+  { key: 'ndcg_cut.10', label: 'nDCG@10' },
+  { key: 'ncg_cut.100', label: 'NCG@100' },
+  { key: 'recall.10', label: 'R@10' },
+  { key: 'recall.100', label: 'R@100' },
+  { key: 'map', label: 'MAP' },
+];
 
 export interface TrecEvalOptions {
   /** trec_eval `-m` specs or aliases (`ndcg_cut.10`, `nDCG@10`, `official`); empty or absent → official. */

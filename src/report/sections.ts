@@ -4,7 +4,7 @@
  * measures and the caller's plots. markdown.ts and html.ts only render this, so both formats show the
  * same cells.
  */
-import { LAB_MEASURES, type MetricsRow } from '../app/types.ts';
+import { LAB_MEASURES, type MetricsRow } from './metrics.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
 import { hybridRows, pairedRows, strataRows, transitionRows, type TableRows } from '../core/flips/format.ts';
 import { measure } from './numbers.ts';

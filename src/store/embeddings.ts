@@ -3,17 +3,11 @@
  * closed tab loses at most the batch in flight and re-opening resumes by skipping what is stored.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { SparseVector } from '../encoders/pooling.ts';
-import type { EncodingIdentity } from './keys.ts';
+import type { StoredVector } from '../encoders/pooling.ts';
+import type { EncodingIdentity } from '../encoders/identity.ts';
 
 export const DB_NAME = 'fliplab';
 export const DB_VERSION = 1;
-
-export interface StoredVector {
-  readonly dense?: Float32Array;
-  readonly sparse?: SparseVector;
-  readonly tokens: number;
-}
 
 interface VectorRecord extends StoredVector {
   readonly encoding: string;

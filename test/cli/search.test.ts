@@ -112,7 +112,7 @@ describe('fliplab search from a model host', () => {
   it(
     'downloads the model from a server with the hub URL layout (--host), not from disk',
     async () => {
-      const { startHubServer } = await import('../../src/node/hub-server.ts');
+      const { startHubServer } = await import('../support/hub-server.ts');
       const server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR });
       const { mkdtempSync } = await import('node:fs');
       const { tmpdir } = await import('node:os');

@@ -22,8 +22,8 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { main } from '../../src/cli/main.ts';
-import { writeBeirMirror } from '../../src/node/beir-mirror.ts';
-import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { writeBeirMirror } from '../support/beir-mirror.ts';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { SCIFACT_DIR } from '../shared-data.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { denseTopK } from '../../src/core/retrieve/dense.ts';
-import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { mulberry32 } from '../../bench/lib/rng.ts';
 import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { loadEncoder, type EncodedBatch } from '../../src/encoders/encoder.ts';
 import type { EncoderDtype } from '../../src/encoders/presets.ts';
-import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
-import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { formatBytes, vectorBytes } from '../../src/store/embeddings.ts';
 import { estimateVectorBytes } from '../../src/store/quota.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from './browser.ts';

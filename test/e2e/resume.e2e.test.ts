@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
-import { startHubServer, type HubServer } from '../../src/node/hub-server.ts';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';
 

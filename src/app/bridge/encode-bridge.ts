@@ -7,13 +7,17 @@
  * imported: no worker code is bundled into the page.
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { installErrorTransfer } from '../../lab/errors.ts';
 import type { EncodeProgress } from '../../encoders/job.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
 import type { CorpusRequest, CorpusResult, EncodeApi, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
-import { asBlob, validateRegisteredModel, type LocalModelFile } from '../lab/local-model.ts';
+import { asBlob, validateRegisteredModel, type LocalModelFile } from '../../lab/local-model.ts';
 
 export type { CorpusRequest, CorpusResult, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+
+// Errors from the workers keep their fields (file, line, reason; bytes needed and free).
+installErrorTransfer();
 
 /** A worker with no call for this long is terminated (frees the model and its GPU/wasm memory). */
 export const WORKER_IDLE_MS = 60_000;

@@ -3,10 +3,10 @@
  * ETA, then kept in IndexedDB) and the user's own files (kept too, so a reload or a deep link reopens
  * them). Opening hands the files to the lab (parsed in its worker).
  */
-import { BEIR_CATALOG, catalogEntry, catalogId } from '../data/catalog.ts';
-import { CollectionStore, uploadId } from '../data/collection-store.ts';
-import { fetchCatalogCollection } from '../data/fetch.ts';
-import type { CollectionFile, CollectionMeta, FetchProgress } from '../data/types.ts';
+import { BEIR_CATALOG, catalogEntry, catalogId } from '../../lab/data/catalog.ts';
+import { CollectionStore, uploadId } from '../../lab/data/collection-store.ts';
+import { fetchCatalogCollection } from '../../lab/data/fetch.ts';
+import type { CollectionFile, CollectionMeta, FetchProgress } from '../../lab/data/types.ts';
 import { collectionName } from './read-files.ts';
 import type { Lab } from './lab.svelte.ts';
 

@@ -6,23 +6,27 @@
  * ranks by depth and label, which fits in a frame (bench:flips).
  */
 import { proxy, wrap, type Remote } from 'comlink';
+import { installErrorTransfer } from '../../lab/errors.ts';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
-import { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../lab/retriever-ids.ts';
+import { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 
-export { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../lab/retriever-ids.ts';
-import type { StoredVector } from '../../store/embeddings.ts';
+export { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
+import type { StoredVector } from '../../encoders/pooling.ts';
 import type { LabApi } from '../../../workers/lab.worker.ts';
 import { EncodeBridge, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
-import { localModelSource, prepareLocalModel, type PickedFile } from '../lab/local-model.ts';
-import { LOCAL_MODEL_PREFIX } from '../lab/retriever-ids.ts';
-import { errorInfo, type CollectionError } from '../lab/errors.ts';
+import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
+import { LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
+import { errorInfo, type CollectionError } from './errors.ts';
 
-export type { CollectionError } from '../lab/errors.ts';
-import type { CollectionFile } from '../data/types.ts';
-import type { CollectionSummary } from '../lab/engine.ts';
+export type { CollectionError } from './errors.ts';
+import type { CollectionFile } from '../../lab/data/types.ts';
+import type { CollectionSummary } from '../../lab/engine.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
 import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
+
+// Errors from the workers keep their fields (file, line, reason; bytes needed and free).
+installErrorTransfer();
 
 
 export interface Bm25Spec {

@@ -3,7 +3,7 @@
  * + bytes. Folders are walked with the File System entries API that drag-and-drop offers; `<input
  * webkitdirectory>` gives `webkitRelativePath`. Reading is async (`Blob.arrayBuffer`): the page stays live.
  */
-import type { CollectionFile } from '../data/types.ts';
+import type { CollectionFile } from '../../lab/data/types.ts';
 
 export async function readFileList(files: Iterable<File>): Promise<CollectionFile[]> {
   const out: CollectionFile[] = [];

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { passageText } from '../../core/io/beir.ts';
 import { selectEvaluationQueries } from '../../core/io/validate.ts';
 import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
-import { encodingIdentity, encodingKey, textKeys } from '../../store/keys.ts';
+import { encodingIdentity, encodingKey, textKeys } from '../../encoders/identity.ts';
 import { loadBeirFolder } from '../../node/files.ts';
 import { writeVectorsFolder } from '../../node/vectors-file.ts';
 import { addModelOptions, batchPlanFor, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';

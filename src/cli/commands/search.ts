@@ -7,7 +7,7 @@ import { vectorRun } from '../../core/retrieve/vector-run.ts';
 import * as ortNode from 'onnxruntime-node';
 import { denseTopKOnnx, type OrtLike } from '../../encoders/dense-onnx.ts';
 import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
-import { encodingIdentity, encodingKey, textKeys } from '../../store/keys.ts';
+import { encodingIdentity, encodingKey, textKeys } from '../../encoders/identity.ts';
 import { loadBeirFolder } from '../../node/files.ts';
 import { readVectorsFolder } from '../../node/vectors-file.ts';
 import { parseIntFlag } from '../args.ts';

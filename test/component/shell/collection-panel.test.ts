@@ -6,8 +6,8 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, test } from 'vitest';
 import CollectionPanel from '../../../src/app/views/shell/CollectionPanel.svelte';
-import { BEIR_CATALOG } from '../../../src/app/data/catalog.ts';
-import type { CollectionMeta } from '../../../src/app/data/types.ts';
+import { BEIR_CATALOG } from '../../../src/lab/data/catalog.ts';
+import type { CollectionMeta } from '../../../src/lab/data/types.ts';
 import { asCollections, asLab, FakeCollections, FakeLab, summary } from './fakes.svelte.ts';
 
 const MiB = 1024 * 1024;

@@ -6,7 +6,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, test } from 'vitest';
 import RetrieversPanel from '../../../src/app/views/shell/RetrieversPanel.svelte';
-import { encoderConfig } from '../../../src/app/lab/retriever-ids.ts';
+import { encoderConfig } from '../../../src/lab/retriever-ids.ts';
 import type { RetrieverInfo } from '../../../src/app/types.ts';
 import { asLab, FakeLab, summary } from './fakes.svelte.ts';
 

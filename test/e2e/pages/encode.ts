@@ -4,7 +4,7 @@
  * `?cache=0` turns off transformers.js's Cache Storage for model files; `?idleMs=N` shortens the idle shutdown.
  */
 import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
-import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/app/lab/local-model.ts';
+import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/lab/local-model.ts';
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
 import { testConfig, type PlainCorpusResult, type PlainEncodeResult, type PlainError, type StoredVectorsInfo, type TestKind } from './configs.ts';

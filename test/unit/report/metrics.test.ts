@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LAB_MEASURES } from '../../../src/app/types.ts';
+import { LAB_MEASURES } from '../../../src/report/metrics.ts';
 import { evaluate, parseMeasures } from '../../../src/core/metrics/index.ts';
 import { labMetricsRow, trecEvalName, trecEvalText } from '../../../src/report/metrics.ts';
 import { syntheticCase } from './fixtures.ts';

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { EmbeddingStore, StorageFullError } from '../../../src/store/embeddings.ts';
-import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from '../../../src/store/keys.ts';
+import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from '../../../src/encoders/identity.ts';
 import { PRESETS } from '../../../src/encoders/presets.ts';
 
 let dbCounter = 0;

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { decodeView, encodeView } from '../../src/app/url-state.ts';
-import { DEFAULT_VIEW, type ExplorerFilter, type ViewState } from '../../src/app/types.ts';
+import { decodeView, encodeView } from '../../../src/app/url-state.ts';
+import { DEFAULT_VIEW, type ExplorerFilter, type ViewState } from '../../../src/app/types.ts';
 
 /** True when the string has no lone UTF-16 surrogate (String.prototype.isWellFormed, ES2024). */
 const wellFormed = (s: string): boolean => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);

@@ -6,10 +6,10 @@
  * `sparseSearch` (float64 accumulation in the query's term order; only documents sharing a query term are
  * ranked), and the same tie rule (lower corpus index first), which does not depend on arrival order.
  */
-import { TopKHeap } from '../../core/retrieve/topk.ts';
-import type { SparseVector } from '../../encoders/pooling.ts';
-import type { StoredVector } from '../../store/embeddings.ts';
-import type { Corpus, QueryId, RankedList, Run } from '../../core/types.ts';
+import { TopKHeap } from '../core/retrieve/topk.ts';
+import type { SparseVector } from '../encoders/pooling.ts';
+import type { StoredVector } from '../encoders/pooling.ts';
+import type { Corpus, QueryId, RankedList, Run } from '../core/types.ts';
 
 export class IncrementalVectorRun {
   readonly kind: 'dense' | 'sparse';

@@ -3,7 +3,7 @@
  * rebuild the same retrievers ("bm25", "bm25-k1=1.2-b=0.65", "bge-large", "e5-large-q8",
  * "bge-small:my-org/my-model-max128").
  */
-import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../../encoders/presets.ts';
+import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../encoders/presets.ts';
 
 /** Model names of picked local folders (see local-model.ts). */
 export const LOCAL_MODEL_PREFIX = 'local/';

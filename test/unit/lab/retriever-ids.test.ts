@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../../src/app/lab/retriever-ids.ts';
+import { bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../../src/lab/retriever-ids.ts';
 import { PRESETS } from '../../../src/encoders/presets.ts';
 
 describe('retriever ids', () => {

@@ -4,7 +4,7 @@
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { CollectionStore, catalogId, collectionMeta, uploadId } from '../../../src/app/data/collection-store.ts';
+import { CollectionStore, catalogId, collectionMeta, uploadId } from '../../../src/lab/data/collection-store.ts';
 
 const enc = new TextEncoder();
 const files = [

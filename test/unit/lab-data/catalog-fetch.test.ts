@@ -1,19 +1,19 @@
 /**
- * The catalog's URLs, and fetching SciFact through the real local hub server (src/node/hub-server.ts)
- * from a mirror written by src/node/beir-mirror.ts in every hub layout: the loaded collection must equal
+ * The catalog's URLs, and fetching SciFact through the real local hub server (test/support/hub-server.ts)
+ * from a mirror written by test/support/beir-mirror.ts in every hub layout: the loaded collection must equal
  * what the core parses from ../shared/data/scifact directly. Also progress, abort and 404s.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEIR_CATALOG, catalogEntry, corpusRepoUrl, datasetFileUrl, qrelsUrl, treeApiUrl, type HubLayout } from '../../../src/app/data/catalog.ts';
-import { fetchCatalogCollection, fetchWithProgress, HttpError } from '../../../src/app/data/fetch.ts';
-import { loadCollection } from '../../../src/app/data/load.ts';
-import type { FetchProgress, LoadedCollection } from '../../../src/app/data/types.ts';
-import { writeBeirMirror } from '../../../src/node/beir-mirror.ts';
+import { BEIR_CATALOG, catalogEntry, corpusRepoUrl, datasetFileUrl, qrelsUrl, treeApiUrl, type HubLayout } from '../../../src/lab/data/catalog.ts';
+import { fetchCatalogCollection, fetchWithProgress, HttpError } from '../../../src/lab/data/fetch.ts';
+import { loadCollection } from '../../../src/lab/data/load.ts';
+import type { FetchProgress, LoadedCollection } from '../../../src/lab/data/types.ts';
+import { writeBeirMirror } from '../../support/beir-mirror.ts';
 import { loadBeirFolder, type BeirCollection } from '../../../src/node/files.ts';
-import { startHubServer, type HubServer } from '../../../src/node/hub-server.ts';
+import { startHubServer, type HubServer } from '../../support/hub-server.ts';
 import { SCIFACT_DIR } from '../../shared-data.ts';
 
 const SCIFACT = SCIFACT_DIR;

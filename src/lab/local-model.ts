@@ -14,7 +14,7 @@
  * transformers.js's first cache key for a file is `localModelPath + model + '/' + file`, i.e. exactly the keys
  * served here, so no request for a model file ever leaves the worker.
  */
-import type { EncoderDtype } from '../../encoders/presets.ts';
+import type { EncoderDtype } from '../encoders/presets.ts';
 
 /** URL path root under which picked folders are served (never fetched: the worker answers it itself). */
 export const LOCAL_MODEL_ROOT = '/local-models/';

@@ -7,7 +7,7 @@ import { analyzeFlips, reportFromPrepared } from '../../../src/core/flips/analyz
 import { buildBm25Index, runBm25 } from '../../../src/core/retrieve/bm25.ts';
 import { selectEvaluationQueries } from '../../../src/core/io/validate.ts';
 import type { QueryId } from '../../../src/core/types.ts';
-import { LabEngine, RUN_DEPTH } from '../../../src/app/lab/engine.ts';
+import { LabEngine, RUN_DEPTH } from '../../../src/lab/engine.ts';
 import { loadBeirFolder, type BeirCollection } from '../../../src/node/files.ts';
 import { SCIFACT_DIR } from '../../shared-data.ts';
 

@@ -1,7 +1,6 @@
 /**
  * "Load a local model folder": checking a picked folder, naming it, fingerprinting it, serving its bytes to
- * transformers.js through the custom cache (on the real stack, in Node: the vectors equal a load from disk),
- * and the bridge keeping the folders to register them again with every fresh worker.
+ * transformers.js through the custom cache (on the real stack, in Node: the vectors equal a load from disk).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -11,7 +10,6 @@ import fc from 'fast-check';
 import { env } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../../scripts/models/make-fixtures.ts';
-import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import {
   LOCAL_MODEL_ROOT,
   LocalModelError,
@@ -27,7 +25,7 @@ import {
   validateRegisteredModel,
   type LocalModelFile,
   type PickedFile,
-} from '../../../src/app/lab/local-model.ts';
+} from '../../../src/lab/local-model.ts';
 import { loadEncoder } from '../../../src/encoders/encoder.ts';
 import { PRESETS, type EncoderConfig, type EncoderDtype } from '../../../src/encoders/presets.ts';
 
@@ -239,79 +237,5 @@ describe('on the real stack (transformers.js + onnxruntime-node)', () => {
   it('prepareLocalModel on a folder without tokenizer.json names it', async () => {
     const files = await pickFixtureFolder(join(DEFAULT_MODELS_DIR, 'fliplab/tiny-bert'), 'tiny-bert', ['tokenizer.json']);
     await expect(prepareLocalModel(files, 'fp32')).rejects.toThrow(/"tiny-bert" is missing tokenizer\.json/);
-  });
-});
-
-/** A fake encode worker on a MessageChannel: records what each worker instance was registered with. */
-function fakeWorkers() {
-  const log: { worker: number; call: string; name?: string; paths?: string[]; sizes?: number[] }[] = [];
-  let started = 0;
-  const create = (): Worker => {
-    const id = ++started;
-    const { port1, port2 } = new MessageChannel();
-    const registered = new Set<string>();
-    expose(
-      {
-        init: () => log.push({ worker: id, call: 'init' }),
-        registerLocalModel: (name: string, files: readonly LocalModelFile[]) => {
-          registered.add(name);
-          log.push({ worker: id, call: 'register', name, paths: files.map((f) => f.path), sizes: files.map((f) => (f.bytes as Blob).size) });
-        },
-        unregisterLocalModel: (name: string) => registered.delete(name),
-        load: (c: EncoderConfig) => {
-          if (!registered.has(c.model)) throw new Error(`worker ${id}: ${c.model} is not registered`);
-          return { device: 'wasm', reason: null, adapterInfo: null, dtype: 'fp32' as EncoderDtype, model: c.model };
-        },
-      },
-      port2,
-    );
-    return Object.assign(port1, { terminate: () => (port1.close(), port2.close()) }) as unknown as Worker;
-  };
-  return { log, create, started: () => started };
-}
-
-describe('EncodeBridge keeps local folders for every fresh worker', () => {
-  const files: LocalModelFile[] = [
-    { path: 'config.json', bytes: new Blob(['{}']) },
-    { path: 'tokenizer.json', bytes: new TextEncoder().encode('{"t":1}') },
-    { path: 'tokenizer_config.json', bytes: new Blob(['{}']) },
-    { path: 'onnx/model.onnx', bytes: new Uint8Array([1, 2, 3, 4]).buffer },
-  ];
-  const load = (bridge: EncodeBridge, model: string) =>
-    bridge.load({ ...PRESETS['bge-small'], model }, { device: 'wasm', dtype: 'fp32', source: localModelSource() });
-
-  it('registered before any worker, replayed after terminate; a late registration reaches the running worker', async () => {
-    const fake = fakeWorkers();
-    const bridge = new EncodeBridge({ createWorker: fake.create, idleMs: 60_000 });
-    try {
-      await bridge.registerLocalModel('local/a', files);
-      expect(fake.started()).toBe(0); // registering alone starts no worker
-      expect((await load(bridge, 'local/a')).model).toBe('local/a');
-      await bridge.registerLocalModel('local/b', files);
-      expect((await load(bridge, 'local/b')).model).toBe('local/b');
-      expect(fake.log.filter((e) => e.worker === 1).map((e) => `${e.call} ${e.name ?? ''}`.trim())).toEqual(['init', 'register local/a', 'register local/b']);
-      // Raw bytes arrive as Blobs of the same size.
-      expect(fake.log.find((e) => e.name === 'local/a')!.sizes).toEqual([2, 7, 2, 4]);
-
-      bridge.terminate(); // as an abort or a crash would
-      expect((await load(bridge, 'local/b')).model).toBe('local/b');
-      expect(fake.started()).toBe(2);
-      expect(fake.log.filter((e) => e.worker === 2).map((e) => `${e.call} ${e.name ?? ''}`.trim())).toEqual(['init', 'register local/a', 'register local/b']);
-
-      expect(await bridge.unregisterLocalModel('local/a')).toBe(true);
-      expect(bridge.localModels).toEqual(['local/b']);
-      bridge.terminate();
-      await expect(load(bridge, 'local/a')).rejects.toThrow(/local\/a is not registered/);
-    } finally {
-      bridge.terminate();
-    }
-  });
-
-  it('an incomplete folder is refused before it can poison every later worker', async () => {
-    const fake = fakeWorkers();
-    const bridge = new EncodeBridge({ createWorker: fake.create });
-    await expect(bridge.registerLocalModel('local/c', files.slice(1))).rejects.toThrow(/missing config\.json/);
-    expect(bridge.localModels).toEqual([]);
-    bridge.terminate();
   });
 });

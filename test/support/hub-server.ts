@@ -7,7 +7,7 @@
  *   GET /<org>/<name>/resolve/<revision>/<path>  →  <modelsRoot>/<org>/<name>/<path>
  *   GET /<anything else>                          →  <staticRoot>/<anything else> (index.html for folders)
  *
- * With `datasetsRoot` it also serves hub *datasets* (e.g. a BEIR mirror written by src/node/beir-mirror.ts),
+ * With `datasetsRoot` it also serves hub *datasets* (e.g. a BEIR mirror written by test/support/beir-mirror.ts),
  * every revision again from one folder (`refs%2Fconvert%2Fparquet` is one URL segment, as on the hub):
  *
  *   GET /datasets/<org>/<name>/resolve/<revision>/<path>  →  <datasetsRoot>/datasets/<org>/<name>/<path>

@@ -5,17 +5,17 @@
  * objects: prepared flip ranks (the UI re-slices them by depth and label within a frame), measures, one
  * query's side-by-side lists, one passage.
  */
-import { prepareFlips, type PreparedFlips } from '../../core/flips/analyze.ts';
-import { passageText } from '../../core/io/beir.ts';
-import { formatRun } from '../../core/io/trec.ts';
-import { compareRuns, type AgreementReport } from '../../core/agreement/index.ts';
-import { trecEvalText } from '../../report/metrics.ts';
-import { selectEvaluationQueries } from '../../core/io/validate.ts';
-import { evaluate, parseMeasures } from '../../core/metrics/index.ts';
-import { buildBm25Index, resolveBm25Params, runBm25, type Bm25Index, type Bm25Params } from '../../core/retrieve/bm25.ts';
-import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
-import type { StoredVector } from '../../store/embeddings.ts';
-import { LAB_MEASURES, type MetricsRow, type QueryDetail, type RankedDoc } from '../types.ts';
+import { prepareFlips, type PreparedFlips } from '../core/flips/analyze.ts';
+import { passageText } from '../core/io/beir.ts';
+import { formatRun } from '../core/io/trec.ts';
+import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
+import { LAB_MEASURES, trecEvalText, type MetricsRow } from '../report/metrics.ts';
+import { selectEvaluationQueries } from '../core/io/validate.ts';
+import { evaluate, parseMeasures } from '../core/metrics/index.ts';
+import { buildBm25Index, resolveBm25Params, runBm25, type Bm25Index, type Bm25Params } from '../core/retrieve/bm25.ts';
+import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
+import type { StoredVector } from '../encoders/pooling.ts';
+import type { QueryDetail, RankedDoc } from './types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
 
 /** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */

@@ -4,7 +4,7 @@
  * change is a miss, never a stale hit. Keys use the text's hash, not a document id, so the same passage in
  * two corpora is encoded once.
  */
-import type { EncoderConfig, EncoderDtype } from '../encoders/presets.ts';
+import type { EncoderConfig, EncoderDtype } from './presets.ts';
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 

@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { parseCorpus, parseQueries } from '../../../src/core/io/beir.ts';
 import { InputError } from '../../../src/core/io/errors.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
-import { classifyFiles } from '../../../src/app/data/files.ts';
-import { loadCollection } from '../../../src/app/data/load.ts';
-import type { CollectionFile } from '../../../src/app/data/types.ts';
+import { classifyFiles } from '../../../src/lab/data/files.ts';
+import { loadCollection } from '../../../src/lab/data/load.ts';
+import type { CollectionFile } from '../../../src/lab/data/types.ts';
 import { SCIFACT_DIR } from '../../shared-data.ts';
 
 const SCIFACT = SCIFACT_DIR;

@@ -1,7 +1,7 @@
 /**
  * Test/dev tooling (Node): write a local BEIR folder (corpus.jsonl[.gz], queries.jsonl[.gz],
  * qrels/<split>.tsv) in the Hugging Face hub's layout, so `startHubServer({ datasetsRoot: outDir })`
- * serves it exactly where src/app/data/fetch.ts looks (see src/app/data/catalog.ts for the layouts):
+ * serves it exactly where src/lab/data/fetch.ts looks (see src/lab/data/catalog.ts for the layouts):
  *
  *   jsonl            datasets/BeIR/<name>/corpus.jsonl, queries.jsonl
  *   jsonl.gz         datasets/BeIR/<name>/corpus.jsonl.gz, queries.jsonl.gz
@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { BEIR_ORG, type HubLayout } from '../app/data/catalog.ts';
+import { BEIR_ORG, type HubLayout } from '../../src/lab/data/catalog.ts';
 
 export interface BeirMirrorOptions {
   /** Local BEIR folder (corpus.jsonl or .gz, queries.jsonl or .gz, qrels/*.tsv). */

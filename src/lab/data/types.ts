@@ -1,5 +1,5 @@
 /**
- * Plain-data types of the lab's data layer (src/app/data): the files a collection is made of, what
+ * Plain-data types of the lab's data layer (src/lab/data): the files a collection is made of, what
  * loading them yields, download progress and the stored-collection metadata. Everything here survives
  * structured clone, so it can cross the worker boundary and live in IndexedDB.
  */

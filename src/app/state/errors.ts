@@ -1,0 +1,17 @@
+/** Errors as the panels show them: file, line and reason when the error names them. */
+import { isInputError } from '../../core/io/errors.ts';
+
+export interface CollectionError {
+  readonly message: string;
+  readonly file?: string;
+  readonly line?: number;
+}
+
+/**
+ * What an error says, split into file / line / reason. The core's InputError keeps its fields across the
+ * worker boundary (src/lab/errors.ts), so nothing is parsed out of message strings.
+ */
+export function errorInfo(e: unknown): CollectionError {
+  if (isInputError(e)) return { file: e.file, ...(e.line === undefined ? {} : { line: e.line }), message: e.reason };
+  return { message: e instanceof Error ? e.message : String(e) };
+}

@@ -1,0 +1,71 @@
+/**
+ * Contracts between the headless lab (the lab worker, src/lab) and whoever drives it (the page's state and
+ * views in src/app). Plain data only, so every value here can cross a worker boundary (structured clone)
+ * and be written to JSON.
+ */
+import type { FlipReport } from '../core/flips/analyze.ts';
+import type { MetricsRow } from '../report/metrics.ts';
+
+export type RetrieverKind = 'bm25' | 'dense' | 'sparse' | 'imported';
+export type RetrieverStatus = 'idle' | 'loading' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
+
+export interface JobProgress {
+  readonly done: number;
+  readonly total: number;
+  /** Items found in a cache (nothing to compute). */
+  readonly cached: number;
+  /** Estimated milliseconds left; null until there is a rate to extrapolate. */
+  readonly etaMs: number | null;
+  readonly unit: 'documents' | 'queries' | 'bytes';
+}
+
+/** One retriever as the retrievers panel shows it. */
+export interface RetrieverInfo {
+  /** Stable id used in URLs (e.g. "bm25", "bm25-k1=1.2-b=0.65", "bge-large", "run:myrun.trec"). */
+  readonly id: string;
+  /** Run name used in reports and exports. */
+  readonly name: string;
+  readonly kind: RetrieverKind;
+  readonly status: RetrieverStatus;
+  /** Device the model runs on, and why it differs from the one asked for (null when it does not). */
+  readonly device?: 'webgpu' | 'wasm' | 'cpu';
+  readonly deviceReason?: string | null;
+  readonly dtype?: string;
+  readonly progress?: JobProgress;
+  /** True when every vector came from the cache. */
+  readonly cached?: boolean;
+  /** The run covers only the documents encoded so far. */
+  readonly partial?: { readonly encodedDocs: number; readonly totalDocs: number };
+  readonly error?: string;
+}
+
+/** What the analysis views render. */
+export interface AnalysisView {
+  readonly report: FlipReport;
+  /** Candidate names whose runs are partial (encoding still running). */
+  readonly partial: readonly string[];
+  readonly metrics: readonly MetricsRow[];
+}
+
+/** One ranked document for the explorer's side-by-side lists. */
+export interface RankedDoc {
+  readonly docId: string;
+  readonly rank: number;
+  readonly score: number;
+  readonly title: string;
+  /** Judged grade, null when unjudged. */
+  readonly grade: number | null;
+}
+
+export interface QueryDetail {
+  readonly qid: string;
+  readonly text: string;
+  readonly judged: readonly { readonly docId: string; readonly grade: number }[];
+  readonly lists: readonly { readonly run: string; readonly docs: readonly RankedDoc[]; readonly firstRelevant: number | null }[];
+}
+
+/** Loads the top-k of the named runs for one query (from the lab worker). */
+export type DetailLoader = (qid: string, runs: readonly string[], k: number) => Promise<QueryDetail>;
+/** Loads one passage's text on demand (never rendered as HTML). */
+export type PassageLoader = (docId: string) => Promise<{ readonly title: string; readonly text: string }>;
+
