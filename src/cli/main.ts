@@ -10,6 +10,7 @@
  * Exit status: 0 ok, 1 gate failed (flips --max-nfr), 2 bad input or usage.
  */
 import { Command, CommanderError } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
 import { isInputError } from '../core/io/errors.ts';
 import { EXIT_BAD_INPUT, processIo, UsageError, type Io } from './output.ts';
 import { registerBm25 } from './commands/bm25.ts';
@@ -23,7 +24,7 @@ import { registerEncode } from './commands/encode.ts';
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('fliplab')
     .description('When I replace my retriever, which queries do I lose? RAGFlip analysis, BM25 and trec_eval measures.')
-    .version('0.1.0')
+    .version(packageJson.version)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .showHelpAfterError('(run with --help for usage)');

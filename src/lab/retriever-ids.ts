@@ -1,17 +1,12 @@
 /**
- * Retriever ids: the names runs carry in reports and exports, and what the URL stores so a deep link can
- * rebuild the same retrievers ("bm25", "bm25-k1=1.2-b=0.65", "bge-large", "e5-large-q8",
- * "bge-small:my-org/my-model-max128").
+ * Encoder retriever ids: the names encoder runs carry in reports and exports, and what the URL stores so a
+ * deep link can rebuild the same retrievers ("bge-large", "e5-large-q8", "bge-small:my-org/my-model-max128").
+ * BM25 runs are named by the core (`bm25RunName`: "bm25", "bm25-k1=1.2-b=0.65"), the same in the CLI.
  */
 import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../encoders/presets.ts';
 
 /** Model names of picked local folders (see local-model.ts). */
 export const LOCAL_MODEL_PREFIX = 'local/';
-
-/** The BM25 the paper specifies: always present, the default reference. */
-export const BM25_ID = 'bm25';
-
-export const bm25Id = (k1: number, b: number): string => (k1 === 1.5 && b === 0.75 ? BM25_ID : `bm25-k1=${k1}-b=${b}`);
 
 /** Encoder configuration for a preset, optionally with another checkpoint (same recipe) and dtype. */
 export function encoderConfig(

@@ -1,15 +1,17 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { parseRun } from '../../src/core/io/trec.ts';
 
+import { SHARED_DATA } from '../shared-data.ts';
+import { tempDir } from '../support/temp.ts';
+
 const ROOT = join(import.meta.dirname, '../..');
 const TINY = join(ROOT, 'examples/tiny-beir');
-const DL19 = join(ROOT, '../shared/data/trec-dl19-passage');
+const DL19 = join(SHARED_DATA, 'trec-dl19-passage');
 const DL19_QRELS = join(DL19, 'qrels.dl19-passage.txt');
 const DL19_RUN = join(DL19, 'run.msmarco-v1-passage.bm25-default.dl19.txt');
 
@@ -20,7 +22,7 @@ async function cli(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'fliplab-cli-'));
+const tmp = tempDir('cli');
 
 describe('fliplab bm25', () => {
   it('ranks every judged query of a BEIR folder and writes a TREC run', async () => {
@@ -150,6 +152,22 @@ describe('fliplab flips', () => {
     expect(r.stderr).toContain(`${dup}:2: document "1" appears twice for query "19335" (first on line 1)`);
   });
 
+  it('--name names the runs as the lab does (reference first), so both export the same names', async () => {
+    const named = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--name', 'bm25', '--name', 'bge-large', '--json');
+    expect(named.code).toBe(0);
+    const report = JSON.parse(named.stdout) as { runs: { name: string; role: string }[] };
+    expect(report.runs.map((r) => [r.name, r.role])).toEqual([['bm25', 'reference'], ['bge-large', 'candidate']]);
+    const plain = JSON.parse((await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--json')).stdout) as typeof report;
+    expect(plain.runs.map((r) => r.name)).toEqual([DL19_RUN.split('/').pop(), candidatePath.split('/').pop()]);
+
+    const tooFew = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--name', 'bm25');
+    expect(tooFew.code).toBe(2);
+    expect(tooFew.stderr).toMatch(/--name was given 1 time\(s\) for 2 runs/);
+    const same = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--name', 'x', '--name', 'x');
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/--name "x" names two runs/);
+  });
+
   it('prints readable tables by default', async () => {
     const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath);
     expect(r.stdout).toMatch(/k = 10: reference supports \d+ of 43/);
@@ -157,7 +175,31 @@ describe('fliplab flips', () => {
   });
 });
 
+describe('fliplab demo and BM25 run names', () => {
+  it('bm25 tags a run with the name the lab gives the same settings', async () => {
+    const out = join(tmp, 'tiny.k1.txt');
+    expect((await cli('bm25', TINY, '--k1', '1.2', '--out', out)).code).toBe(0);
+    expect((await parseRun(readFileSync(out, 'utf8'), out)).value.name).toBe('bm25-k1=1.2-b=0.75');
+    const tagged = join(tmp, 'tiny.tag.txt');
+    expect((await cli('bm25', TINY, '--k1', '1.2', '--tag', 'mine', '--out', tagged)).code).toBe(0);
+    expect((await parseRun(readFileSync(tagged, 'utf8'), tagged)).value.name).toBe('mine');
+  });
+
+  it('demo compares the paper BM25 with its two one-parameter variants on the bundled example by default', async () => {
+    const r = await cli('demo');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`fliplab demo on ${TINY}: 12 passages, 8 judged queries`);
+    for (const name of ['bm25', 'bm25-k1=1.2-b=0.75', 'bm25-k1=1.5-b=0.65']) expect(r.stdout).toContain(`== ${name}\n`);
+  });
+});
+
 describe('the installed bin', () => {
+  it('--version prints the version in package.json', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const r = await cli('--version');
+    expect([r.code, r.stdout.trim()]).toEqual([0, pkg.version]);
+  });
+
   const run = promisify(execFile);
   it('runs through node like npx would, with real exit statuses', async () => {
     const help = await run(process.execPath, [join(ROOT, 'bin/fliplab.mjs'), '--help']);

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,11 +10,13 @@ import { flipReportJson } from '../../src/report/json.ts';
 import { trecEvalText } from '../../src/report/metrics.ts';
 import { perQueryCsv } from '../../src/report/per-query.ts';
 
-const ROOT = join(import.meta.dirname, '../..');
-const DL19 = join(ROOT, '../shared/data/trec-dl19-passage');
+import { SCIFACT_DIR, SHARED_DATA } from '../shared-data.ts';
+import { tempDir } from '../support/temp.ts';
+
+const DL19 = join(SHARED_DATA, 'trec-dl19-passage');
 const DL19_QRELS = join(DL19, 'qrels.dl19-passage.txt');
 const DL19_RUN = join(DL19, 'run.msmarco-v1-passage.bm25-default.dl19.txt');
-const SCIFACT = join(ROOT, '../shared/data/scifact');
+const SCIFACT = SCIFACT_DIR;
 
 async function cli(...argv: string[]) {
   let stdout = '';
@@ -24,7 +25,7 @@ async function cli(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'fliplab-exports-'));
+const tmp = tempDir('exports');
 const read = async (path: string, name?: string) => (await parseRun(readFileSync(path, 'utf8'), path, name)).value;
 // A candidate that reverses each DL19 query's top 20 and drops the first query.
 const reversed = join(tmp, 'reversed.run');

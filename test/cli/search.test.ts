@@ -12,10 +12,12 @@ import { selectEvaluationQueries } from '../../src/core/io/validate.ts';
 import { loadEncoder } from '../../src/encoders/encoder.ts';
 import { PRESETS } from '../../src/encoders/presets.ts';
 import { loadBeirFolder } from '../../src/node/files.ts';
+import { tempDir } from '../support/temp.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TINY = join(ROOT, 'examples/tiny-beir');
 const MODEL_TIMEOUT_MS = 60_000;
+const tmp = tempDir('search');
 
 async function cli(...argv: string[]) {
   let stdout = '';
@@ -81,9 +83,7 @@ describe('fliplab encode → search --vectors', () => {
   it(
     'writes a vectors folder that search reuses without re-encoding, and refuses vectors from other settings',
     async () => {
-      const { mkdtempSync } = await import('node:fs');
-      const { tmpdir } = await import('node:os');
-      const out = join(mkdtempSync(join(tmpdir(), 'fliplab-vectors-')), 'tiny-e5');
+      const out = join(tmp, 'tiny-e5');
       const model = ['--model', 'fliplab/tiny-bert', '--pooling', 'mean', '--query-prefix', 'query: ', '--passage-prefix', 'passage: ', '--model-dir', DEFAULT_MODELS_DIR, '--offline'];
       const enc = await cli('encode', TINY, ...model, '--out', out);
       expect(enc.code).toBe(0);
@@ -114,9 +114,7 @@ describe('fliplab search from a model host', () => {
     async () => {
       const { startHubServer } = await import('../support/hub-server.ts');
       const server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR });
-      const { mkdtempSync } = await import('node:fs');
-      const { tmpdir } = await import('node:os');
-      process.env.FLIPLAB_CACHE_DIR = mkdtempSync(join(tmpdir(), 'fliplab-model-cache-'));
+      process.env.FLIPLAB_CACHE_DIR = join(tmp, 'model-cache');
       try {
         const r = await cli('search', TINY, '--model', 'fliplab/tiny-bert', '--pooling', 'cls', '--host', server.url, '--depth', '3');
         expect(r.code).toBe(0);

@@ -265,9 +265,14 @@ describe('idle shutdown', () => {
     try {
       const page = await openTestPage(context, `&idleMs=${IDLE_MS}`);
       const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
+      const returned = Date.now();
       if (isError(got)) throw new Error(`browser: ${got.error.message}`);
-      // Polled from the page right away: still running, then gone within a few idle periods.
-      await page.waitForFunction(() => !window.fliplabTest.workerRunning('wasm'), undefined, { timeout: 10 * IDLE_MS, polling: 50 });
+      expect(got.workerStarts).toBe(1);
+      // Right after the call the worker is still there (a test that passes when no worker ever ran proves nothing),
+      expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(true);
+      // then it is gone within a few idle periods, and not before one has passed.
+      await page.waitForFunction(() => !window.fliplabTest.workerRunning('wasm'), undefined, { timeout: 10 * IDLE_MS, polling: 20 });
+      expect(Date.now() - returned).toBeGreaterThanOrEqual(IDLE_MS - 100);
     } finally {
       await context.close();
     }

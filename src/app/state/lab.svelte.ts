@@ -9,9 +9,10 @@ import { proxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
-import { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
+import { BM25_RUN_NAME, bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
+import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 
-export { BM25_ID, bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
+export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
 import type { LabApi } from '../../../workers/lab.worker.ts';
 import { EncodeBridge, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
@@ -117,7 +118,7 @@ export class Lab {
       for (const run of summary.runs) this.#addImported(run.name, run.queries);
       const sameCollection = this.view.collection === id;
       this.setView({ collection: id, ...(sameCollection ? {} : { query: null, reference: null, candidates: [] }) });
-      await this.addBm25(1.5, 0.75);
+      await this.addBm25(DEFAULT_BM25_PARAMS.k1, DEFAULT_BM25_PARAMS.b);
       // A deep link names its retrievers: start them (cached vectors make this quick).
       for (const rid of this.view.candidates) if (!this.#specs.has(rid)) await this.#restoreRetriever(rid);
       this.#scheduleAnalysis(0);
@@ -131,8 +132,8 @@ export class Lab {
   }
 
   async #restoreRetriever(id: string): Promise<void> {
-    const m = /^bm25-k1=([\d.]+)-b=([\d.]+)$/.exec(id);
-    if (m) return void (await this.addBm25(Number(m[1]), Number(m[2])));
+    const bm25 = parseBm25RunName(id);
+    if (bm25) return void (await this.addBm25(bm25.k1, bm25.b));
     const config = parseEncoderRunId(id);
     if (config?.model.startsWith(LOCAL_MODEL_PREFIX)) {
       this.#upsert({ id, name: id, kind: 'dense', status: 'error', error: `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again: local folders are not stored by the lab (its vectors are, so nothing is encoded twice)` });
@@ -169,7 +170,7 @@ export class Lab {
   }
 
   async addBm25(k1: number, b: number): Promise<void> {
-    const id = bm25Id(k1, b);
+    const id = bm25RunName({ k1, b });
     if (this.#specs.has(id) && this.retrievers.find((r) => r.id === id)?.status === 'ready') return this.#select(id);
     this.#specs.set(id, { kind: 'bm25', k1, b });
     const total = this.collection?.docs ?? 0;
@@ -303,7 +304,7 @@ export class Lab {
   get reference(): string | null {
     const ids = this.retrievers.map((r) => r.id);
     if (this.view.reference !== null && ids.includes(this.view.reference)) return this.view.reference;
-    return ids.includes(BM25_ID) ? BM25_ID : (ids[0] ?? null);
+    return ids.includes(BM25_RUN_NAME) ? BM25_RUN_NAME : (ids[0] ?? null);
   }
 
   get candidates(): string[] {

@@ -22,6 +22,7 @@ import { EXIT_GATE_FAILED, EXIT_OK, reportDiagnostics, UsageError, type Io } fro
 interface FlipsOpts {
   reference: string;
   candidate: string[];
+  name: string[];
   depths: number[];
   label: string;
   l: number;
@@ -90,8 +91,21 @@ function parseRate(value: string): number {
   return rate;
 }
 
-/** Run names default to the file name; repeats get a numeric suffix so every row is distinguishable. */
-export function nameRuns(paths: string[]): string[] {
+/**
+ * Run names: the `--name` values when given (one per run, reference first, all different), else the file
+ * names, repeats suffixed with a number so every row is distinguishable.
+ */
+export function nameRuns(paths: string[], given: readonly string[] = []): string[] {
+  if (given.length > 0) {
+    if (given.length !== paths.length) {
+      throw new UsageError(`--name was given ${given.length} time(s) for ${paths.length} runs: name every run, the reference first, then each --candidate in order`);
+    }
+    const repeated = given.find((n, i) => given.indexOf(n) !== i);
+    if (repeated !== undefined) throw new UsageError(`--name "${repeated}" names two runs: every run needs its own name`);
+    const blank = given.findIndex((n) => n.trim() === '');
+    if (blank >= 0) throw new UsageError(`--name number ${blank + 1} is empty`);
+    return [...given];
+  }
   const seen = new Map<string, number>();
   return paths.map((p) => {
     const base = basename(p);
@@ -117,6 +131,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .argument('<qrels>', 'TREC qrels or BEIR qrels TSV')
     .requiredOption('--reference <run>', 'the run being replaced (e.g. BM25)')
     .option('--candidate <run>', 'a replacement run; repeatable', collect, [])
+    .option('--name <name>', 'run name in the report, once per run: the reference first, then each candidate (default: file names)', collect, [])
     .option('--depths <list>', 'comma-separated depths k', parseIntList('--depths'), [...DEFAULT_DEPTHS])
     .option('--label <label>', 'support label: any (one positive in top k) or strict (all positives)', 'any')
     .option('-l <n>', 'minimum grade that counts as positive', parseIntFlag('-l', -1000000), 1)
@@ -137,7 +152,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
       const format = opts.report === undefined ? undefined : reportFormat(opts.report);
 
       const paths = [opts.reference, ...opts.candidate];
-      const names = nameRuns(paths);
+      const names = nameRuns(paths, opts.name);
       const [qrels, ...runs] = await Promise.all([
         parseQrels(fileSource(qrelsPath), qrelsPath),
         ...paths.map((p, i) => parseRun(fileSource(p), p, names[i])),

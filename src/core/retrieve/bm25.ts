@@ -78,9 +78,27 @@ export const BM25_VARIANTS = {
   'ragflip-b': { k1: 1.5, b: 0.65, precision: 'float32' },
 } as const satisfies Record<string, Bm25Params>;
 
-export type Bm25VariantName = keyof typeof BM25_VARIANTS;
-
 export const DEFAULT_BM25_PARAMS: Bm25Params = BM25_VARIANTS.ragflip;
+
+/** The run name of the paper's BM25. */
+export const BM25_RUN_NAME = 'bm25';
+
+/**
+ * The one way a BM25 run is named, in the CLI, the lab, its URLs and every export: "bm25" for the paper's
+ * settings, "bm25-k1=1.2-b=0.75" otherwise (both parameters, so any two settings have different names).
+ */
+export function bm25RunName(params: { readonly k1: number; readonly b: number }): string {
+  return params.k1 === DEFAULT_BM25_PARAMS.k1 && params.b === DEFAULT_BM25_PARAMS.b ? BM25_RUN_NAME : `bm25-k1=${params.k1}-b=${params.b}`;
+}
+
+/** The parameters behind a name made by `bm25RunName`; null for any other name. */
+export function parseBm25RunName(name: string): { k1: number; b: number } | null {
+  if (name === BM25_RUN_NAME) return { k1: DEFAULT_BM25_PARAMS.k1, b: DEFAULT_BM25_PARAMS.b };
+  const m = /^bm25-k1=(\d+(?:\.\d+)?)-b=(\d+(?:\.\d+)?)$/.exec(name);
+  if (!m) return null;
+  const params = { k1: Number(m[1]), b: Number(m[2]) };
+  return params.b <= 1 && bm25RunName(params) === name ? params : null;
+}
 
 /** The paper's retrieval depth: every ranking is computed once at 50 and truncated. */
 export const BM25_DEFAULT_DEPTH = 50;

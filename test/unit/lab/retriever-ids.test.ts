@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { bm25Id, encoderConfig, encoderRunId, parseEncoderRunId } from '../../../src/lab/retriever-ids.ts';
+import { bm25RunName, parseBm25RunName } from '../../../src/core/retrieve/bm25.ts';
+import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../../src/lab/retriever-ids.ts';
 import { PRESETS } from '../../../src/encoders/presets.ts';
 
 describe('retriever ids', () => {
-  it('name BM25 variants', () => {
-    expect(bm25Id(1.5, 0.75)).toBe('bm25');
-    expect(bm25Id(1.2, 0.65)).toBe('bm25-k1=1.2-b=0.65');
+  it('name BM25 runs one way, and read back only the names they make', () => {
+    expect(bm25RunName({ k1: 1.5, b: 0.75 })).toBe('bm25');
+    expect(bm25RunName({ k1: 1.2, b: 0.75 })).toBe('bm25-k1=1.2-b=0.75');
+    expect(bm25RunName({ k1: 1.2, b: 0.65 })).toBe('bm25-k1=1.2-b=0.65');
+    for (const p of [{ k1: 1.5, b: 0.75 }, { k1: 1.2, b: 0.65 }, { k1: 0.9, b: 1 }, { k1: 2, b: 0 }]) expect(parseBm25RunName(bm25RunName(p))).toEqual(p);
+    for (const name of ['bm25-k1=1.5-b=0.75', 'bm25-k1=1.20-b=0.65', 'bm25-k1=1.2-b=1.5', 'bm25-k1=1.2', 'bge-large', 'BM25']) expect(parseBm25RunName(name), name).toBeNull();
   });
 
   it('say what departs from the preset and rebuild the same configuration', () => {

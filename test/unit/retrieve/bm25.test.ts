@@ -20,62 +20,7 @@ import {
   type Bm25SearchOptions,
 } from '../../../src/core/retrieve/bm25.ts';
 import { SCIFACT_DIR } from '../../shared-data.ts';
-
-// ---------------------------------------------------------------------------------------------------------
-// The naive oracle: the reference script's loop, written out over token arrays with no index at all.
-
-interface OracleCorpus {
-  readonly tokens: readonly (readonly string[])[];
-  readonly tf: readonly ReadonlyMap<string, number>[];
-  readonly df: ReadonlyMap<string, number>;
-  readonly avgdl: number;
-}
-
-function oracleCorpus(corpus: Corpus): OracleCorpus {
-  const tokens = corpus.ids.map((_, i) => tokenize(passageText(corpus, i)));
-  const tf = tokens.map((ts) => {
-    const m = new Map<string, number>();
-    for (const t of ts) m.set(t, (m.get(t) ?? 0) + 1);
-    return m;
-  });
-  const df = new Map<string, number>();
-  for (const m of tf) for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  const avgdl = tokens.reduce((s, ts) => s + ts.length, 0) / tokens.length;
-  return { tokens, tf, df, avgdl };
-}
-
-/**
- * For each document: start at 0 and, for every query token in order (repeats included), add
- *   w = idf · tf · (k1 + 1) / (tf + k1 · ((1 − b) + b · dl / avgdl))
- * with idf = ln(1 + (N − df + 0.5)/(df + 0.5)) rounded to float32 and each sum rounded to float32 under
- * 'float32' (the reference's float32 score array), all in the reference's operation order. Rank documents
- * that contain at least one query token by (score desc, index asc).
- */
-function oracleSearch(oc: OracleCorpus, query: string, depth: number, p: Bm25Params): { docs: number[]; scores: number[] } {
-  const f32 = p.precision === 'float32';
-  const round = f32 ? Math.fround : (x: number) => x;
-  const N = oc.tokens.length;
-  const q = tokenize(query).filter((t) => oc.df.has(t));
-  const hits: { doc: number; score: number }[] = [];
-  for (let d = 0; d < N; d++) {
-    let score = 0;
-    let matched = false;
-    for (const t of q) {
-      const tf = Math.min(oc.tf[d]!.get(t) ?? 0, 65535);
-      if (tf === 0) continue;
-      matched = true;
-      const df = oc.df.get(t)!;
-      const idf = round(Math.log(1 + (N - df + 0.5) / (df + 0.5)));
-      const dl = oc.tokens[d]!.length;
-      const w = (idf * tf * (p.k1 + 1)) / (tf + p.k1 * (1 - p.b + (p.b * dl) / oc.avgdl));
-      score = round(score + w);
-    }
-    if (matched) hits.push({ doc: d, score });
-  }
-  hits.sort((a, b) => b.score - a.score || a.doc - b.doc);
-  const top = hits.slice(0, depth);
-  return { docs: top.map((h) => h.doc), scores: top.map((h) => h.score) };
-}
+import { meanNdcgAt10, oracleCorpus, oracleSearch, type OracleCorpus } from './bm25-oracle.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures
@@ -472,17 +417,6 @@ describe('BM25 index and run', () => {
 
 const SCIFACT = SCIFACT_DIR;
 
-/** nDCG@10 with linear gains (trec_eval ndcg_cut.10): ideal ranking from the judged grades. */
-function ndcgAt10(ranked: readonly string[], judged: ReadonlyMap<DocId, number>): number {
-  let dcg = 0;
-  ranked.slice(0, 10).forEach((d, i) => {
-    dcg += Math.max(0, judged.get(d as DocId) ?? 0) / Math.log2(i + 2);
-  });
-  const ideal = [...judged.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, 10);
-  const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
-  return idcg > 0 ? dcg / idcg : 0;
-}
-
 // A missing ../shared/data fails here (loudly), it never skips.
 describe('BM25 on BEIR SciFact', () => {
   it('matches the naive oracle on all 300 test queries (top 50), and nDCG@10 is in the usual BM25 range', async () => {
@@ -495,7 +429,7 @@ describe('BM25 on BEIR SciFact', () => {
     for (const qi of evaluated) expectSameAsOracle(index, oc, queries.texts[qi]!, 50, BM25_VARIANTS.ragflip);
 
     const run = runBm25(index, corpus, queries, evaluated, 50);
-    const ndcg = meanNdcg(run.byQuery, qrels);
+    const ndcg = meanNdcgAt10(run.byQuery, qrels);
     // BEIR reports BM25 around 0.66 on SciFact (Anserini, with stemming); this tokenizer does not stem.
     expect(ndcg).toBeGreaterThan(0.6);
     expect(ndcg).toBeLessThan(0.72);
@@ -514,9 +448,3 @@ describe('BM25 on BEIR SciFact', () => {
     }
   }, 60_000);
 });
-
-function meanNdcg(byQuery: ReadonlyMap<QueryId, { readonly docs: readonly DocId[] }>, qrels: Qrels): number {
-  let sum = 0;
-  for (const [qid, list] of byQuery) sum += ndcgAt10(list.docs, qrels.byQuery.get(qid)!);
-  return sum / byQuery.size;
-}

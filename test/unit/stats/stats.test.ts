@@ -78,17 +78,23 @@ describe('Holm', () => {
 });
 
 describe('Wilson interval', () => {
-  it('follows the closed form, with z = Φ⁻¹(0.975)', () => {
-    const [s, t] = [28, 306];
-    const p = s / t;
-    const z = 1.959963984540054;
-    const centre = (p + (z * z) / (2 * t)) / (1 + (z * z) / t);
-    const half = (z * Math.sqrt((p * (1 - p)) / t + (z * z) / (4 * t * t))) / (1 + (z * z) / t);
+  // Published values, not the formula restated: Newcombe (1998), "Two-sided confidence intervals for the
+  // single proportion: comparison of seven methods", Statistics in Medicine 17:857–872, Table I, method 3
+  // (Wilson score interval without continuity correction), 95%, printed to four decimals.
+  it.each([
+    [81, 263, 0.2553, 0.3662],
+    [15, 148, 0.0624, 0.1605],
+    [0, 20, 0.0, 0.1611],
+    [1, 29, 0.0061, 0.1718],
+  ])('%i/%i gives Newcombe’s published interval [%f, %f]', (s, t, lo, hi) => {
     const w = wilson(s, t);
-    expect(Z_95).toBe(z);
-    expect(w.value).toBeCloseTo(0.0915, 4);
-    expect(w.lo).toBeCloseTo(centre - half, 15);
-    expect(w.hi).toBeCloseTo(centre + half, 15);
+    expect(w.value).toBe(s / t);
+    expect(w.lo!.toFixed(4)).toBe(lo.toFixed(4));
+    expect(w.hi!.toFixed(4)).toBe(hi.toFixed(4));
+  });
+
+  it('uses z = Φ⁻¹(0.975) to double precision (the reference code’s constant)', () => {
+    expect(Z_95).toBe(1.959963984540054);
   });
 
   it('is undefined for an empty denominator, and clipped to [0, 1] at the extremes', () => {
