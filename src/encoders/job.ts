@@ -6,6 +6,7 @@
  */
 import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from './identity.ts';
 import type { StoredVector } from './pooling.ts';
+import { etaMs } from '../core/progress.ts';
 import { planBatches, type BatchPlan } from './batching.ts';
 import type { EncodedBatch, LoadedEncoder } from './encoder.ts';
 
@@ -121,16 +122,15 @@ export async function encodeWithCache(
   let fallbackReason: string | undefined;
   const report = () => {
     const elapsedMs = now() - started;
-    const encodedSoFar = done - cached;
-    const left = texts.length - done;
-    const etaMs = encodedSoFar > 0 ? (elapsedMs / encodedSoFar) * left : left === 0 ? 0 : null;
+    // The rate counts what was encoded in this job; cache hits took no time.
+    const eta = etaMs(done - cached, texts.length - cached, elapsedMs);
     options.onProgress?.({
       total: texts.length,
       done,
       cached,
       tokens,
       elapsedMs,
-      etaMs,
+      etaMs: eta,
       device: current.device,
       ...(fallbackReason === undefined ? {} : { fallback: fallbackReason }),
     });

@@ -2,7 +2,7 @@
  * Per-query transitions of a flip report: one CSV row per query × candidate, or JSON. Both need the
  * report to carry `per_query` (analyzeFlips / reportFromPrepared with `perQuery: true`).
  */
-import type { FlipReport, PerQueryRow } from '../core/flips/analyze.ts';
+import { candidateNames, referenceName, type FlipReport, type PerQueryRow } from '../core/flips/analyze.ts';
 import { toCsv, type CsvCell } from './csv.ts';
 
 function requirePerQuery(report: FlipReport, what: string): PerQueryRow[] {
@@ -12,11 +12,6 @@ function requirePerQuery(report: FlipReport, what: string): PerQueryRow[] {
   return report.per_query;
 }
 
-function referenceName(report: FlipReport): string {
-  const ref = report.runs.find((r) => r.role === 'reference');
-  if (!ref) throw new RangeError('the flip report names no reference run');
-  return ref.name;
-}
 
 /** Column names: qid, reference, candidate, reference_rank, candidate_rank, state@k for each depth. */
 export function perQueryCsvHeader(report: FlipReport): string[] {
@@ -51,7 +46,7 @@ export interface PerQueryJson {
 export function perQueryObject(report: FlipReport): PerQueryJson {
   return {
     reference: referenceName(report),
-    candidates: report.runs.filter((r) => r.role === 'candidate').map((r) => r.name),
+    candidates: candidateNames(report),
     label: report.label,
     relevance_level: report.relevance_level,
     depth_list: report.depth_list,

@@ -7,6 +7,7 @@
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
+import { etaMs } from '../../core/progress.ts';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
 import { BM25_RUN_NAME, bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
@@ -182,7 +183,7 @@ export class Lab {
         { k1, b },
         proxy((done: number, all: number) => {
           const elapsed = performance.now() - started;
-          this.#patch(id, { progress: { done, total: all, cached: 0, etaMs: done > 0 ? (elapsed / done) * (all - done) : null, unit: 'documents' } });
+          this.#patch(id, { progress: { done, total: all, cached: 0, etaMs: etaMs(done, all, elapsed), unit: 'documents' } });
         }),
       );
       this.#patch(id, { status: 'ready', progress: { done: total, total, cached: 0, etaMs: 0, unit: 'documents' } });

@@ -9,7 +9,7 @@ import { buildCohort, NEVER, supportProfile, supportRanks, type SupportLabel } f
 import { alternate, reciprocalRankFusion } from './hybrids.ts';
 import { pairedFlips } from './paired.ts';
 import { rankBins, strata } from './strata.ts';
-import { countTransitions, summarize, transitionStates, type TransitionState } from './transitions.ts';
+import { countTransitions, summarize, type TransitionState } from './transitions.ts';
 
 export const DEFAULT_DEPTHS: readonly number[] = [1, 5, 10, 20, 50];
 
@@ -99,6 +99,23 @@ export interface FlipReport {
   hybrids: HybridRow[];
   strata: StratumRow[];
   per_query?: PerQueryRow[];
+}
+
+/** Anything that lists its runs with their roles: a flip report, an agreement report. */
+export interface RunRoles {
+  readonly runs: readonly { readonly name: string; readonly role: 'reference' | 'candidate' }[];
+}
+
+/** The reference run's name; every report has one. */
+export function referenceName(report: RunRoles): string {
+  const ref = report.runs.find((r) => r.role === 'reference');
+  if (!ref) throw new RangeError('the report names no reference run');
+  return ref.name;
+}
+
+/** The candidates' names, in report order. */
+export function candidateNames(report: RunRoles): string[] {
+  return report.runs.filter((r) => r.role === 'candidate').map((r) => r.name);
 }
 
 export function validateDepths(depths: readonly number[]): number[] {

@@ -68,7 +68,8 @@ export const TEXT_PIECE_CHARS = 64 * 1024;
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
 
-function isGzip(bytes: Uint8Array): boolean {
+/** Whether the bytes start with gzip's magic number (names lie; content decides). */
+export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === GZIP_MAGIC_0 && bytes[1] === GZIP_MAGIC_1;
 }
 

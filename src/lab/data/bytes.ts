@@ -4,10 +4,7 @@
  * path-name helpers. Web-standard APIs only: runs in a worker and in Node.
  */
 import { InputError } from '../../core/io/errors.ts';
-
-export function isGzip(bytes: Uint8Array): boolean {
-  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-}
+import { isGzip } from '../../core/io/lines.ts';
 
 function gunzipStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('gzip')) as ReadableStream<Uint8Array>;

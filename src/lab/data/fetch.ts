@@ -17,6 +17,7 @@ import {
   type LayoutFiles,
 } from './catalog.ts';
 import type { CollectionFile, FetchProgress } from './types.ts';
+import { etaMs } from '../../core/progress.ts';
 
 /** An HTTP answer other than 2xx. */
 export class HttpError extends Error {
@@ -39,12 +40,6 @@ export interface FetchOptions {
   readonly onProgress?: (p: FetchProgress) => void;
   /** Defaults to the global fetch (tests may pass their own). */
   readonly fetch?: typeof fetch;
-}
-
-function etaOf(loaded: number, total: number | null, elapsedMs: number): number | null {
-  if (total === null || loaded <= 0 || elapsedMs <= 0) return null;
-  const rate = loaded / elapsedMs;
-  return Math.max(0, (total - loaded) / rate);
 }
 
 /**
@@ -75,7 +70,7 @@ export async function fetchWithProgress(url: string, options: FetchOptions = {})
   const chunks: Uint8Array[] = [];
   let loaded = 0;
   const report = (): void => {
-    onProgress?.({ url, loaded, total, etaMs: etaOf(loaded, total, performance.now() - started) });
+    onProgress?.({ url, loaded, total, etaMs: etaMs(loaded, total, performance.now() - started) });
   };
   report();
   if (res.body) {

@@ -5,10 +5,9 @@
  * Plain ArrayBuffer input only: runs in a worker and in Node.
  */
 import { parquetMetadata, parquetReadObjects, type FileMetaData } from 'hyparquet';
-import type { Corpus, Qrels, Queries } from '../../core/types.ts';
-import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
+import type { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, isInputError } from '../../core/io/errors.ts';
-import { QrelsBuilder, type ParseResult } from '../../core/io/trec.ts';
+import type { QrelsBuilder } from '../../core/io/trec.ts';
 
 const PARQUET_MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1"
 
@@ -131,22 +130,4 @@ export async function feedQrelsParquet(builder: QrelsBuilder, bytes: Uint8Array,
     }
     builder.line(f.join('\t'), n);
   });
-}
-
-export async function parseCorpusParquet(bytes: Uint8Array, file: string): Promise<ParseResult<Corpus>> {
-  const b = new CorpusBuilder(file);
-  await feedCorpusParquet(b, bytes, file);
-  return b.finish();
-}
-
-export async function parseQueriesParquet(bytes: Uint8Array, file: string): Promise<ParseResult<Queries>> {
-  const b = new QueriesBuilder(file);
-  await feedQueriesParquet(b, bytes, file);
-  return b.finish();
-}
-
-export async function parseQrelsParquet(bytes: Uint8Array, file: string): Promise<ParseResult<Qrels>> {
-  const b = new QrelsBuilder(file);
-  await feedQrelsParquet(b, bytes, file);
-  return b.finish();
 }

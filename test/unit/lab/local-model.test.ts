@@ -5,7 +5,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expose } from 'comlink';
 import fc from 'fast-check';
 import { env } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,11 +22,10 @@ import {
   resolveLocalKey,
   selectLocalModelFiles,
   validateRegisteredModel,
-  type LocalModelFile,
   type PickedFile,
 } from '../../../src/lab/local-model.ts';
 import { loadEncoder } from '../../../src/encoders/encoder.ts';
-import { PRESETS, type EncoderConfig, type EncoderDtype } from '../../../src/encoders/presets.ts';
+import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
 
 const MODEL_LOAD_TIMEOUT_MS = 60_000;
 

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Corpus, DocId, DocIndex, Qrels, Queries, QueryId } from '../../../src/core/types.ts';
+import type { Corpus, DocId, DocIndex, Queries, QueryId } from '../../../src/core/types.ts';
 import { asDocId, asDocIndex, asQueryId } from '../../../src/core/io/ids.ts';
-import { passageText } from '../../../src/core/io/beir.ts';
 import { selectEvaluationQueries } from '../../../src/core/io/validate.ts';
 import { loadBeirFolder } from '../../../src/node/files.ts';
-import { tokenize } from '../../../src/core/text/tokenize.ts';
 import {
   BM25_DEFAULT_DEPTH,
   BM25_MAX_DEPTH,

@@ -5,7 +5,7 @@
  * HTML report (`depthPlotSvg`). Everything takes a `document`, so it also runs under jsdom in Node.
  */
 import * as Plot from '@observablehq/plot';
-import type { FlipReport } from '../../../core/flips/analyze.ts';
+import { candidateNames, referenceName, type FlipReport } from '../../../core/flips/analyze.ts';
 import { formatNetGain, formatRate } from './format.ts';
 import { serializeSvg } from './plot-export.ts';
 
@@ -43,9 +43,6 @@ export interface DepthPoint {
 }
 
 /** Candidate names in report order. */
-export function candidateNames(report: FlipReport): string[] {
-  return report.runs.filter((r) => r.role === 'candidate').map((r) => r.name);
-}
 
 /** The plotted points: one per depth × candidate × metric. */
 export function depthPlotPoints(report: FlipReport, partial: readonly string[] = []): DepthPoint[] {
@@ -186,7 +183,7 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
     'font-family': 'system-ui, sans-serif',
     style: 'max-width: 100%; height: auto; color: #222; background: white',
   });
-  const ref = report.runs.find((r) => r.role === 'reference')?.name ?? 'the reference';
+  const ref = referenceName(report);
   const title = svgEl(doc, 'title', {});
   title.textContent = `Negative-flip rate and net gain against depth k, relative to ${ref} (label "${report.label}"), with 95% intervals`;
   const desc = svgEl(doc, 'desc', {});

@@ -4,7 +4,7 @@
  * path needs a 2D canvas and says so with `PngExportError` when there is none (jsdom, some locked-down
  * browsers), so the component can show a clear message.
  */
-import type { FlipReport } from '../../../core/flips/analyze.ts';
+import { referenceName, type FlipReport } from '../../../core/flips/analyze.ts';
 import { fileSafe } from './format.ts';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -36,7 +36,7 @@ export function serializeSvg(svg: Element | string, options: { xmlDeclaration?: 
 
 /** File name of an exported depth plot: "fliplab-depth-plot_bm25_any.svg". */
 export function plotFileName(report: FlipReport, ext: 'svg' | 'png'): string {
-  const ref = report.runs.find((r) => r.role === 'reference')?.name ?? 'reference';
+  const ref = referenceName(report);
   return `fliplab-depth-plot_${fileSafe(ref)}_${fileSafe(report.label)}.${ext}`;
 }
 

@@ -3,7 +3,9 @@
  * candidate, depth, transition state and search text (in report order), and how many rows each state
  * chip would show. No DOM, no Svelte: unit-tested against a naive oracle.
  */
+import { candidateNames } from '../../../core/flips/analyze.ts';
 import type { ExplorerFilter, FlipReport, TransitionState } from '../../types.ts';
+
 
 export interface ExplorerQuery {
   /** Candidate name (one of the report's candidate runs). */
@@ -35,9 +37,6 @@ export interface ExplorerResult {
 }
 
 /** Candidate run names of a report, in report order. */
-export function candidateNames(report: FlipReport): string[] {
-  return report.runs.filter((r) => r.role === 'candidate').map((r) => r.name);
-}
 
 /** Case-insensitive needle (trimmed); '' matches everything. */
 export function normalizeSearch(text: string): string {
