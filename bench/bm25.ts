@@ -204,6 +204,7 @@ function measure(engine: Engine, ds: Dataset, reference: ArrayLike<number>[] | n
   const buildTimes: number[] = [];
   let handle: unknown;
   do {
+    // eslint-disable-next-line no-useless-assignment -- drops the previous index so collect() can free it
     handle = undefined;
     collect();
     const t0 = now();
@@ -227,8 +228,8 @@ function measure(engine: Engine, ds: Dataset, reference: ArrayLike<number>[] | n
   }
   // Timed passes over all queries, repeated like the builds; a pass that would blow the budget stops early
   // and is extrapolated.
-  let lists: ArrayLike<number>[] = [];
-  let timed = 0;
+  let lists: ArrayLike<number>[];
+  let timed: number;
   const passTimes: number[] = [];
   do {
     lists = [];

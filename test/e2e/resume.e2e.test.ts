@@ -57,7 +57,7 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
 
       await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [TEXTS, db] as const);
       // Wait until some batches are committed (progress is reported after each commit), then reload.
-      let before = 0;
+      let before: number;
       for (;;) {
         const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
         if (p && p.done - p.cached >= 20) {
@@ -98,7 +98,7 @@ describe('a lost WebGPU device mid-run', () => {
       await page.goto(`${server.url}encode.html?cache=1`);
       await ready(page);
       await page.evaluate(([texts]) => window.fliplabTest.startCorpus('webgpu', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-lost-device'), [FEW] as const);
-      let committedOnGpu = 0;
+      let committedOnGpu: number;
       for (;;) {
         const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
         if (p && p.done - p.cached >= 4) {

@@ -138,13 +138,20 @@ describe('DepthPlot component', () => {
     }
   });
 
-  test('PNG export in a page without canvas (jsdom as it is) shows the error in place', async () => {
-    const ondownload = vi.fn();
-    render(DepthPlot, { report: mainReport(), ondownload });
-    await fireEvent.click(screen.getByRole('button', { name: 'PNG' }));
-    await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/PNG export needs a 2D <canvas>/));
-    expect(ondownload).not.toHaveBeenCalled();
-    expect(screen.getByRole('button', { name: 'PNG' }).hasAttribute('disabled')).toBe(false);
+  test('PNG export in a page without a 2D canvas shows the error in place', async () => {
+    // As a browser with canvas disabled answers (jsdom itself also logs "Not implemented" on every call).
+    const spy = vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
+    try {
+      const ondownload = vi.fn();
+      render(DepthPlot, { report: mainReport(), ondownload });
+      await fireEvent.click(screen.getByRole('button', { name: 'PNG' }));
+      await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/PNG export needs a 2D <canvas>/));
+      expect(spy).toHaveBeenCalled();
+      expect(ondownload).not.toHaveBeenCalled();
+      expect(screen.getByRole('button', { name: 'PNG' }).hasAttribute('disabled')).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   test('serializeSvg writes the namespace once', () => {

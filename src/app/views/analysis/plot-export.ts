@@ -74,7 +74,7 @@ export async function svgToPng(svg: SVGSVGElement, options: { scale?: number; ba
   const canvas = doc.createElement('canvas');
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(height * scale);
-  let ctx: CanvasRenderingContext2D | null = null;
+  let ctx: CanvasRenderingContext2D | null;
   try {
     ctx = typeof canvas.getContext === 'function' ? canvas.getContext('2d') : null;
   } catch {
