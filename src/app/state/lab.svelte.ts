@@ -14,7 +14,7 @@ import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retrie
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
-import type { LabApi } from '../../../workers/lab.worker.ts';
+import type { LabApi } from '../../lab/api.ts';
 import { EncodeBridge, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
