@@ -9,7 +9,7 @@ import { proxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
-import { BM25_RUN_NAME, bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
+import { bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
 import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
@@ -19,6 +19,7 @@ import { EncodeBridge, type WorkerLoadOptions } from '../bridge/encode-bridge.ts
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
 import { errorInfo, type CollectionError } from './errors.ts';
+import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
 
 export type { CollectionError } from './errors.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
@@ -298,19 +299,17 @@ export class Lab {
 
   /** Usable runs: ready, or encoding with a started run. */
   get usable(): string[] {
-    return this.retrievers.filter((r) => r.status === 'ready' || (r.status === 'encoding' && r.partial !== undefined)).map((r) => r.id);
+    return usableRetrievers(this.retrievers);
   }
 
+  /** The view's reference when it is listed, else BM25 when listed, else the first retriever (reference.ts). */
   get reference(): string | null {
-    const ids = this.retrievers.map((r) => r.id);
-    if (this.view.reference !== null && ids.includes(this.view.reference)) return this.view.reference;
-    return ids.includes(BM25_RUN_NAME) ? BM25_RUN_NAME : (ids[0] ?? null);
+    return chooseReference(this.view, this.retrievers);
   }
 
+  /** The view's usable candidates, the reference left out. */
   get candidates(): string[] {
-    const usable = new Set(this.usable);
-    const reference = this.reference;
-    return this.view.candidates.filter((c) => c !== reference && usable.has(c));
+    return chooseCandidates(this.view, this.retrievers);
   }
 
   // ---------------------------------------------------------------- view
