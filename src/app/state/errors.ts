@@ -15,3 +15,9 @@ export function errorInfo(e: unknown): CollectionError {
   if (isInputError(e)) return { file: e.file, ...(e.line === undefined ? {} : { line: e.line }), message: e.reason };
   return { message: e instanceof Error ? e.message : String(e) };
 }
+
+/** The error as one line where it is shown as text (a retriever row): "file, line N: reason", as the collection panel writes it. */
+export function errorText(info: CollectionError): string {
+  if (info.file === undefined) return info.message;
+  return `${info.file}${info.line === undefined ? '' : `, line ${info.line}`}: ${info.message}`;
+}

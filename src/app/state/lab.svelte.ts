@@ -10,16 +10,17 @@ import { installErrorTransfer } from '../../lab/errors.ts';
 import { etaMs } from '../../core/progress.ts';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
-import { BM25_RUN_NAME, bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
+import { bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
 import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
-import type { LabApi } from '../../../workers/lab.worker.ts';
+import type { LabApi } from '../../lab/api.ts';
 import { EncodeBridge, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
-import { errorInfo, type CollectionError } from './errors.ts';
+import { errorInfo, errorText, type CollectionError } from './errors.ts';
+import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
 
 export type { CollectionError } from './errors.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
@@ -120,8 +121,9 @@ export class Lab {
       const sameCollection = this.view.collection === id;
       this.setView({ collection: id, ...(sameCollection ? {} : { query: null, reference: null, candidates: [] }) });
       await this.addBm25(DEFAULT_BM25_PARAMS.k1, DEFAULT_BM25_PARAMS.b);
-      // A deep link names its retrievers: start them (cached vectors make this quick).
-      for (const rid of this.view.candidates) if (!this.#specs.has(rid)) await this.#restoreRetriever(rid);
+      // A deep link names its retrievers, the reference among them: start them (cached vectors make this quick).
+      const named = new Set([...(this.view.reference === null ? [] : [this.view.reference]), ...this.view.candidates]);
+      for (const rid of named) if (!this.#specs.has(rid)) await this.#restoreRetriever(rid);
       this.#scheduleAnalysis(0);
       return true;
     } catch (e) {
@@ -166,7 +168,7 @@ export class Lab {
       this.#addImported(run.name, run.queries);
       this.#select(run.name);
     } catch (e) {
-      this.#upsert({ id: name, name, kind: 'imported', status: 'error', error: errorInfo(e).message });
+      this.#upsert({ id: name, name, kind: 'imported', status: 'error', error: errorText(errorInfo(e)) });
     }
   }
 
@@ -189,7 +191,7 @@ export class Lab {
       this.#patch(id, { status: 'ready', progress: { done: total, total, cached: 0, etaMs: 0, unit: 'documents' } });
       this.#select(id);
     } catch (e) {
-      this.#patch(id, { status: 'error', error: errorInfo(e).message });
+      this.#patch(id, { status: 'error', error: errorText(errorInfo(e)) });
     }
   }
 
@@ -252,7 +254,7 @@ export class Lab {
       this.#scheduleAnalysis(0);
     } catch (e) {
       if (isAbort(e) || signal.aborted) patch({ status: 'cancelled' });
-      else patch({ status: 'error', error: errorInfo(e).message });
+      else patch({ status: 'error', error: errorText(errorInfo(e)) });
       this.#scheduleAnalysis(0);
     } finally {
       // A newer job for the same id (the collection was reopened) keeps its own controller.
@@ -299,19 +301,17 @@ export class Lab {
 
   /** Usable runs: ready, or encoding with a started run. */
   get usable(): string[] {
-    return this.retrievers.filter((r) => r.status === 'ready' || (r.status === 'encoding' && r.partial !== undefined)).map((r) => r.id);
+    return usableRetrievers(this.retrievers);
   }
 
+  /** The view's reference when it is listed, else BM25 when listed, else the first retriever (reference.ts). */
   get reference(): string | null {
-    const ids = this.retrievers.map((r) => r.id);
-    if (this.view.reference !== null && ids.includes(this.view.reference)) return this.view.reference;
-    return ids.includes(BM25_RUN_NAME) ? BM25_RUN_NAME : (ids[0] ?? null);
+    return chooseReference(this.view, this.retrievers);
   }
 
+  /** The view's usable candidates, the reference left out. */
   get candidates(): string[] {
-    const usable = new Set(this.usable);
-    const reference = this.reference;
-    return this.view.candidates.filter((c) => c !== reference && usable.has(c));
+    return chooseCandidates(this.view, this.retrievers);
   }
 
   // ---------------------------------------------------------------- view
@@ -347,7 +347,16 @@ export class Lab {
     const run = (async () => {
       const reference = this.reference;
       const candidates = this.candidates;
-      if (this.collection === null || reference === null) return;
+      if (this.collection === null) return;
+      if (reference === null || !this.usable.includes(reference)) {
+        // Nothing to compare with (yet): a reference still loading or encoding, failed, or none left. Its row
+        // says why; rows of runs that were removed must not linger.
+        this.metrics = [];
+        this.prepared = null;
+        this.analyzedPartial = [];
+        this.analysisError = null;
+        return;
+      }
       const partial = this.partial;
       try {
         const names = [reference, ...candidates];
@@ -366,7 +375,7 @@ export class Lab {
         }
         this.analysisError = null;
       } catch (e) {
-        this.analysisError = errorInfo(e).message;
+        this.analysisError = errorText(errorInfo(e));
       }
     })();
     this.#analysisRunning = run;

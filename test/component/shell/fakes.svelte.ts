@@ -12,6 +12,7 @@ import type { CollectionSummary } from '../../../src/lab/engine.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/app/settings.ts';
 import type { Collections, DownloadState } from '../../../src/app/state/collections.svelte.ts';
 import type { CollectionError, Lab } from '../../../src/app/state/lab.svelte.ts';
+import { chooseCandidates, chooseReference } from '../../../src/app/state/reference.ts';
 import type { EncoderConfig } from '../../../src/encoders/presets.ts';
 import { DEFAULT_VIEW, type MetricsRow, type RetrieverInfo, type ViewState } from '../../../src/app/types.ts';
 
@@ -38,13 +39,13 @@ export class FakeLab {
   partial: string[] = $state([]);
   analyzedPartial: string[] = $state([]);
 
-  /** The view's reference, else the first retriever (the real lab prefers BM25, which tests put first). */
+  /** The real lab's rules (src/app/state/reference.ts), on the fields the test sets. */
   get reference(): string | null {
-    return this.view.reference ?? this.retrievers[0]?.id ?? null;
+    return chooseReference(this.view, this.retrievers);
   }
 
   get candidates(): string[] {
-    return this.view.candidates.filter((c) => c !== this.reference);
+    return chooseCandidates(this.view, this.retrievers);
   }
 
   setView = vi.fn((patch: Partial<ViewState>): void => {

@@ -1,0 +1,115 @@
+/**
+ * The lab worker's API: the engine (src/lab/engine.ts) as comlink calls. Building it is separate from
+ * exposing it, so workers/lab.worker.ts exposes one on its global scope and tests expose one on a
+ * MessageChannel port (the page's `Lab` then drives the real engine in-process). Answers are small plain
+ * objects; typed arrays are transferred, not copied.
+ */
+import { transfer } from 'comlink';
+import { parseRun } from '../core/io/trec.ts';
+import type { PreparedFlips } from '../core/flips/analyze.ts';
+import type { Bm25Params } from '../core/retrieve/bm25.ts';
+import type { AgreementReport } from '../core/agreement/index.ts';
+import type { StoredVector } from '../encoders/pooling.ts';
+import type { MetricsRow } from '../report/metrics.ts';
+import { loadCollection } from './data/load.ts';
+import type { CollectionFile } from './data/types.ts';
+import { LabEngine, type CollectionSummary, type RunSummary } from './engine.ts';
+import { guardNetwork } from './network-guard.ts';
+import type { QueryDetail } from './types.ts';
+
+function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
+  const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict];
+  for (const c of p.candidates) {
+    arrays.push(c.ranks.any, c.ranks.strict, c.alternation.any, c.alternation.strict, c.rrf.any, c.rrf.strict, c.union.any, c.union.strict);
+    arrays.push(c.alternationLength, c.rrfLength, c.unionSizeTotal);
+  }
+  return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
+}
+
+/** The lab worker's calls over one engine (a fresh one unless a test passes its own, to look inside). */
+export function createLabApi(engine: LabEngine = new LabEngine()) {
+  return {
+    /** Only these origins may be fetched from this worker (the page's CSP does not reach workers). */
+    allowOrigins(origins: readonly string[]): void {
+      guardNetwork(origins);
+    },
+
+    async openFiles(files: readonly CollectionFile[], options: { name: string; split?: string }): Promise<CollectionSummary> {
+      const { name, split } = options;
+      const collection = await loadCollection(files, split === undefined ? { name } : { name, split });
+      return engine.open(collection);
+    },
+
+    summary(): CollectionSummary {
+      return engine.summary();
+    },
+
+    runBm25(name: string, params: Partial<Bm25Params>, onProgress?: (done: number, total: number) => void): RunSummary {
+      return engine.runBm25(name, params, onProgress ? (d, t) => void onProgress(d, t) : undefined);
+    },
+
+    evaluatedQueries(): { ids: string[]; texts: string[] } {
+      return engine.evaluatedQueries();
+    },
+
+    passageTexts(): string[] {
+      return engine.passageTexts();
+    },
+
+    beginVectorRun(name: string, queryVectors: readonly StoredVector[]): RunSummary {
+      return engine.beginVectorRun(name, queryVectors);
+    },
+
+    addVectors(name: string, positions: readonly number[], vectors: readonly StoredVector[]): RunSummary {
+      return engine.addVectors(name, positions, vectors);
+    },
+
+    async addRunFile(file: CollectionFile, name?: string): Promise<RunSummary> {
+      const parsed = await parseRun(file.bytes, file.path, name);
+      return engine.addRun(parsed.value);
+    },
+
+    removeRun(name: string): void {
+      engine.removeRun(name);
+    },
+
+    runNames(): string[] {
+      return engine.runNames();
+    },
+
+    prepare(reference: string, candidates: readonly string[], options: { maxDepth: number; relevanceLevel?: number }): PreparedFlips {
+      const prepared = engine.prepare(reference, candidates, options);
+      return transfer(prepared, preparedBuffers(prepared));
+    },
+
+    metrics(names: readonly string[], partial: readonly string[], relevanceLevel = 1): MetricsRow[] {
+      return engine.metrics(names, partial, relevanceLevel);
+    },
+
+    detail(qid: string, runs: readonly string[], k: number): QueryDetail {
+      return engine.detail(qid, runs, k);
+    },
+
+    passage(docId: string): { title: string; text: string } {
+      return engine.passage(docId);
+    },
+
+    queryTexts(): Record<string, string> {
+      return engine.queryTexts();
+    },
+
+    runText(name: string): string {
+      return engine.runText(name);
+    },
+
+    trecEval(name: string, relevanceLevel = 1): string {
+      return engine.trecEval(name, relevanceLevel);
+    },
+
+    compare(reference: string, candidates: readonly string[], depths: readonly number[]): AgreementReport {
+      return engine.compare(reference, candidates, depths);
+    },
+  };
+}
+
+export type LabApi = ReturnType<typeof createLabApi>;

@@ -1,0 +1,650 @@
+/**
+ * The real `Lab` (src/app/state/lab.svelte.ts) driving the real lab worker API (src/lab/api.ts: parsing, BM25,
+ * runs, flips, measures) exposed on a MessageChannel in this process, on the bundled tiny-beir collection (12
+ * passages, 8 judged queries). Encoders need a model, so encoder jobs go through the real EncodeBridge to a
+ * fake encode worker on another MessageChannel that returns bag-of-words vectors and can be held mid-job.
+ * Flip counts are checked against a literal computation from the runs' lists as the worker returns them
+ * (top-k slices tested against the positives, test/unit/flips/oracle.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expose } from 'comlink';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { Lab } from '../../../src/app/state/lab.svelte.ts';
+import { EncodeBridge, type CorpusRequest, type CorpusResult, type VectorsCallback } from '../../../src/app/bridge/encode-bridge.ts';
+import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
+import { DEFAULT_VIEW } from '../../../src/app/types.ts';
+import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
+import type { Qrels, Run } from '../../../src/core/types.ts';
+import type { EncodeProgress } from '../../../src/encoders/job.ts';
+import type { StoredVector } from '../../../src/encoders/pooling.ts';
+import { createLabApi, type LabApi } from '../../../src/lab/api.ts';
+import type { CollectionFile } from '../../../src/lab/data/types.ts';
+import { LabEngine } from '../../../src/lab/engine.ts';
+import { encoderConfig, encoderRunId } from '../../../src/lab/retriever-ids.ts';
+import { listOf, positivesOf, supported, type Label } from '../../unit/flips/oracle.ts';
+
+const EXAMPLE = join(import.meta.dirname, '../../../examples/tiny-beir');
+const read = (path: string): CollectionFile => ({ path, bytes: new Uint8Array(readFileSync(join(EXAMPLE, path))) });
+const TINY: CollectionFile[] = [read('corpus.jsonl'), read('queries.jsonl'), read('qrels/test.tsv')];
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/**
+ * A run made to flip against BM25 (whose top-1 supports all eight queries): q2, q3, q5 and q8 lose their
+ * positives at k = 1 (q3 until rank 6, q5 for good), q6 is missing, q1, q4 and q7 keep theirs.
+ */
+const DESIGNED = [
+  'q1 Q0 d2 1 9 designed',
+  'q1 Q0 d1 2 8 designed',
+  'q1 Q0 d8 3 7 designed',
+  'q2 Q0 d5 1 9 designed',
+  'q2 Q0 d3 2 8 designed',
+  'q2 Q0 d10 3 7 designed',
+  ...['d1', 'd2', 'd3', 'd5', 'd6', 'd4'].map((d, i) => `q3 Q0 ${d} ${i + 1} ${9 - i} designed`),
+  'q4 Q0 d11 1 9 designed',
+  'q4 Q0 d6 2 8 designed',
+  'q5 Q0 d1 1 9 designed',
+  'q7 Q0 d12 1 9 designed',
+  'q8 Q0 d4 1 9 designed',
+  'q8 Q0 d5 2 8 designed',
+].join('\n');
+const designedFile = (path = 'runs/designed.trec'): CollectionFile => ({ path, bytes: bytes(`${DESIGNED}\n`) });
+
+const QRELS: Qrels = (await parseQrels(TINY[2]!.bytes, 'qrels/test.tsv')).value;
+
+// ------------------------------------------------------------------------------------------- fake encoder
+
+const VOCAB = 32;
+/** A bag-of-words vector (hashed words, L2-normalised): enough for an encoder run to rank something. */
+function embed(text: string): StoredVector {
+  const v = new Float32Array(VOCAB);
+  const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
+  for (const w of words) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % VOCAB, 7)]! += 1;
+  const norm = Math.hypot(...v) || 1;
+  return { dense: v.map((x) => x / norm), tokens: words.length };
+}
+
+/** A point where a fake job stops: it calls `wait()`, the test awaits `reached`, then calls `release()`. */
+interface Hold {
+  readonly wait: () => Promise<void>;
+  readonly reached: Promise<void>;
+  readonly release: () => void;
+}
+function hold(): Hold {
+  let reached!: () => void;
+  let release!: () => void;
+  const reachedP = new Promise<void>((r) => (reached = r));
+  const released = new Promise<void>((r) => (release = r));
+  return { reached: reachedP, release, wait: () => (reached(), released) };
+}
+
+/**
+ * Encode workers on MessageChannels: passages are committed in batches of `batch` through `onVectors`; a test
+ * may hold a job before its query vectors return or after its first passage batch. Logs starts, calls and ends.
+ */
+function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdAfterFirstBatch?: Hold } = {}) {
+  const batch = options.batch ?? 4;
+  const log: string[] = [];
+  let started = 0;
+  const create = (): Worker => {
+    const id = ++started;
+    const { port1, port2 } = new MessageChannel();
+    expose(
+      {
+        init: () => void log.push(`init ${id}`),
+        registerLocalModel: () => undefined,
+        unregisterLocalModel: () => true,
+        async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => unknown, onVectors?: VectorsCallback): Promise<CorpusResult> {
+          log.push(`encode ${request.role} ${request.texts.length} on ${id}`);
+          const load = { device: 'wasm' as const, reason: null, adapterInfo: null, dtype: request.config.dtype, model: request.config.model };
+          const vectors = request.texts.map(embed);
+          const progress = (done: number): EncodeProgress => ({ total: vectors.length, done, cached: 0, tokens: 0, elapsedMs: 1, etaMs: 1, device: 'wasm' });
+          if (onVectors === undefined) {
+            if (request.role === 'query') await options.holdQueries?.wait();
+            await onProgress?.(progress(vectors.length));
+            return { vectors, cached: 0, encoded: vectors.length, load };
+          }
+          for (let from = 0; from < vectors.length; from += batch) {
+            const positions = vectors.slice(from, from + batch).map((_, i) => from + i);
+            await onVectors(positions, positions.map((p) => vectors[p]!), 'encoder');
+            await onProgress?.(progress(from + positions.length));
+            if (from === 0) await options.holdAfterFirstBatch?.wait();
+          }
+          return { vectors: request.returnVectors === false ? [] : vectors, cached: 0, encoded: vectors.length, load };
+        },
+      },
+      port2,
+    );
+    return Object.assign(port1, { terminate: () => (log.push(`terminate ${id}`), port1.close(), port2.close()) }) as unknown as Worker;
+  };
+  return { log, create, started: () => started };
+}
+
+// ------------------------------------------------------------------------------------------- the lab
+
+/**
+ * The real API as this test's worker. One adaptation: jsdom replaces the typed-array globals, while Node's
+ * MessageChannel clones into Node's own, so bytes arriving over the port fail the core's `instanceof
+ * Uint8Array` (a browser worker has no such second realm). They are copied into this realm on arrival.
+ */
+function labApiForTest(engine: LabEngine): LabApi {
+  const api = createLabApi(engine);
+  const here = (f: CollectionFile): CollectionFile => ({ path: f.path, bytes: new Uint8Array(f.bytes) });
+  return {
+    ...api,
+    openFiles: (files, options) => api.openFiles(files.map(here), options),
+    addRunFile: (file, name) => api.addRunFile(here(file), name),
+  };
+}
+
+const labs: Lab[] = [];
+afterEach(() => {
+  for (const lab of labs.splice(0)) lab.dispose();
+});
+
+/** A Lab whose lab worker is the real API on a MessageChannel (its engine kept, to look inside). */
+function setup(options: { encode?: ReturnType<typeof fakeEncodeWorkers> } = {}) {
+  const engine = new LabEngine();
+  let labWorkerEnded = false;
+  const createLabWorker = (): Worker => {
+    const { port1, port2 } = new MessageChannel();
+    expose(labApiForTest(engine), port2);
+    return Object.assign(port1, { terminate: () => ((labWorkerEnded = true), port1.close(), port2.close()) }) as unknown as Worker;
+  };
+  const encode = options.encode ?? fakeEncodeWorkers();
+  const bridge = new EncodeBridge({ createWorker: encode.create });
+  const lab = new Lab({ settings: { ...DEFAULT_SETTINGS, device: 'wasm' }, createLabWorker, bridge });
+  labs.push(lab);
+  return { lab, engine, encode, labWorkerEnded: () => labWorkerEnded };
+}
+
+async function opened(files: readonly CollectionFile[] = TINY, id = 'files:tiny') {
+  const s = setup();
+  expect(await s.lab.openFiles(id, 'tiny', files)).toBe(true);
+  await s.lab.settled();
+  return s;
+}
+
+/** A run as the worker gives it out (its TREC text, read back by the core's parser). */
+async function workerRun(lab: Lab, name: string): Promise<Run> {
+  return (await parseRun(await lab.lab.runText(name), `${name}.trec`, name)).value;
+}
+
+type Counts = { reference: number; preserved: number; broken: number; fixed: number; unchanged: number };
+
+/** Transitions at depth k, literally: slice both lists to k and test the positives. */
+function literalCounts(reference: Run, candidate: Run, k: number, label: Label, level = 1): Counts {
+  const c: Counts = { reference: 0, preserved: 0, broken: 0, fixed: 0, unchanged: 0 };
+  for (const [q, pos] of positivesOf(QRELS, level)) {
+    const b = supported(listOf(reference, q).slice(0, k), pos, label);
+    const d = supported(listOf(candidate, q).slice(0, k), pos, label);
+    if (b) c.reference++;
+    c[b ? (d ? 'preserved' : 'broken') : d ? 'fixed' : 'unchanged']++;
+  }
+  return c;
+}
+
+/** The report's counts for one candidate at every depth, in the literal computation's shape. */
+function reportCounts(lab: Lab, candidate: string): Record<number, Counts> {
+  const out: Record<number, Counts> = {};
+  for (const block of lab.report!.depths) {
+    const row = block.candidates.find((c) => c.name === candidate)!;
+    out[block.k] = { reference: block.reference.supported, preserved: row.preserved, broken: row.broken, fixed: row.fixed, unchanged: row.unchanged };
+  }
+  return out;
+}
+
+async function expectLiteral(lab: Lab, reference: string, candidate: string): Promise<Record<number, Counts>> {
+  expect(lab.report!.runs.find((r) => r.role === 'reference')!.name).toBe(reference);
+  const [ref, cand] = [await workerRun(lab, reference), await workerRun(lab, candidate)];
+  const expected: Record<number, Counts> = {};
+  for (const k of lab.view.depths) expected[k] = literalCounts(ref, cand, k, lab.view.label, lab.view.level);
+  expect(reportCounts(lab, candidate)).toEqual(expected);
+  return expected;
+}
+
+/** MRR@10 literally: mean over the judged queries the run answered of 1 / rank of the first positive in its top 10. */
+function literalMrr10(run: Run): number {
+  const rr: number[] = [];
+  for (const [q, pos] of positivesOf(QRELS, 1)) {
+    if (!run.byQuery.has(q)) continue;
+    const rank = listOf(run, q).slice(0, 10).findIndex((d) => pos.has(d));
+    rr.push(rank < 0 ? 0 : 1 / (rank + 1));
+  }
+  return rr.reduce((a, b) => a + b, 0) / rr.length;
+}
+
+// ------------------------------------------------------------------------------------------- tests
+
+describe('Lab opens a collection', () => {
+  test('parses it in the worker and runs BM25 as the reference right away', async () => {
+    const { lab, engine } = setup();
+    const opening = lab.openFiles('files:tiny', 'tiny', TINY);
+    expect(lab.busy).toBe('Reading tiny…');
+    expect(await opening).toBe(true);
+    expect(lab.busy).toBeNull();
+    expect(lab.collectionError).toBeNull();
+    expect(lab.collectionId).toBe('files:tiny');
+    expect(lab.collection).toMatchObject({ name: 'tiny', docs: 12, queries: 8, evaluated: 8, judged: true, split: 'test', runs: [] });
+    expect(lab.queryTexts['q3']).toBe('what causes tides');
+    expect(lab.retrievers).toEqual([
+      { id: 'bm25', name: 'bm25', kind: 'bm25', status: 'ready', device: 'cpu', progress: { done: 12, total: 12, cached: 0, etaMs: 0, unit: 'documents' } },
+    ]);
+    expect(engine.runNames()).toEqual(['bm25']);
+    expect(lab.reference).toBe('bm25');
+    expect(lab.view).toMatchObject({ collection: 'files:tiny', reference: null, candidates: [] });
+    expect(lab.candidates).toEqual([]);
+
+    await lab.settled();
+    // Measured, but nothing to compare yet.
+    expect(lab.metrics.map((m) => [m.run, m.partial])).toEqual([['bm25', false]]);
+    expect(lab.metrics[0]!.values['recip_rank_cut.10']).toBeCloseTo(literalMrr10(await workerRun(lab, 'bm25')), 12);
+    expect(lab.prepared).toBeNull();
+    expect(lab.report).toBeNull();
+    expect(lab.analysisError).toBeNull();
+  });
+
+  test('runs bundled with the collection are listed as imported retrievers, BM25 still the reference', async () => {
+    const { lab } = await opened([...TINY, designedFile()]);
+    expect(lab.retrievers.map((r) => [r.id, r.kind, r.status])).toEqual([
+      ['designed', 'imported', 'ready'],
+      ['bm25', 'bm25', 'ready'],
+    ]);
+    expect(lab.retrievers[0]!.progress).toEqual({ done: 7, total: 7, cached: 0, etaMs: 0, unit: 'queries' });
+    expect(lab.reference).toBe('bm25');
+    // Listed, not selected: the user picks the candidates.
+    expect(lab.view.candidates).toEqual([]);
+  });
+});
+
+describe('Lab analyses candidates against the reference', () => {
+  test('a BM25 variant becomes a candidate and its report equals the literal top-k computation', async () => {
+    const { lab, engine } = await opened();
+    const runBm25 = vi.spyOn(engine, 'runBm25');
+    await lab.addBm25(1.2, 0.75);
+    const id = 'bm25-k1=1.2-b=0.75';
+    expect(lab.retrievers.map((r) => [r.id, r.kind, r.status])).toEqual([
+      ['bm25', 'bm25', 'ready'],
+      [id, 'bm25', 'ready'],
+    ]);
+    expect(runBm25).toHaveBeenCalledTimes(1);
+    expect(runBm25.mock.calls[0]!.slice(0, 2)).toEqual([id, { k1: 1.2, b: 0.75 }]);
+    expect(lab.view.candidates).toEqual([id]);
+    expect(lab.candidates).toEqual([id]);
+    expect(lab.reference).toBe('bm25');
+
+    await lab.settled();
+    expect(lab.report).not.toBeNull();
+    expect(lab.report!.runs).toEqual([
+      { name: 'bm25', role: 'reference', missing_queries: 0 },
+      { name: id, role: 'candidate', missing_queries: 0 },
+    ]);
+    expect(lab.report!.depth_list).toEqual([1, 5, 10, 20, 50]);
+    expect(lab.report!.queries).toBe(8);
+    await expectLiteral(lab, 'bm25', id);
+    // Another k1 scores differently (the variant is not a copy of the reference).
+    const [ref, variant] = [await workerRun(lab, 'bm25'), await workerRun(lab, id)];
+    expect(variant.byQuery.get('q1' as never)!.scores[0]).not.toBe(ref.byQuery.get('q1' as never)!.scores[0]);
+    expect(lab.metrics.map((m) => m.run)).toEqual(['bm25', id]);
+
+    // Adding a ready variant again only selects it: no second search, no second row.
+    await lab.addBm25(1.2, 0.75);
+    expect(runBm25).toHaveBeenCalledTimes(1);
+    expect(lab.retrievers).toHaveLength(2);
+    expect(lab.view.candidates).toEqual([id]);
+  });
+
+  test('an imported run with flips: the report equals the literal computation both ways round, under both labels', async () => {
+    const { lab } = await opened();
+    await lab.addRunFile(designedFile('some/folder/designed.trec'));
+    expect(lab.retrievers.at(-1)).toEqual({
+      id: 'designed.trec',
+      name: 'designed.trec',
+      kind: 'imported',
+      status: 'ready',
+      progress: { done: 7, total: 7, cached: 0, etaMs: 0, unit: 'queries' },
+    });
+    expect(lab.view.candidates).toEqual(['designed.trec']);
+    await lab.settled();
+    expect(lab.report!.runs.find((r) => r.name === 'designed.trec')!.missing_queries).toBe(1);
+
+    const any = await expectLiteral(lab, 'bm25', 'designed.trec');
+    // The oracle itself: BM25's top-1 supports every query; the designed run keeps q1, q4 and q7 at k = 1.
+    expect(any[1]).toEqual({ reference: 8, preserved: 3, broken: 5, fixed: 0, unchanged: 0 });
+    expect(any[10]).toEqual({ reference: 8, preserved: 6, broken: 2, fixed: 0, unchanged: 0 });
+
+    lab.setView({ label: 'strict' });
+    expect(lab.report!.label).toBe('strict');
+    await expectLiteral(lab, 'bm25', 'designed.trec');
+
+    // The imported run as the reference, BM25 as the candidate: the broken queries become fixed ones.
+    lab.setView({ label: 'any', reference: 'designed.trec', candidates: ['bm25'] });
+    expect(lab.reference).toBe('designed.trec');
+    expect(lab.candidates).toEqual(['bm25']);
+    await lab.settled();
+    expect(lab.report!.runs.map((r) => [r.name, r.role])).toEqual([
+      ['designed.trec', 'reference'],
+      ['bm25', 'candidate'],
+    ]);
+    const reversed = await expectLiteral(lab, 'designed.trec', 'bm25');
+    expect(reversed[1]).toMatchObject({ reference: 3, fixed: 5, broken: 0 });
+    expect(lab.metrics.find((m) => m.run === 'designed.trec')!.values['recip_rank_cut.10']).toBeCloseTo(literalMrr10(await workerRun(lab, 'designed.trec')), 12);
+  });
+
+  test('setView re-slices the report by label, k and depths without the worker; deeper depths or another level ask it again', async () => {
+    const { lab, engine } = await opened();
+    await lab.addRunFile(designedFile());
+    await lab.settled();
+    const prepare = vi.spyOn(engine, 'prepare');
+    const metrics = vi.spyOn(engine, 'metrics');
+    const before = lab.report;
+
+    lab.setView({ label: 'strict' });
+    expect(lab.report).not.toBe(before);
+    expect(lab.report!.label).toBe('strict');
+    lab.setView({ k: 5 });
+    expect(lab.view.k).toBe(5);
+    lab.setView({ depths: [10, 1, 5, 1] });
+    expect(lab.view.depths).toEqual([1, 5, 10]);
+    expect(lab.report!.depth_list).toEqual([1, 5, 10]);
+    await expectLiteral(lab, 'bm25', 'designed.trec');
+    // k must be one of the depths: 10 when it is there, else the smallest.
+    lab.setView({ k: 10, depths: [2, 3] });
+    expect(lab.view.k).toBe(2);
+    lab.setView({ depths: [3, 10] });
+    expect(lab.view.k).toBe(10);
+    await lab.settled();
+    expect(prepare).not.toHaveBeenCalled();
+    expect(metrics).not.toHaveBeenCalled();
+
+    // Beyond the prepared maximum (50): the report shows what it can at once, then the worker prepares deeper.
+    lab.setView({ depths: [1, 100] });
+    expect(lab.report!.depth_list).toEqual([1]);
+    await lab.settled();
+    expect(prepare).toHaveBeenCalledTimes(1);
+    expect(prepare.mock.calls[0]![2]).toEqual({ maxDepth: 100, relevanceLevel: 1 });
+    expect(lab.report!.depth_list).toEqual([1, 100]);
+    await expectLiteral(lab, 'bm25', 'designed.trec');
+
+    // Another relevance level changes the cohort: prepared again (q8 has no grade-2 judgment).
+    lab.setView({ level: 2 });
+    await lab.settled();
+    expect(prepare).toHaveBeenCalledTimes(2);
+    expect(lab.report!.relevance_level).toBe(2);
+    expect(lab.report!.queries).toBe(7);
+    await expectLiteral(lab, 'bm25', 'designed.trec');
+    // The same level again is no change.
+    lab.setView({ level: 2 });
+    await lab.settled();
+    expect(prepare).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('Lab reference rule', () => {
+  test('the view reference when it names a retriever, else BM25 when present, else the first retriever', async () => {
+    const { lab } = await opened([...TINY, designedFile()]);
+    expect(lab.retrievers.map((r) => r.id)).toEqual(['designed', 'bm25']);
+    expect(lab.reference).toBe('bm25'); // not the first retriever
+    lab.setView({ reference: 'designed' });
+    expect(lab.reference).toBe('designed');
+    lab.setView({ reference: 'not-a-retriever' });
+    expect(lab.reference).toBe('bm25');
+    lab.setView({ reference: null, candidates: ['designed', 'bm25'] });
+    expect(lab.candidates).toEqual(['designed']); // the reference is never a candidate
+
+    await lab.remove('bm25');
+    expect(lab.reference).toBe('designed');
+    expect(lab.candidates).toEqual([]);
+    await lab.remove('designed');
+    expect(lab.reference).toBeNull();
+  });
+});
+
+describe('Lab reports bad input where it belongs', () => {
+  test('a corpus line that is not JSON: collectionError names file and line, the open collection stays', async () => {
+    const { lab } = await opened();
+    await lab.addBm25(1.2, 0.75);
+    await lab.settled();
+    const snapshot = () => ({ collection: lab.collection, id: lab.collectionId, retrievers: lab.retrievers.map((r) => r.id), view: JSON.stringify(lab.view), report: lab.report });
+    const before = snapshot();
+
+    const corpus = readFileSync(join(EXAMPLE, 'corpus.jsonl'), 'utf8').split('\n');
+    corpus[2] = '{"_id": "d3", "title": "Harbour ferries", "text": unquoted}';
+    const bad = [{ path: 'corpus.jsonl', bytes: bytes(corpus.join('\n')) }, TINY[1]!, TINY[2]!];
+    expect(await lab.openFiles('files:bad', 'bad', bad)).toBe(false);
+
+    expect(lab.collectionError).toMatchObject({ file: 'corpus.jsonl', line: 3 });
+    expect(lab.collectionError!.message).toMatch(/JSON/);
+    expect(lab.collectionError!.message).not.toMatch(/corpus\.jsonl/); // the reason alone; file and line are fields
+    expect(lab.busy).toBeNull();
+    expect(snapshot()).toEqual(before);
+    // The worker still holds the previous collection and its runs.
+    expect((await lab.loadDetail('q1', ['bm25-k1=1.2-b=0.75'], 1)).lists[0]!.docs[0]!.docId).toBe('d1');
+
+    expect(await lab.openFiles('files:tiny', 'tiny', TINY)).toBe(true);
+    expect(lab.collectionError).toBeNull();
+  });
+
+  test('a run file with a bad line: the error, with its line, goes on that retriever row only', async () => {
+    const { lab } = await opened();
+    await lab.addRunFile({ path: 'runs/broken.trec', bytes: bytes('q1 Q0 d1 1 9 x\nq2 Q0 d3 1\n') });
+    const row = lab.retrievers.find((r) => r.id === 'broken.trec')!;
+    expect(row).toMatchObject({ name: 'broken.trec', kind: 'imported', status: 'error' });
+    expect(row.error).toMatch(/^runs\/broken\.trec, line 2: expected 6 columns/);
+    expect(lab.retrievers.find((r) => r.id === 'bm25')!.status).toBe('ready');
+    expect(lab.view.candidates).toEqual([]);
+    expect(lab.reference).toBe('bm25');
+
+    // The same file name again, now readable: the row is replaced and selected.
+    await lab.addRunFile(designedFile('runs/broken.trec'));
+    expect(lab.retrievers.filter((r) => r.id === 'broken.trec')).toEqual([expect.objectContaining({ status: 'ready' })]);
+    expect(lab.retrievers.find((r) => r.id === 'broken.trec')!.error).toBeUndefined();
+    expect(lab.view.candidates).toEqual(['broken.trec']);
+  });
+});
+
+describe('Lab remove and cancel', () => {
+  test('remove drops the row, the worker run and the view entry; removing the view reference falls back to BM25', async () => {
+    const { lab, engine } = await opened();
+    await lab.addBm25(1.2, 0.75);
+    await lab.addRunFile(designedFile());
+    await lab.settled();
+    expect(lab.report!.runs.map((r) => r.name)).toEqual(['bm25', 'bm25-k1=1.2-b=0.75', 'designed.trec']);
+
+    await lab.remove('bm25-k1=1.2-b=0.75');
+    expect(lab.retrievers.map((r) => r.id)).toEqual(['bm25', 'designed.trec']);
+    expect(engine.runNames()).toEqual(['bm25', 'designed.trec']);
+    expect(lab.view.candidates).toEqual(['designed.trec']);
+    await lab.settled();
+    expect(lab.report!.runs.map((r) => r.name)).toEqual(['bm25', 'designed.trec']);
+    expect(lab.metrics.map((m) => m.run)).toEqual(['bm25', 'designed.trec']);
+
+    lab.setView({ reference: 'designed.trec', candidates: ['bm25'] });
+    await lab.remove('designed.trec');
+    expect(lab.view.reference).toBeNull();
+    expect(lab.reference).toBe('bm25');
+    expect(lab.view.candidates).toEqual(['bm25']);
+    await lab.settled();
+    expect(lab.prepared).toBeNull(); // BM25 alone: nothing to compare
+    expect(lab.report).toBeNull();
+    expect(lab.metrics.map((m) => m.run)).toEqual(['bm25']);
+
+    // Without any retriever nothing is measured: no rows of removed runs linger.
+    await lab.remove('bm25');
+    await lab.settled();
+    expect(lab.retrievers).toEqual([]);
+    expect(lab.metrics).toEqual([]);
+    expect(engine.runNames()).toEqual([]);
+  });
+
+  test('an encoder run grows batch by batch, is analysed while partial, then is ready', async () => {
+    const held = hold();
+    const encode = fakeEncodeWorkers({ batch: 4, holdAfterFirstBatch: held });
+    const { lab, engine } = setup({ encode });
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    const config = encoderConfig('bge-small');
+    const id = encoderRunId(config);
+    const job = lab.addEncoder(config);
+    await held.reached;
+    await vi.waitFor(() => expect(lab.retrievers.find((r) => r.id === id)?.partial).toEqual({ encodedDocs: 4, totalDocs: 12 }));
+    const row = lab.retrievers.find((r) => r.id === id)!;
+    expect(row).toMatchObject({ kind: 'dense', status: 'encoding', device: 'wasm', dtype: 'fp32' });
+    expect(lab.partial).toEqual([id]);
+    expect(lab.usable).toContain(id);
+    expect(lab.view.candidates).toEqual([id]);
+    await vi.waitFor(() => expect(lab.analyzedPartial).toEqual([id]));
+    await lab.settled();
+    expect(lab.metrics.find((m) => m.run === id)!.partial).toBe(true);
+    // Only the four passages seen so far can be ranked.
+    const partialRun = await workerRun(lab, id);
+    expect(new Set([...partialRun.byQuery.values()].flatMap((l) => l.docs))).toEqual(new Set(['d1', 'd2', 'd3', 'd4']));
+    await expectLiteral(lab, 'bm25', id);
+
+    held.release();
+    await job;
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({ status: 'ready', partial: { encodedDocs: 12, totalDocs: 12 }, cached: false });
+    expect(lab.partial).toEqual([]);
+    await lab.settled();
+    expect(lab.analyzedPartial).toEqual([]);
+    expect(lab.metrics.find((m) => m.run === id)!.partial).toBe(false);
+    expect(engine.run(id).byQuery.get('q1' as never)!.docs).toHaveLength(12);
+    await expectLiteral(lab, 'bm25', id);
+    expect(encode.log).toEqual(['init 1', 'encode query 8 on 1', 'encode passage 12 on 1']);
+  });
+
+  test('cancel stops a running encoder job: cancelled row, encode worker ended, no longer a candidate; adding it again restarts', async () => {
+    const held = hold();
+    const encode = fakeEncodeWorkers({ holdAfterFirstBatch: held });
+    const { lab } = setup({ encode });
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    const config = encoderConfig('e5-small', { dtype: 'q8' });
+    const id = encoderRunId(config);
+    const job = lab.addEncoder(config);
+    await held.reached;
+    await vi.waitFor(() => expect(lab.candidates).toEqual([id]));
+
+    lab.cancel('bm25'); // no job: nothing happens
+    lab.cancel(id);
+    await job;
+    expect(lab.retrievers.find((r) => r.id === id)!.status).toBe('cancelled');
+    expect(encode.log.at(-1)).toBe('terminate 1');
+    expect(lab.retrievers.find((r) => r.id === 'bm25')!.status).toBe('ready');
+    expect(lab.usable).toEqual(['bm25']);
+    expect(lab.candidates).toEqual([]);
+    await lab.settled();
+    expect(lab.prepared).toBeNull();
+
+    held.release(); // the ended worker's job may not touch the row any more
+    const again = lab.addEncoder(config);
+    await again;
+    expect(lab.retrievers.find((r) => r.id === id)!.status).toBe('ready');
+    expect(encode.started()).toBe(2);
+    expect(lab.candidates).toEqual([id]);
+  });
+
+  test('removing an encoder while its run is being started leaves no row, no worker run and no candidate', async () => {
+    const engine = new LabEngine();
+    const api = labApiForTest(engine);
+    const gate = hold();
+    const begin = api.beginVectorRun;
+    // The run starts in the worker at once (as the real, synchronous call does); only the answer is held.
+    const withGate = {
+      ...api,
+      beginVectorRun: async (...args: Parameters<typeof begin>) => {
+        const started = begin(...args);
+        await gate.wait();
+        return started;
+      },
+    };
+    const createLabWorker = (): Worker => {
+      const { port1, port2 } = new MessageChannel();
+      expose(withGate, port2);
+      return Object.assign(port1, { terminate: () => (port1.close(), port2.close()) }) as unknown as Worker;
+    };
+    const lab = new Lab({ settings: { ...DEFAULT_SETTINGS, device: 'wasm' }, createLabWorker, bridge: new EncodeBridge({ createWorker: fakeEncodeWorkers().create }) });
+    labs.push(lab);
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    const config = encoderConfig('bge-small');
+    const id = encoderRunId(config);
+    const job = lab.addEncoder(config);
+    await gate.reached;
+    const removing = lab.remove(id);
+    gate.release();
+    await Promise.all([job, removing]);
+    await lab.settled();
+    expect(lab.retrievers.map((r) => r.id)).toEqual(['bm25']);
+    expect(engine.runNames()).toEqual(['bm25']);
+    expect(lab.view.candidates).toEqual([]);
+  });
+});
+
+describe('Lab deep links', () => {
+  test('reopening the same collection restores the BM25 retrievers the view names, reference included', async () => {
+    const { lab } = setup();
+    lab.view = { ...DEFAULT_VIEW, collection: 'files:tiny', reference: 'bm25-k1=1.2-b=0.75', candidates: ['bm25-k1=0.9-b=0.4'], query: 'q3' };
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    await lab.settled();
+    expect(lab.retrievers.map((r) => [r.id, r.status])).toEqual([
+      ['bm25', 'ready'],
+      ['bm25-k1=1.2-b=0.75', 'ready'],
+      ['bm25-k1=0.9-b=0.4', 'ready'],
+    ]);
+    expect(lab.reference).toBe('bm25-k1=1.2-b=0.75');
+    expect(lab.view.query).toBe('q3');
+    expect(lab.candidates).toEqual(['bm25-k1=0.9-b=0.4']);
+    expect(lab.report!.runs.map((r) => [r.name, r.role])).toEqual([
+      ['bm25-k1=1.2-b=0.75', 'reference'],
+      ['bm25-k1=0.9-b=0.4', 'candidate'],
+    ]);
+    await expectLiteral(lab, 'bm25-k1=1.2-b=0.75', 'bm25-k1=0.9-b=0.4');
+  });
+
+  test('an encoder named as the reference is restored too; the analysis waits for its run instead of failing', async () => {
+    const held = hold();
+    const { lab } = setup({ encode: fakeEncodeWorkers({ holdQueries: held }) });
+    lab.view = { ...DEFAULT_VIEW, collection: 'files:tiny', reference: 'bge-small', candidates: ['bm25-k1=1.2-b=0.75'] };
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    await held.reached;
+    await lab.settled();
+    expect(lab.retrievers.map((r) => [r.id, r.status])).toEqual([
+      ['bm25', 'ready'],
+      ['bge-small', 'loading'],
+      ['bm25-k1=1.2-b=0.75', 'ready'],
+    ]);
+    expect(lab.reference).toBe('bge-small');
+    expect(lab.analysisError).toBeNull();
+    expect(lab.metrics).toEqual([]);
+    expect(lab.report).toBeNull();
+
+    held.release();
+    await vi.waitFor(() => expect(lab.retrievers.find((r) => r.id === 'bge-small')!.status).toBe('ready'));
+    await lab.settled();
+    expect(lab.analysisError).toBeNull();
+    expect(lab.report!.runs.map((r) => [r.name, r.role])).toEqual([
+      ['bge-small', 'reference'],
+      ['bm25-k1=1.2-b=0.75', 'candidate'],
+    ]);
+    await expectLiteral(lab, 'bge-small', 'bm25-k1=1.2-b=0.75');
+  });
+
+  test('another collection starts from a clean view', async () => {
+    const { lab } = setup();
+    lab.view = { ...DEFAULT_VIEW, collection: 'beir:scifact', reference: 'bm25-k1=1.2-b=0.75', candidates: ['bm25-k1=0.9-b=0.4'], query: 'q3' };
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    await lab.settled();
+    expect(lab.view).toMatchObject({ collection: 'files:tiny', reference: null, candidates: [], query: null });
+    expect(lab.retrievers.map((r) => r.id)).toEqual(['bm25']);
+  });
+
+  test('dispose ends the lab worker and the encode worker', async () => {
+    const encode = fakeEncodeWorkers();
+    const { lab, labWorkerEnded } = setup({ encode });
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    await lab.addEncoder(encoderConfig('bge-small'));
+    expect(encode.log.at(-1)).not.toMatch(/^terminate/);
+    expect(labWorkerEnded()).toBe(false);
+    lab.dispose();
+    expect(encode.log.at(-1)).toBe('terminate 1');
+    expect(labWorkerEnded()).toBe(true);
+  });
+});
