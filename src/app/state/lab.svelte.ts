@@ -83,7 +83,10 @@ export class Lab {
   /** Candidates whose runs are still growing. */
   partial: string[] = $derived(this.retrievers.filter((r) => r.partial !== undefined && r.partial.encodedDocs < r.partial.totalDocs).map((r) => r.id));
 
+  // Bookkeeping, not state the views read: plain collections on purpose (the rendered state is the runes above).
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #specs = new Map<string, RetrieverSpec>();
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #jobs = new Map<string, AbortController>();
   readonly #bridge: EncodeBridge;
   readonly #worker: Worker;
@@ -94,7 +97,11 @@ export class Lab {
 
   constructor(options: LabOptions = {}) {
     if (options.settings) this.settings = options.settings;
-    this.#worker = options.createLabWorker?.() ?? new Worker(new URL('../../../workers/lab.worker.ts', import.meta.url), { type: 'module', name: 'fliplab-lab' });
+    this.#worker =
+      options.createLabWorker?.() ??
+      // Vite's worker pattern needs a plain URL here (it is bundled, not watched).
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity
+      new Worker(new URL('../../../workers/lab.worker.ts', import.meta.url), { type: 'module', name: 'fliplab-lab' });
     this.lab = wrap<LabApi>(this.#worker);
     void this.lab.allowOrigins(allowedOrigins(this.settings));
     const threads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
@@ -122,6 +129,7 @@ export class Lab {
       this.setView({ collection: id, ...(sameCollection ? {} : { query: null, reference: null, candidates: [] }) });
       await this.addBm25(DEFAULT_BM25_PARAMS.k1, DEFAULT_BM25_PARAMS.b);
       // A deep link names its retrievers, the reference among them: start them (cached vectors make this quick).
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local de-duplication, never rendered
       const named = new Set([...(this.view.reference === null ? [] : [this.view.reference]), ...this.view.candidates]);
       for (const rid of named) if (!this.#specs.has(rid)) await this.#restoreRetriever(rid);
       this.#scheduleAnalysis(0);
