@@ -18,7 +18,13 @@ import type { SupportLabel } from '../src/core/flips/cohort.ts';
 import { filterQueries, nearestDepthIndex } from '../src/app/views/explorer/explorer-filter.ts';
 import { depthPlotPoints } from '../src/app/views/analysis/depth-plot.ts';
 import type { ExplorerFilter } from '../src/app/types.ts';
-import { COHORT_DEPTH as DEPTH, COHORT_DEPTHS as DEPTHS, COHORT_QUERIES as QUERIES, flipCohort, literalTransitions } from './lib/flip-cohort.ts';
+import {
+  COHORT_DEPTH as DEPTH,
+  COHORT_DEPTHS as DEPTHS,
+  COHORT_QUERIES as QUERIES,
+  flipCohort,
+  literalTransitions,
+} from './lib/flip-cohort.ts';
 import { median } from './lib/rng.ts';
 
 const FRAME_MS = 16;
@@ -27,7 +33,8 @@ function argInt(name: string, fallback: number, min: number): number {
   const at = process.argv.indexOf(name);
   if (at < 0) return fallback;
   const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} expects an integer ≥ ${min}, got ${JSON.stringify(process.argv[at + 1])}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} expects an integer ≥ ${min}, got ${JSON.stringify(process.argv[at + 1])}`);
   return value;
 }
 const REPS = argInt('--reps', 100, 50);
@@ -62,7 +69,12 @@ function line(t: Timing, goal: boolean): string {
 /** What the user changes between frames: k, label, explorer candidate/state, cycling. */
 function change(i: number): { label: SupportLabel; k: number; candidate: string; state: ExplorerFilter } {
   const states: ExplorerFilter[] = ['all', 'broken', 'fixed', 'preserved', 'unchanged'];
-  return { label: i % 2 === 0 ? 'any' : 'strict', k: DEPTHS[i % DEPTHS.length]!, candidate: names[i % names.length]!, state: states[i % states.length]! };
+  return {
+    label: i % 2 === 0 ? 'any' : 'strict',
+    k: DEPTHS[i % DEPTHS.length]!,
+    candidate: names[i % names.length]!,
+    state: states[i % states.length]!,
+  };
 }
 
 // ---- prepare (worker side, once per run change) ----
@@ -75,19 +87,34 @@ for (let i = 0; i < PEER_REPS; i++) {
 }
 
 // ---- the frame: each piece, and all of it together ----
-const pieces = { report: [] as number[], filter: [] as number[], plot: [] as number[], frame: [] as number[], search: [] as number[], tablesOnly: [] as number[] };
+const pieces = {
+  report: [] as number[],
+  filter: [] as number[],
+  plot: [] as number[],
+  frame: [] as number[],
+  search: [] as number[],
+  tablesOnly: [] as number[],
+};
 let sink = 0;
 for (let i = -WARMUP; i < REPS; i++) {
   const c = change(i + WARMUP);
   const t0 = performance.now();
   const report = reportFromPrepared(prepared, { depths: DEPTHS, label: c.label, perQuery: true });
   const t1 = performance.now();
-  const list = filterQueries(report, { candidate: c.candidate, depthIndex: nearestDepthIndex(report.depth_list, c.k), state: c.state, text: '' }, queryText);
+  const list = filterQueries(
+    report,
+    { candidate: c.candidate, depthIndex: nearestDepthIndex(report.depth_list, c.k), state: c.state, text: '' },
+    queryText,
+  );
   const t2 = performance.now();
   const points = depthPlotPoints(report, []);
   const t3 = performance.now();
   // Typing in the explorer's search box: the same filter with a needle (scans every query text).
-  const searched = filterQueries(report, { candidate: c.candidate, depthIndex: nearestDepthIndex(report.depth_list, c.k), state: 'all', text: `topic ${i & 63}` }, queryText);
+  const searched = filterQueries(
+    report,
+    { candidate: c.candidate, depthIndex: nearestDepthIndex(report.depth_list, c.k), state: 'all', text: `topic ${i & 63}` },
+    queryText,
+  );
   const t4 = performance.now();
   // The same report without per-query rows: how much of the report piece the rows are.
   const tables = reportFromPrepared(prepared, { depths: DEPTHS, label: c.label });
@@ -121,7 +148,9 @@ for (let i = 0; i < PEER_REPS; i++) {
 if (sink < 0) throw new Error('unreachable');
 
 const frame = median(pieces.frame);
-console.log(`app recompute: ${QUERIES} queries × ${1 + candidates.length} retrievers (1 reference + ${candidates.length} candidates) × depths ${DEPTHS.join(',')}, lists ${DEPTH} deep; node ${process.version}`);
+console.log(
+  `app recompute: ${QUERIES} queries × ${1 + candidates.length} retrievers (1 reference + ${candidates.length} candidates) × depths ${DEPTHS.join(',')}, lists ${DEPTH} deep; node ${process.version}`,
+);
 console.log(`one frame (main thread, on every change of k / label / depths; ${REPS} repetitions after ${WARMUP} warm-up):`);
 console.log(line({ label: 'reportFromPrepared (all tables + per-query rows)', times: pieces.report }, false));
 console.log(line({ label: 'filterQueries (explorer list + chip counts)', times: pieces.filter }, false));
@@ -134,5 +163,9 @@ console.log(line({ label: 'prepareFlips (lab worker, once per run change; not pe
 console.log('peers, same run:');
 console.log(line({ label: 'analyzeFlips from the runs (re-slices every top k)', times: analyzeTimes }, false));
 console.log(line({ label: 'literal definition loop, transitions only (bench/flips.ts)', times: literalTimes }, false));
-console.log(`  → the frame is ${(median(analyzeTimes) / frame).toFixed(1)}× faster than analyzeFlips and ${(median(literalTimes) / frame).toFixed(1)}× faster than the literal loop (medians)`);
-console.log(`RESULT one-frame recompute: median ${frame.toFixed(2)} ms, p95 ${percentile(pieces.frame, 95).toFixed(2)} ms → ${percentile(pieces.frame, 95) <= FRAME_MS ? 'PASS' : 'NOT MET'} (≤ ${FRAME_MS} ms)`);
+console.log(
+  `  → the frame is ${(median(analyzeTimes) / frame).toFixed(1)}× faster than analyzeFlips and ${(median(literalTimes) / frame).toFixed(1)}× faster than the literal loop (medians)`,
+);
+console.log(
+  `RESULT one-frame recompute: median ${frame.toFixed(2)} ms, p95 ${percentile(pieces.frame, 95).toFixed(2)} ms → ${percentile(pieces.frame, 95) <= FRAME_MS ? 'PASS' : 'NOT MET'} (≤ ${FRAME_MS} ms)`,
+);

@@ -73,7 +73,12 @@ interface WinkEngine {
   consolidate(fp?: number): boolean;
   search(text: string, limit?: number): Array<[string, number]>;
 }
-type OkapiBm25 = (documents: string[], keywords: string[], constants?: { k1?: number; b?: number }, sorter?: (a: { score: number }, b: { score: number }) => number) => Array<{ document: string; score: number }>;
+type OkapiBm25 = (
+  documents: string[],
+  keywords: string[],
+  constants?: { k1?: number; b?: number },
+  sorter?: (a: { score: number }, b: { score: number }) => number,
+) => Array<{ document: string; score: number }>;
 
 const winkFactory = require('wink-bm25-text-search') as () => WinkEngine;
 const okapi = (require('okapibm25') as { default: OkapiBm25 }).default;
@@ -198,7 +203,12 @@ function now(): number {
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
 
-function measure(engine: Engine, ds: Dataset, reference: ArrayLike<number>[] | null, isPeer: boolean): { result: Result; lists: ArrayLike<number>[] } {
+function measure(
+  engine: Engine,
+  ds: Dataset,
+  reference: ArrayLike<number>[] | null,
+  isPeer: boolean,
+): { result: Result; lists: ArrayLike<number>[] } {
   engine.build(ds); // warm-up
   // Timed builds: repeated (up to REPEATS) while they stay within the budget; the median is reported.
   const buildTimes: number[] = [];
@@ -241,7 +251,11 @@ function measure(engine: Engine, ds: Dataset, reference: ArrayLike<number>[] | n
       if (timed >= MIN_TIMED_QUERIES && now() - q0 > QUERY_BUDGET_MS) break;
     }
     passTimes.push(((now() - q0) / timed) * ds.queries.length);
-  } while (timed === ds.queries.length && passTimes.length < REPEATS && passTimes.reduce((a, b) => a + b, 0) * (1 + 1 / passTimes.length) < REPEAT_BUDGET_MS);
+  } while (
+    timed === ds.queries.length &&
+    passTimes.length < REPEATS &&
+    passTimes.reduce((a, b) => a + b, 0) * (1 + 1 / passTimes.length) < REPEAT_BUDGET_MS
+  );
   const queryMs = median(passTimes);
 
   let overlap = 1;
@@ -261,7 +275,15 @@ function measure(engine: Engine, ds: Dataset, reference: ArrayLike<number>[] | n
     overlap = sum / lists.length;
   }
   return {
-    result: { engine: engine.name, indexMs: engine.hasIndex ? indexMs : null, queryMs, timedQueries: timed, totalQueries: ds.queries.length, overlap, isPeer },
+    result: {
+      engine: engine.name,
+      indexMs: engine.hasIndex ? indexMs : null,
+      queryMs,
+      timedQueries: timed,
+      totalQueries: ds.queries.length,
+      overlap,
+      isPeer,
+    },
     lists,
   };
 }
@@ -322,9 +344,17 @@ function checkGoals(name: string, results: Result[], total: boolean): boolean {
   const indexed = peers.filter((r) => r.indexMs !== null);
   const bestI = indexed.reduce((a, b) => (b.indexMs! < a.indexMs! ? b : a));
   let ok = true;
-  if (total) ok = goal(`[${name}] all ${mine.totalQueries} queries top-${DEPTH} < ${GOAL_TOTAL_MS} ms total`, mine.queryMs < GOAL_TOTAL_MS, `${fmt(mine.queryMs)} ms`) && ok;
+  if (total)
+    ok =
+      goal(
+        `[${name}] all ${mine.totalQueries} queries top-${DEPTH} < ${GOAL_TOTAL_MS} ms total`,
+        mine.queryMs < GOAL_TOTAL_MS,
+        `${fmt(mine.queryMs)} ms`,
+      ) && ok;
   const qr = bestQ.queryMs / mine.queryMs;
-  ok = goal(`[${name}] query throughput ≥ ${GOAL_QUERY_RATIO}× the fastest peer`, qr >= GOAL_QUERY_RATIO, `${fmt(qr, 2)}× ${bestQ.engine}`) && ok;
+  ok =
+    goal(`[${name}] query throughput ≥ ${GOAL_QUERY_RATIO}× the fastest peer`, qr >= GOAL_QUERY_RATIO, `${fmt(qr, 2)}× ${bestQ.engine}`) &&
+    ok;
   const ir = bestI.indexMs! / mine.indexMs!;
   ok = goal(`[${name}] indexing ≥ ${GOAL_INDEX_RATIO}× the fastest peer`, ir >= GOAL_INDEX_RATIO, `${fmt(ir, 2)}× ${bestI.engine}`) && ok;
   return ok;
@@ -343,7 +373,11 @@ async function loadScifact(dir: string): Promise<Dataset> {
 
 async function main(): Promise<void> {
   const cpu = cpus()[0];
-  console.log(`BM25 bench — node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length}× ${cpu?.model ?? '?'}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `BM25 bench — node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length}× ${cpu?.model ?? '?'}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(
     `k1=${K1}, b=${B}, depth ${DEPTH}. Per engine: one warm-up build, then timed builds and query passes ` +
       `(median of up to ${REPEATS} while they total < ${REPEAT_BUDGET_MS / 1000} s; one otherwise), a full GC before each build; ` +

@@ -37,7 +37,9 @@ function unitVectors(rows: number, seed: number): DenseMatrix {
 
 const docs = unitVectors(DOCS, 1);
 const queries = unitVectors(QUERIES, 2);
-console.log(`dense exact top-${K}: ${QUERIES} queries × ${DOCS.toLocaleString('en-US')} documents × ${DIM} dims; node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}`);
+console.log(
+  `dense exact top-${K}: ${QUERIES} queries × ${DOCS.toLocaleString('en-US')} documents × ${DIM} dims; node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}`,
+);
 
 async function timeOnnx(name: string, ort: OrtLike, sessionOptions: object) {
   await denseTopKOnnx(ort, docs, { data: queries.data.subarray(0, 4 * DIM), rows: 4, dim: DIM }, K, { sessionOptions }); // warm-up
@@ -50,12 +52,16 @@ async function timeOnnx(name: string, ort: OrtLike, sessionOptions: object) {
 
 const native = await timeOnnx('onnxruntime-node (native, MatMul+TopK)', ortNode as unknown as OrtLike, {});
 ortWeb.env.wasm.numThreads = cpus().length;
-const wasm = await timeOnnx(`onnxruntime-web WASM (${ortWeb.env.wasm.numThreads} threads)`, ortWeb as unknown as OrtLike, { executionProviders: ['wasm'] });
+const wasm = await timeOnnx(`onnxruntime-web WASM (${ortWeb.env.wasm.numThreads} threads)`, ortWeb as unknown as OrtLike, {
+  executionProviders: ['wasm'],
+});
 
 const t = performance.now();
 const js = denseTopK(docs, { data: queries.data.subarray(0, JS_SAMPLE_QUERIES * DIM), rows: JS_SAMPLE_QUERIES, dim: DIM }, K);
 const jsMs = ((performance.now() - t) / JS_SAMPLE_QUERIES) * QUERIES;
-console.log(`  ${'portable JS (blocked, f64 sums)'.padEnd(40)} ${jsMs.toFixed(0).padStart(7)} ms  ${(QUERIES / (jsMs / 1000)).toFixed(0).padStart(6)} queries/s  (extrapolated from ${JS_SAMPLE_QUERIES} queries)`);
+console.log(
+  `  ${'portable JS (blocked, f64 sums)'.padEnd(40)} ${jsMs.toFixed(0).padStart(7)} ms  ${(QUERIES / (jsMs / 1000)).toFixed(0).padStart(6)} queries/s  (extrapolated from ${JS_SAMPLE_QUERIES} queries)`,
+);
 
 let same = 0;
 for (let i = 0; i < QUERIES; i++) if (native.result[i]!.indices.join() === wasm.result[i]!.indices.join()) same++;
@@ -63,4 +69,6 @@ let sameJs = 0;
 for (let i = 0; i < JS_SAMPLE_QUERIES; i++) if (js[i]!.indices.join() === native.result[i]!.indices.join()) sameJs++;
 console.log(`  identical top-${K} lists: WASM vs native ${same}/${QUERIES}; JS vs native ${sameJs}/${JS_SAMPLE_QUERIES}`);
 const ratio = native.ms / wasm.ms;
-console.log(`goal: WASM ≥ 0.5× native → ${ratio.toFixed(2)}× ${ratio >= 0.5 ? 'PASS' : 'FAIL'}   (JS path ${(native.ms / jsMs).toFixed(3)}× native)`);
+console.log(
+  `goal: WASM ≥ 0.5× native → ${ratio.toFixed(2)}× ${ratio >= 0.5 ? 'PASS' : 'FAIL'}   (JS path ${(native.ms / jsMs).toFixed(3)}× native)`,
+);

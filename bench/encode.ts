@@ -38,7 +38,23 @@ export interface EncodeBenchRow {
 
 /** Passages of ~`words` words (≈ 1.3 tokens each with the generated vocabulary). */
 function passages(count: number, words: number): string[] {
-  const pool = ['tides', 'moon', 'ocean', 'lighthouse', 'ships', 'harbour', 'ferry', 'canal', 'locks', 'boats', 'dam', 'water', 'seasons', 'sun', 'orbit'];
+  const pool = [
+    'tides',
+    'moon',
+    'ocean',
+    'lighthouse',
+    'ships',
+    'harbour',
+    'ferry',
+    'canal',
+    'locks',
+    'boats',
+    'dam',
+    'water',
+    'seasons',
+    'sun',
+    'orbit',
+  ];
   return Array.from({ length: count }, (_, i) => Array.from({ length: words }, (_, j) => pool[(i * 7 + j * 3) % pool.length]).join(' '));
 }
 
@@ -54,7 +70,11 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
       modelsRoot = join(work, 'models');
       const t = performance.now();
       // The fp16 variant only for the WebGPU sweep: it adds ~220 MB and seconds of generation.
-      await writeTinyBert(join(modelsRoot, BASE_MODEL), { ...bertBaseOptions('none', 7), name: BASE_MODEL }, { fp16: opts.webgpu === true });
+      await writeTinyBert(
+        join(modelsRoot, BASE_MODEL),
+        { ...bertBaseOptions('none', 7), name: BASE_MODEL },
+        { fp16: opts.webgpu === true },
+      );
       model = BASE_MODEL;
       log(`generated ${model} (BERT-base shape, random weights) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
@@ -64,12 +84,17 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
     log(`texts: ${texts.length} passages; node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}`);
 
     // Native: onnxruntime-node on the same files.
-    const native = await loadEncoder(config, { device: 'cpu', dtype: 'fp32', source: { localModelPath: `${modelsRoot}/`, allowRemote: false } });
+    const native = await loadEncoder(config, {
+      device: 'cpu',
+      dtype: 'fp32',
+      source: { localModelPath: `${modelsRoot}/`, allowRemote: false },
+    });
     for (const batch of batches) {
       await native.encode(texts.slice(0, batch), 'passage'); // warm-up
       let tokens = 0;
       const t = performance.now();
-      for (let i = 0; i < texts.length; i += batch) tokens += (await native.encode(texts.slice(i, i + batch), 'passage')).tokens.reduce((a, b) => a + b, 0);
+      for (let i = 0; i < texts.length; i += batch)
+        tokens += (await native.encode(texts.slice(i, i + batch), 'passage')).tokens.reduce((a, b) => a + b, 0);
       rows.push({ engine: 'onnxruntime-node cpu fp32', batch, tokensPerSecond: tokens / ((performance.now() - t) / 1000) });
     }
     await native.dispose();
@@ -89,7 +114,8 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
         // fp16 weights need shader-f16; without it the worker would run them on WASM, which is no WebGPU number.
         const gpu = await page.evaluate(() => window.fliplabTest.webgpuFeatures());
         if (gpu.shaderF16) legs.push({ device: 'webgpu', dtype: 'fp16' });
-        else log(`webgpu fp16: skipped: ${gpu.adapter ? `the adapter (${gpu.description || 'unnamed'}) lacks shader-f16` : gpu.description}`);
+        else
+          log(`webgpu fp16: skipped: ${gpu.adapter ? `the adapter (${gpu.description || 'unnamed'}) lacks shader-f16` : gpu.description}`);
       }
       for (const { device, dtype } of legs) {
         for (const batch of batches) {
@@ -112,7 +138,11 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
             },
             [device, model, texts, batch, dtype] as const,
           );
-          rows.push({ engine: `browser ${r.used} ${dtype}${r.used === 'wasm' ? (r.isolated ? `, ${cpus().length} threads` : ', 1 thread') : ''}`, batch, tokensPerSecond: r.tokens / (r.ms / 1000) });
+          rows.push({
+            engine: `browser ${r.used} ${dtype}${r.used === 'wasm' ? (r.isolated ? `, ${cpus().length} threads` : ', 1 thread') : ''}`,
+            batch,
+            tokensPerSecond: r.tokens / (r.ms / 1000),
+          });
         }
       }
     } finally {
@@ -124,7 +154,9 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
     for (const r of rows) log(`${r.engine.padEnd(40)} ${String(r.batch).padStart(5)} ${r.tokensPerSecond.toFixed(0).padStart(10)}`);
     const best = (prefix: string) => Math.max(...rows.filter((r) => r.engine.startsWith(prefix)).map((r) => r.tokensPerSecond));
     const ratio = best('browser wasm') / best('onnxruntime-node');
-    log(`browser WASM / native: ${ratio.toFixed(2)}× ${opts.smoke ? '(smoke run: tiny model, not a measurement)' : ratio >= 0.8 ? 'PASS (goal ≥ 0.8×)' : 'FAIL (goal ≥ 0.8×)'}`);
+    log(
+      `browser WASM / native: ${ratio.toFixed(2)}× ${opts.smoke ? '(smoke run: tiny model, not a measurement)' : ratio >= 0.8 ? 'PASS (goal ≥ 0.8×)' : 'FAIL (goal ≥ 0.8×)'}`,
+    );
     return rows;
   } finally {
     await rm(work, { recursive: true, force: true });

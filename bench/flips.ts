@@ -5,7 +5,13 @@
  * definition — slice each top k and test membership — measured in the same run on the transition table only.
  */
 import { prepareFlips, reportFromPrepared } from '../src/core/flips/index.ts';
-import { COHORT_DEPTH as DEPTH, COHORT_DEPTHS as DEPTHS, COHORT_QUERIES as QUERIES, flipCohort, literalTransitions } from './lib/flip-cohort.ts';
+import {
+  COHORT_DEPTH as DEPTH,
+  COHORT_DEPTHS as DEPTHS,
+  COHORT_QUERIES as QUERIES,
+  flipCohort,
+  literalTransitions,
+} from './lib/flip-cohort.ts';
 import { median } from './lib/rng.ts';
 
 const cohort = flipCohort();
@@ -34,7 +40,11 @@ if (sink < 0) throw new Error('unreachable');
 
 const slice = median(sliceTimes);
 const naive = median(naiveTimes);
-console.log(`flips: ${QUERIES} queries × (1 reference + ${candidates.length} candidates) × depths ${DEPTHS.join(',')}, lists ${DEPTH} deep`);
+console.log(
+  `flips: ${QUERIES} queries × (1 reference + ${candidates.length} candidates) × depths ${DEPTHS.join(',')}, lists ${DEPTH} deep`,
+);
 console.log(`  prepare (once per run change, incl. hybrids) ${prepareMs.toFixed(1)} ms`);
 console.log(`  full report from prepared ranks (median of 30) ${slice.toFixed(2)} ms   [goal ≤ 16 ms: ${slice <= 16 ? 'PASS' : 'FAIL'}]`);
-console.log(`  peer: literal top-k slicing, transitions only (median of 5) ${naive.toFixed(1)} ms → ${(naive / slice).toFixed(1)}× slower than the full report`);
+console.log(
+  `  peer: literal top-k slicing, transitions only (median of 5) ${naive.toFixed(1)} ms → ${(naive / slice).toFixed(1)}× slower than the full report`,
+);

@@ -65,7 +65,18 @@ function generate(dir: string): { run: string; qrels: string; lines: number; byt
   writeFileSync(runPath, run.join(''));
   // a document drawn twice for one query would repeat a judgment line; keep the first
   const seen = new Set<string>();
-  writeFileSync(qrelsPath, qrels.filter((l) => { const k = l.split(' ').filter((_, i) => i !== 3).join(' '); return seen.has(k) ? false : (seen.add(k), true); }).join(''));
+  writeFileSync(
+    qrelsPath,
+    qrels
+      .filter((l) => {
+        const k = l
+          .split(' ')
+          .filter((_, i) => i !== 3)
+          .join(' ');
+        return seen.has(k) ? false : (seen.add(k), true);
+      })
+      .join(''),
+  );
   return { run: runPath, qrels: qrelsPath, lines: run.length, bytes: statSync(runPath).size };
 }
 
@@ -100,13 +111,22 @@ function naiveEvaluate(qrels: Qrels, run: Run): Map<string, number> {
     // map
     let hits = 0;
     let ap = 0;
-    ranked().forEach((d, i) => { if (d.grade >= 1) ap += ++hits / (i + 1); });
+    ranked().forEach((d, i) => {
+      if (d.grade >= 1) ap += ++hits / (i + 1);
+    });
     add('map', numRel ? ap / numRel : 0);
     // recip_rank
     const first = ranked().findIndex((d) => d.grade >= 1);
     add('recip_rank', first < 0 ? 0 : 1 / (first + 1));
     // Rprec
-    add('Rprec', numRel ? ranked().slice(0, numRel).filter((d) => d.grade >= 1).length / numRel : 0);
+    add(
+      'Rprec',
+      numRel
+        ? ranked()
+            .slice(0, numRel)
+            .filter((d) => d.grade >= 1).length / numRel
+        : 0,
+    );
     for (const k of cutoffs) {
       const top = ranked().slice(0, k);
       const rel = top.filter((d) => d.grade >= 1).length;
@@ -116,14 +136,22 @@ function naiveEvaluate(qrels: Qrels, run: Run): Map<string, number> {
       const idcg = ideal.slice(0, k).reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
       add(`ndcg_cut_${k}`, idcg > 0 ? dcg / idcg : 0);
     }
-    for (const k of [1, 5, 10]) add(`success_${k}`, ranked().slice(0, k).some((d) => d.grade >= 1) ? 1 : 0);
+    for (const k of [1, 5, 10])
+      add(
+        `success_${k}`,
+        ranked()
+          .slice(0, k)
+          .some((d) => d.grade >= 1)
+          ? 1
+          : 0,
+      );
   }
   for (const [k, v] of sums) sums.set(k, v / n);
   return sums;
 }
 
 const fmtMs = (ms: number): string => `${ms.toFixed(0).padStart(6)} ms`;
-const fmtRate = (lines: number, ms: number): string => `${((lines / ms) * 1000 / 1e6).toFixed(2)} M lines/s`;
+const fmtRate = (lines: number, ms: number): string => `${(((lines / ms) * 1000) / 1e6).toFixed(2)} M lines/s`;
 const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
 async function main(): Promise<void> {
@@ -138,7 +166,14 @@ async function main(): Promise<void> {
     }));
     const ev = await timed(() => evaluate(parse.value.qrels, parse.value.run, ALL));
     const lines = [...parse.value.run.byQuery.values()].reduce((s, l) => s + l.docs.length, 0);
-    rows.push(['DL19 (43 q × 1000)', fmtMs(parse.ms), fmtMs(ev.ms), fmtMs(parse.ms + ev.ms), fmtRate(lines, parse.ms + ev.ms), `${ev.value.columns.length} columns`]);
+    rows.push([
+      'DL19 (43 q × 1000)',
+      fmtMs(parse.ms),
+      fmtMs(ev.ms),
+      fmtMs(parse.ms + ev.ms),
+      fmtRate(lines, parse.ms + ev.ms),
+      `${ev.value.columns.length} columns`,
+    ]);
   } else {
     rows.push(['DL19', 'skipped: data not found', '', '', '', '']);
   }
@@ -158,7 +193,14 @@ async function main(): Promise<void> {
     const peak = { rss: peakRss, heap: peakHeap };
     const parseMs = parseQ.ms + parseR.ms;
     const total = parseMs + ev.ms;
-    rows.push([`generated (${BIG_QUERIES} q × ${BIG_DOCS_PER_QUERY})`, fmtMs(parseMs), fmtMs(ev.ms), fmtMs(total), fmtRate(gen.lines, total), `${ev.value.columns.length} columns`]);
+    rows.push([
+      `generated (${BIG_QUERIES} q × ${BIG_DOCS_PER_QUERY})`,
+      fmtMs(parseMs),
+      fmtMs(ev.ms),
+      fmtMs(total),
+      fmtRate(gen.lines, total),
+      `${ev.value.columns.length} columns`,
+    ]);
     // the same file read whole, then parsed from memory: how much of parse is the stream
     const parseFromString = await timed(async () => (await parseRun(readFileSync(gen.run, 'utf8'), gen.run)).value.byQuery.size); // drop the copy
     const sameSet = parseMeasures(['map', 'recip_rank', 'Rprec', 'P', 'recall', 'ndcg_cut', 'success']);
@@ -170,22 +212,34 @@ async function main(): Promise<void> {
     }
     clearInterval(sampler);
 
-    console.log(`metrics bench — ${measuresCount} measures (all_trec + recip_rank_cut + ncg_cut), node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)} (other work on the machine slows every number)`);
-    console.log(`generated run: ${gen.lines.toLocaleString('en-US')} lines, ${mib(gen.bytes)}; qrels ~${BIG_JUDGED_PER_QUERY}/query graded 0–3`);
+    console.log(
+      `metrics bench — ${measuresCount} measures (all_trec + recip_rank_cut + ncg_cut), node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)} (other work on the machine slows every number)`,
+    );
+    console.log(
+      `generated run: ${gen.lines.toLocaleString('en-US')} lines, ${mib(gen.bytes)}; qrels ~${BIG_JUDGED_PER_QUERY}/query graded 0–3`,
+    );
     console.log('');
     const head = ['data', 'parse', 'evaluate', 'total', 'throughput', 'output'];
     const all = [head, ...rows];
     const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
     for (const r of all) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
     console.log('');
-    console.log(`generated run detail: parse qrels ${fmtMs(parseQ.ms).trim()}, parse run ${fmtMs(parseR.ms).trim()} (${fmtRate(gen.lines, parseR.ms)}), evaluate ${fmtMs(ev.ms).trim()} (${fmtRate(gen.lines, ev.ms)})`);
-    console.log(`parse run from an in-memory string instead of the file stream: ${fmtMs(parseFromString.ms).trim()} (${fmtRate(gen.lines, parseFromString.ms)})`);
-    console.log(`peak memory (sampled every ${RSS_SAMPLE_MS} ms while parsing and after each phase): rss ${mib(peak.rss)}, heapUsed ${mib(peak.heap)}`);
+    console.log(
+      `generated run detail: parse qrels ${fmtMs(parseQ.ms).trim()}, parse run ${fmtMs(parseR.ms).trim()} (${fmtRate(gen.lines, parseR.ms)}), evaluate ${fmtMs(ev.ms).trim()} (${fmtRate(gen.lines, ev.ms)})`,
+    );
+    console.log(
+      `parse run from an in-memory string instead of the file stream: ${fmtMs(parseFromString.ms).trim()} (${fmtRate(gen.lines, parseFromString.ms)})`,
+    );
+    console.log(
+      `peak memory (sampled every ${RSS_SAMPLE_MS} ms while parsing and after each phase): rss ${mib(peak.rss)}, heapUsed ${mib(peak.heap)}`,
+    );
     console.log(
       `naive peer (Map + sort per measure, ${naive.value.size} values): ${fmtMs(naive.ms).trim()} vs evaluate() on the same ${sameSet.length} measures ${fmtMs(fastSame.ms).trim()} → ${(naive.ms / fastSame.ms).toFixed(1)}× faster; aggregates agree`,
     );
     const verdict = total < GOAL_MS ? 'PASS' : 'FAIL';
-    console.log(`goal: parse + evaluate 1,000,000 lines with all measures < ${GOAL_MS} ms → ${verdict} (${total.toFixed(0)} ms; evaluate alone ${ev.ms.toFixed(0)} ms)`);
+    console.log(
+      `goal: parse + evaluate 1,000,000 lines with all measures < ${GOAL_MS} ms → ${verdict} (${total.toFixed(0)} ms; evaluate alone ${ev.ms.toFixed(0)} ms)`,
+    );
   } finally {
     clearInterval(sampler);
     rmSync(dir, { recursive: true, force: true });

@@ -190,7 +190,10 @@ async function findMissingFiles(config: EncoderConfig, dtype: EncoderDtype, sour
   const problems = await Promise.all(
     files.map(async (file) => {
       try {
-        const response = await fetch(new URL(file, new URL(base, self.location.href)), { headers: { Range: 'bytes=0-0' }, cache: 'no-store' });
+        const response = await fetch(new URL(file, new URL(base, self.location.href)), {
+          headers: { Range: 'bytes=0-0' },
+          cache: 'no-store',
+        });
         await response.body?.cancel();
         return response.ok ? null : `${file} (HTTP ${response.status})`;
       } catch (error) {
@@ -254,7 +257,9 @@ const api = {
       // Checked before loading: transformers.js would report a missing file obscurely (or not at all).
       const problem = await findMissingFiles(config, dtype, options.source);
       if (problem !== null) {
-        throw new LocalModelError(`Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ${problem}${localModels.has(config.model) ? '' : ' (register the folder first)'}`);
+        throw new LocalModelError(
+          `Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ${problem}${localModels.has(config.model) ? '' : ' (register the folder first)'}`,
+        );
       }
     }
     let encoder: LoadedEncoder;
@@ -349,7 +354,12 @@ const api = {
       const encoded = request.texts.length - cached;
       if (request.returnVectors === false) return { vectors: [], cached, encoded, load };
       const result: CorpusResult = { vectors, cached, encoded, load };
-      return transfer(result, vectors.flatMap((v) => transferables({ ...(v.dense ? { dense: [v.dense] } : {}), ...(v.sparse ? { sparse: [v.sparse] } : {}), tokens: [] })));
+      return transfer(
+        result,
+        vectors.flatMap((v) =>
+          transferables({ ...(v.dense ? { dense: [v.dense] } : {}), ...(v.sparse ? { sparse: [v.sparse] } : {}), tokens: [] }),
+        ),
+      );
     } finally {
       store.close();
     }
@@ -387,7 +397,10 @@ const api = {
     }
     const hits = await denseTopKOnnx(ort as unknown as OrtLike, docs, queries, k, { sessionOptions: { executionProviders: [used] } });
     const result = { indices: hits.map((h) => h.indices), scores: hits.map((h) => h.scores), device: used, reason };
-    return transfer(result, hits.flatMap((h) => [h.indices.buffer as ArrayBuffer, h.scores.buffer as ArrayBuffer]));
+    return transfer(
+      result,
+      hits.flatMap((h) => [h.indices.buffer as ArrayBuffer, h.scores.buffer as ArrayBuffer]),
+    );
   },
 
   async dispose(): Promise<void> {

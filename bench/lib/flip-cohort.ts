@@ -23,7 +23,15 @@ export function flipCohort(seed = 7405): FlipCohort {
   const rand = mulberry32(seed);
   const qids = Array.from({ length: COHORT_QUERIES }, (_, i) => `q${i}` as QueryId);
   const judged = new Map<QueryId, Map<DocId, number>>();
-  for (const q of qids) judged.set(q, new Map([[`${q}-p1` as DocId, 1], [`${q}-p2` as DocId, 1], [`${q}-n` as DocId, 0]]));
+  for (const q of qids)
+    judged.set(
+      q,
+      new Map([
+        [`${q}-p1` as DocId, 1],
+        [`${q}-p2` as DocId, 1],
+        [`${q}-n` as DocId, 0],
+      ]),
+    );
 
   const makeRun = (name: string, hitRate: number): Run => {
     const byQuery = new Map<QueryId, RankedList>();
@@ -50,8 +58,14 @@ export function literalTransitions(cohort: FlipCohort, depths: readonly number[]
     for (const c of cohort.candidates) {
       for (const q of cohort.qids) {
         const pos = new Set([...cohort.judged.get(q)!].filter(([, g]) => g > 0).map(([d]) => d));
-        const B = cohort.reference.byQuery.get(q)!.docs.slice(0, k).some((d) => pos.has(d));
-        const D = c.byQuery.get(q)!.docs.slice(0, k).some((d) => pos.has(d));
+        const B = cohort.reference.byQuery
+          .get(q)!
+          .docs.slice(0, k)
+          .some((d) => pos.has(d));
+        const D = c.byQuery
+          .get(q)!
+          .docs.slice(0, k)
+          .some((d) => pos.has(d));
         checksum += B && D ? 1 : B ? 2 : D ? 3 : 0;
       }
     }

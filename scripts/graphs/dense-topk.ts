@@ -25,7 +25,13 @@ export function denseTopKGraph(): OnnxGraph {
     initializers: [],
     nodes: [
       { opType: 'MatMul', name: 'scores', inputs: ['queries', 'docs_t'], outputs: ['scores'], attributes: {} },
-      { opType: 'TopK', name: 'topk', inputs: ['scores', 'k'], outputs: ['values', 'indices'], attributes: { axis: attr.int(-1), largest: attr.int(1), sorted: attr.int(1) } },
+      {
+        opType: 'TopK',
+        name: 'topk',
+        inputs: ['scores', 'k'],
+        outputs: ['values', 'indices'],
+        attributes: { axis: attr.int(-1), largest: attr.int(1), sorted: attr.int(1) },
+      },
     ],
   };
 }

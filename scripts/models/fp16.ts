@@ -99,7 +99,13 @@ export function toFp16Graph(graph: OnnxGraph): OnnxGraph {
       taken.add(name);
     }
     initializers.push({ name: halfName, dataType: OnnxDataType.FLOAT16, dims: t.dims, data: toFloat16Array(t.data as Float32Array) });
-    casts.push({ opType: 'Cast', name: castName, inputs: [halfName], outputs: [t.name], attributes: { to: { kind: 'int', value: OnnxDataType.FLOAT } } });
+    casts.push({
+      opType: 'Cast',
+      name: castName,
+      inputs: [halfName],
+      outputs: [t.name],
+      attributes: { to: { kind: 'int', value: OnnxDataType.FLOAT } },
+    });
   }
   return { ...graph, initializers, nodes: [...casts, ...graph.nodes] };
 }

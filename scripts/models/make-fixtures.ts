@@ -102,8 +102,7 @@ async function isUpToDate(dir: string, version: string, spec: FixtureSpec): Prom
   return manifest;
 }
 
-const sizes = (m: Manifest): Record<string, number> =>
-  Object.fromEntries(Object.entries(m.files).map(([path, f]) => [path, f.bytes]));
+const sizes = (m: Manifest): Record<string, number> => Object.fromEntries(Object.entries(m.files).map(([path, f]) => [path, f.bytes]));
 
 async function writeFixture(outDir: string, spec: FixtureSpec, version: string, force: boolean): Promise<FixtureResult> {
   const dir = join(outDir, spec.id);
@@ -116,10 +115,7 @@ async function writeFixture(outDir: string, spec: FixtureSpec, version: string, 
     id: spec.id,
     options: spec.options,
     files: Object.fromEntries(
-      Object.entries(files).map(([path, data]) => [
-        path,
-        { bytes: contentsByteLength(data), sha256: sha256(data) },
-      ]),
+      Object.entries(files).map(([path, data]) => [path, { bytes: contentsByteLength(data), sha256: sha256(data) }]),
     ),
   };
   const suffix = `${process.pid}-${Math.random().toString(36).slice(2)}`;

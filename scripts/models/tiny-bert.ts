@@ -254,7 +254,12 @@ export function buildTinyBert(opts: TinyBertOptions = {}): TinyBertModel {
   const weights: TinyBertWeights = {
     wordEmbeddings,
     positionEmbeddings: randomTensor(seed, 'embeddings.position_embeddings.weight', c.maxPositions * h, std * EMBEDDING_SCALE.position),
-    tokenTypeEmbeddings: randomTensor(seed, 'embeddings.token_type_embeddings.weight', c.typeVocabSize * h, std * EMBEDDING_SCALE.tokenType),
+    tokenTypeEmbeddings: randomTensor(
+      seed,
+      'embeddings.token_type_embeddings.weight',
+      c.typeVocabSize * h,
+      std * EMBEDDING_SCALE.tokenType,
+    ),
     embeddingNorm: norm('embeddings.LayerNorm'),
     layers,
     ...(c.head === 'mlm'
@@ -362,16 +367,9 @@ export function tinyBertOnnxGraph(model: TinyBertModel): OnnxGraph {
     const v = heads(dense(hidden, `${p}.attention.self.value`, layer.value), [0, 2, 1, 3]);
     const scores = g.node('Add', [g.node('Div', [g.node('MatMul', [q, k]), scale]), maskBias]);
     const probs = g.node('Softmax', [scores], { axis: attr.int(-1) });
-    const context = g.node('Reshape', [
-      g.node('Transpose', [g.node('MatMul', [probs, v])], { perm: attr.ints([0, 2, 1, 3]) }),
-      mergeHeads,
-    ]);
+    const context = g.node('Reshape', [g.node('Transpose', [g.node('MatMul', [probs, v])], { perm: attr.ints([0, 2, 1, 3]) }), mergeHeads]);
     const attended = dense(context, `${p}.attention.output.dense`, layer.attentionOutput);
-    const afterAttention = layerNorm(
-      g.node('Add', [attended, hidden]),
-      `${p}.attention.output.LayerNorm`,
-      layer.attentionNorm,
-    );
+    const afterAttention = layerNorm(g.node('Add', [attended, hidden]), `${p}.attention.output.LayerNorm`, layer.attentionNorm);
     const ffn = dense(gelu(dense(afterAttention, `${p}.intermediate.dense`, layer.intermediate)), `${p}.output.dense`, layer.output);
     hidden = layerNorm(
       g.node('Add', [ffn, afterAttention]),
@@ -452,9 +450,7 @@ export function concatChunks(chunks: readonly Uint8Array[]): Uint8Array {
 }
 
 export function contentsByteLength(contents: FileContents): number {
-  return typeof contents === 'string'
-    ? Buffer.byteLength(contents)
-    : contents.reduce((n, c) => n + c.byteLength, 0);
+  return typeof contents === 'string' ? Buffer.byteLength(contents) : contents.reduce((n, c) => n + c.byteLength, 0);
 }
 
 /** Write `contents` to `path` (replacing it); returns the number of bytes written. */
@@ -497,7 +493,11 @@ export interface WrittenTinyBert {
  * the weights once (about 4 bytes per parameter: 440 MB at BERT-base), the file is streamed from them;
  * the fp16 variant adds a half-precision copy (2 bytes per parameter).
  */
-export async function writeTinyBert(dir: string, opts: TinyBertOptions = {}, fileOptions: TinyBertFileOptions = {}): Promise<WrittenTinyBert> {
+export async function writeTinyBert(
+  dir: string,
+  opts: TinyBertOptions = {},
+  fileOptions: TinyBertFileOptions = {},
+): Promise<WrittenTinyBert> {
   const model = buildTinyBert(opts);
   const files: Record<string, number> = {};
   await mkdir(join(dir, 'onnx'), { recursive: true });

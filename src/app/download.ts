@@ -34,9 +34,7 @@ export function safeFileName(s: string): string {
 /** Start a download of `content` as `filename` (made safe) with the given MIME type. */
 export function download(filename: string, content: string | Blob | Uint8Array, mime: string): void {
   const blob =
-    content instanceof Blob
-      ? content
-      : new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: mime });
+    content instanceof Blob ? content : new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: mime });
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

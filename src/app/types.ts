@@ -8,7 +8,17 @@ import type { SupportLabel } from '../core/flips/cohort.ts';
 import type { TransitionState } from '../core/flips/transitions.ts';
 
 export type { FlipReport, PerQueryRow, SupportLabel, TransitionState };
-export type { AnalysisView, DetailLoader, JobProgress, PassageLoader, QueryDetail, RankedDoc, RetrieverInfo, RetrieverKind, RetrieverStatus } from '../lab/types.ts';
+export type {
+  AnalysisView,
+  DetailLoader,
+  JobProgress,
+  PassageLoader,
+  QueryDetail,
+  RankedDoc,
+  RetrieverInfo,
+  RetrieverKind,
+  RetrieverStatus,
+} from '../lab/types.ts';
 export { LAB_MEASURES, type MetricsRow } from '../report/metrics.ts';
 
 export type ExplorerFilter = TransitionState | 'all';

@@ -34,7 +34,9 @@ const POOLINGS = ['cls', 'mean', 'splade'] as const;
 export function resolveEncoderConfig(opts: ModelOpts): EncoderConfig {
   const base: EncoderConfig | undefined = isPresetId(opts.model) ? PRESETS[opts.model] : undefined;
   if (!base && opts.pooling === undefined) {
-    throw new UsageError(`--model "${opts.model}" is not a preset (${Object.keys(PRESETS).join(', ')}); give --pooling cls|mean|splade for a custom model`);
+    throw new UsageError(
+      `--model "${opts.model}" is not a preset (${Object.keys(PRESETS).join(', ')}); give --pooling cls|mean|splade for a custom model`,
+    );
   }
   const pooling = opts.pooling === undefined ? base!.pooling : opts.pooling === 'splade' ? 'splade-max' : (opts.pooling as Pooling);
   if (opts.pooling !== undefined && !(POOLINGS as readonly string[]).includes(opts.pooling)) {
@@ -44,7 +46,12 @@ export function resolveEncoderConfig(opts: ModelOpts): EncoderConfig {
     throw new UsageError(`--dtype expects one of ${DTYPES.join(', ')}, got "${opts.dtype}"`);
   }
   const sparse = pooling === 'splade-max';
-  const sparseTopK = opts.sparseTopK === undefined ? (base?.sparseTopK ?? (sparse ? 256 : null)) : opts.sparseTopK === 'all' ? null : parseIntFlag('--sparse-top-k', 1)(opts.sparseTopK);
+  const sparseTopK =
+    opts.sparseTopK === undefined
+      ? (base?.sparseTopK ?? (sparse ? 256 : null))
+      : opts.sparseTopK === 'all'
+        ? null
+        : parseIntFlag('--sparse-top-k', 1)(opts.sparseTopK);
   return {
     id: base ? base.id : opts.model,
     label: base ? base.label : opts.model,
@@ -62,7 +69,11 @@ export function resolveEncoderConfig(opts: ModelOpts): EncoderConfig {
 }
 
 const REQUIRED_MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
-const ONNX_FILE_BY_DTYPE: Record<string, string> = { fp32: 'onnx/model.onnx', fp16: 'onnx/model_fp16.onnx', q8: 'onnx/model_quantized.onnx' };
+const ONNX_FILE_BY_DTYPE: Record<string, string> = {
+  fp32: 'onnx/model.onnx',
+  fp16: 'onnx/model_fp16.onnx',
+  q8: 'onnx/model_quantized.onnx',
+};
 
 /** Offline runs must find every file locally; say which one is missing instead of a loader stack trace. */
 export function checkLocalModel(config: EncoderConfig, modelDir: string | undefined, dtype: string): void {
@@ -70,7 +81,9 @@ export function checkLocalModel(config: EncoderConfig, modelDir: string | undefi
   const folder = join(modelDir, config.model);
   for (const f of [...REQUIRED_MODEL_FILES, ONNX_FILE_BY_DTYPE[dtype] ?? 'onnx/model.onnx']) {
     if (!existsSync(join(folder, f))) {
-      throw new UsageError(`model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx)`);
+      throw new UsageError(
+        `model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx)`,
+      );
     }
   }
 }
@@ -115,12 +128,17 @@ export function addModelOptions(cmd: Command): Command {
     .option('--max-length <n>', 'tokens per input after truncation', parseIntFlag('--max-length', 1, 8192))
     .option('--sparse-top-k <n>', 'SPLADE: weights kept per vector, or "all"')
     .option('--split <name>', 'qrels split whose queries are used', 'test')
-    .option('--batch-tokens <n>', 'padded tokens per batch (default: 8192 on cpu, 65536 on cuda; halved automatically on out-of-memory)', parseIntFlag('--batch-tokens', 16));
+    .option(
+      '--batch-tokens <n>',
+      'padded tokens per batch (default: 8192 on cpu, 65536 on cuda; halved automatically on out-of-memory)',
+      parseIntFlag('--batch-tokens', 16),
+    );
 }
 
 /** Resolve the flags to a config and load it, with errors that say what to fix. */
 export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config: EncoderConfig; encoder: LoadedEncoder }> {
-  if (!(DEVICES as readonly string[]).includes(opts.device)) throw new UsageError(`--device expects ${DEVICES.join(' or ')}, got "${opts.device}"`);
+  if (!(DEVICES as readonly string[]).includes(opts.device))
+    throw new UsageError(`--device expects ${DEVICES.join(' or ')}, got "${opts.device}"`);
   const config = resolveEncoderConfig(opts);
   if (opts.offline) checkLocalModel(config, opts.modelDir, opts.dtype ?? config.dtype);
   const encoder = await loadEncoder(config, {
@@ -133,7 +151,9 @@ export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config:
       cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
     },
   }).catch((e: unknown) => {
-    throw new UsageError(`could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new UsageError(
+      `could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   });
   return { config, encoder };
 }

@@ -9,7 +9,8 @@ import type { DenseMatrix } from '../core/retrieve/dense.ts';
 import { TopKHeap, type TopK } from '../core/retrieve/topk.ts';
 
 /** The serialized graph (341 bytes); a unit test checks it equals what the generator writes. */
-export const DENSE_TOPK_ONNX_BASE64 = 'CAgSB2ZsaXBsYWIaATEyEWV4YWN0IGRlbnNlIHRvcC1rOq0CCikKB3F1ZXJpZXMKBmRvY3NfdBIGc2NvcmVzGgZzY29yZXMiBk1hdE11bApdCgZzY29yZXMKAWsSBnZhbHVlcxIHaW5kaWNlcxoEdG9wayIEVG9wSyoUCgRheGlzGP///////////wGgAQIqDgoHbGFyZ2VzdBgBoAECKg0KBnNvcnRlZBgBoAECEhJmbGlwbGFiX2RlbnNlX3RvcGtaHQoHcXVlcmllcxISChAIARIMCgMSAXEKBRIDZGltWhwKBmRvY3NfdBISChAIARIMCgUSA2RpbQoDEgFuWg8KAWsSCgoICAcSBAoCCAFiHgoGdmFsdWVzEhQKEggBEg4KAxIBcQoHEgVrX291dGIfCgdpbmRpY2VzEhQKEggHEg4KAxIBcQoHEgVrX291dEICEBE=';
+export const DENSE_TOPK_ONNX_BASE64 =
+  'CAgSB2ZsaXBsYWIaATEyEWV4YWN0IGRlbnNlIHRvcC1rOq0CCikKB3F1ZXJpZXMKBmRvY3NfdBIGc2NvcmVzGgZzY29yZXMiBk1hdE11bApdCgZzY29yZXMKAWsSBnZhbHVlcxIHaW5kaWNlcxoEdG9wayIEVG9wSyoUCgRheGlzGP///////////wGgAQIqDgoHbGFyZ2VzdBgBoAECKg0KBnNvcnRlZBgBoAECEhJmbGlwbGFiX2RlbnNlX3RvcGtaHQoHcXVlcmllcxISChAIARIMCgMSAXEKBRIDZGltWhwKBmRvY3NfdBISChAIARIMCgUSA2RpbQoDEgFuWg8KAWsSCgoICAcSBAoCCAFiHgoGdmFsdWVzEhQKEggBEg4KAxIBcQoHEgVrX291dGIfCgdpbmRpY2VzEhQKEggHEg4KAxIBcQoHEgVrX291dEICEBE=';
 
 /** Documents scored per ONNX call: bounds the [queries × block] score matrix the runtime allocates. */
 export const DOC_BLOCK_ROWS = 65_536;
@@ -52,7 +53,13 @@ export interface OnnxDenseOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-export async function denseTopKOnnx(ort: OrtLike, docs: DenseMatrix, queries: DenseMatrix, k: number, options: OnnxDenseOptions = {}): Promise<TopK<Float32Array>[]> {
+export async function denseTopKOnnx(
+  ort: OrtLike,
+  docs: DenseMatrix,
+  queries: DenseMatrix,
+  k: number,
+  options: OnnxDenseOptions = {},
+): Promise<TopK<Float32Array>[]> {
   if (docs.dim !== queries.dim) throw new RangeError(`query dimension ${queries.dim} differs from document dimension ${docs.dim}`);
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
   const session = await ort.InferenceSession.create(decodeBase64(DENSE_TOPK_ONNX_BASE64), options.sessionOptions ?? {});

@@ -3,7 +3,14 @@
  * worker (onnxruntime-web: WebGPU or WASM) and in Node (onnxruntime-node: CPU or CUDA), which is what lets
  * the CLI and the browser produce the same vectors.
  */
-import { AutoModel, AutoModelForMaskedLM, AutoTokenizer, env, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import {
+  AutoModel,
+  AutoModelForMaskedLM,
+  AutoTokenizer,
+  env,
+  type PreTrainedModel,
+  type PreTrainedTokenizer,
+} from '@huggingface/transformers';
 import { encoderInput, type EncoderConfig, type EncoderDtype } from './presets.ts';
 import { clsPool, l2Normalize, meanPool, spladePool, type Dims3, type SparseVector } from './pooling.ts';
 

@@ -44,7 +44,17 @@ export function encodingIdentity(config: EncoderConfig, role: 'query' | 'passage
 
 /** Canonical JSON (fixed key order) → SHA-256: the key of one encoding configuration. */
 export async function encodingKey(id: EncodingIdentity): Promise<string> {
-  const canonical = JSON.stringify([id.model, id.revision, id.dtype, id.pooling, id.normalize, id.prefix, id.maxLength, id.sparseTopK, id.role]);
+  const canonical = JSON.stringify([
+    id.model,
+    id.revision,
+    id.dtype,
+    id.pooling,
+    id.normalize,
+    id.prefix,
+    id.maxLength,
+    id.sparseTopK,
+    id.role,
+  ]);
   return (await sha256Hex(canonical)).slice(0, 32);
 }
 

@@ -13,7 +13,12 @@ import type { EncodedBatch, LoadedEncoder } from './encoder.ts';
 /** What the job needs from a cache (EmbeddingStore in browsers; a Map in tests or the CLI). */
 export interface VectorCache {
   get(encoding: string, textKeys: readonly string[]): Promise<(StoredVector | undefined)[]>;
-  put(identity: EncodingIdentity, encoding: string, device: string, entries: readonly { text: string; vector: StoredVector }[]): Promise<void>;
+  put(
+    identity: EncodingIdentity,
+    encoding: string,
+    device: string,
+    entries: readonly { text: string; vector: StoredVector }[],
+  ): Promise<void>;
 }
 
 export interface EncodeProgress {
@@ -137,7 +142,10 @@ export async function encodeWithCache(
   };
   report();
 
-  const lengths = current.countTokens(missing.map((i) => texts[i]!), role);
+  const lengths = current.countTokens(
+    missing.map((i) => texts[i]!),
+    role,
+  );
   const batches = planBatches(lengths, options.plan ?? DEFAULT_BATCH_PLAN);
   for (const batch of batches) {
     options.signal?.throwIfAborted();
@@ -153,7 +161,12 @@ export async function encodeWithCache(
       encoded = await encodeAdaptively(current, batchTexts, role);
     }
     const vectors = positions.map((_, i) => toStored(encoded, i));
-    await cache.put(identity, encoding, current.device, positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })));
+    await cache.put(
+      identity,
+      encoding,
+      current.device,
+      positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })),
+    );
     if (keep) positions.forEach((p, i) => (out[p] = vectors[i]!));
     tokens += encoded.tokens.reduce((a, b) => a + b, 0);
     done += positions.length;
@@ -193,7 +206,12 @@ export class MemoryVectorCache implements VectorCache {
     return keys.map((k) => this.entries.get(`${encoding}:${k}`));
   }
 
-  async put(_identity: EncodingIdentity, encoding: string, _device: string, entries: readonly { text: string; vector: StoredVector }[]): Promise<void> {
+  async put(
+    _identity: EncodingIdentity,
+    encoding: string,
+    _device: string,
+    entries: readonly { text: string; vector: StoredVector }[],
+  ): Promise<void> {
     this.puts++;
     for (const e of entries) this.entries.set(`${encoding}:${e.text}`, e.vector);
   }

@@ -89,7 +89,10 @@ export function spladePool(logits: Float32Array, mask: Mask, d: Dims3, topK: num
     for (let v = 0; v < d.width; v++) if (w[v]! > 0) positive.push(v);
     let kept = positive;
     if (topK !== null && positive.length > topK) {
-      kept = positive.sort((a, c) => w[c]! - w[a]! || a - c).slice(0, topK).sort((a, c) => a - c);
+      kept = positive
+        .sort((a, c) => w[c]! - w[a]! || a - c)
+        .slice(0, topK)
+        .sort((a, c) => a - c);
     }
     out.push({ indices: Uint32Array.from(kept), values: Float32Array.from(kept, (v) => w[v]!) });
   }

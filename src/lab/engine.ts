@@ -174,7 +174,12 @@ export class LabEngine {
   prepare(reference: string, candidates: readonly string[], options: { maxDepth: number; relevanceLevel?: number }): PreparedFlips {
     const qrels = this.#collection().qrels;
     if (qrels === null) throw new Error('this collection has no judgments: flips need qrels (compare runs by overlap instead)');
-    return prepareFlips(qrels, this.run(reference), candidates.map((n) => this.run(n)), options);
+    return prepareFlips(
+      qrels,
+      this.run(reference),
+      candidates.map((n) => this.run(n)),
+      options,
+    );
   }
 
   /** The lab's TREC measures for each run (trec_eval semantics: judged queries the run answered). */
@@ -241,7 +246,11 @@ export class LabEngine {
 
   /** Overlap@k and rank-biased overlap between runs: the comparison that needs no judgments. */
   compare(reference: string, candidates: readonly string[], depths: readonly number[]): AgreementReport {
-    return compareRuns(this.run(reference), candidates.map((n) => this.run(n)), depths);
+    return compareRuns(
+      this.run(reference),
+      candidates.map((n) => this.run(n)),
+      depths,
+    );
   }
 
   /** trec_eval's text output for a run (the same text `fliplab eval` prints). */

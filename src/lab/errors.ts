@@ -31,7 +31,12 @@ function primitiveFields(error: Error): Record<string, string | number | boolean
 }
 
 export function toWireError(error: Error): WireError {
-  return { name: error.name, message: error.message, ...(error.stack === undefined ? {} : { stack: error.stack }), fields: primitiveFields(error) };
+  return {
+    name: error.name,
+    message: error.message,
+    ...(error.stack === undefined ? {} : { stack: error.stack }),
+    fields: primitiveFields(error),
+  };
 }
 
 export function fromWireError(wire: WireError): Error {

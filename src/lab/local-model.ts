@@ -127,15 +127,21 @@ function isExtraFile(path: string, dtype: EncoderDtype): boolean {
  * holding config.json (the picked folder itself, or one folder inside it). Throws `LocalModelError` naming
  * every missing file, and which dtypes the folder could load instead.
  */
-export function selectLocalModelFiles<F>(entries: readonly { readonly path: string; readonly file: F }[], dtype: EncoderDtype): LocalModelSelection<F> {
-  if (entries.length === 0) throw new LocalModelError('The picked folder is empty: pick a model folder (with config.json, tokenizer files and onnx/).');
+export function selectLocalModelFiles<F>(
+  entries: readonly { readonly path: string; readonly file: F }[],
+  dtype: EncoderDtype,
+): LocalModelSelection<F> {
+  if (entries.length === 0)
+    throw new LocalModelError('The picked folder is empty: pick a model folder (with config.json, tokenizer files and onnx/).');
   const configs = entries.map((e) => e.path).filter((p) => p === 'config.json' || p.endsWith('/config.json'));
   // The shallowest config.json marks the model folder; two at that depth are two models.
   const depth = (p: string) => p.split('/').length;
   const shallowest = Math.min(...configs.map(depth));
   const roots = configs.filter((p) => depth(p) === shallowest);
   if (roots.length > 1) {
-    throw new LocalModelError(`The picked folder holds several models (${roots.map((p) => p.slice(0, -'config.json'.length) || './').join(', ')}): pick one model folder.`);
+    throw new LocalModelError(
+      `The picked folder holds several models (${roots.map((p) => p.slice(0, -'config.json'.length) || './').join(', ')}): pick one model folder.`,
+    );
   }
   const firstSegment = entries[0]!.path.includes('/') ? entries[0]!.path.split('/')[0]! : '';
   // Without any config.json, report against the picked folder itself.
@@ -147,7 +153,10 @@ export function selectLocalModelFiles<F>(entries: readonly { readonly path: stri
   const availableDtypes = DTYPES.filter((d) => inFolder.has(ONNX_FILE_BY_DTYPE[d]));
   const missing = requiredModelFiles(dtype).filter((p) => !inFolder.has(p));
   if (missing.length > 0) {
-    const alternatives = availableDtypes.length > 0 && missing.length === 1 && missing[0] === ONNX_FILE_BY_DTYPE[dtype] ? ` (the folder has weights for: ${availableDtypes.join(', ')})` : '';
+    const alternatives =
+      availableDtypes.length > 0 && missing.length === 1 && missing[0] === ONNX_FILE_BY_DTYPE[dtype]
+        ? ` (the folder has weights for: ${availableDtypes.join(', ')})`
+        : '';
     throw new LocalModelError(
       `The model folder "${folder}" is missing ${missing.join(', ')}: a ${dtype} model needs ${requiredModelFiles(dtype).join(', ')}${alternatives}.`,
       missing,
@@ -204,7 +213,9 @@ export async function prepareLocalModel(picked: Iterable<PickedFile> | ArrayLike
 
 /** `bytes` as a Blob (Blobs pass through; raw bytes are copied once). */
 export function asBlob(bytes: Blob | ArrayBuffer | Uint8Array): Blob {
-  return bytes instanceof Blob ? bytes : new Blob([bytes instanceof Uint8Array ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes)]);
+  return bytes instanceof Blob
+    ? bytes
+    : new Blob([bytes instanceof Uint8Array ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes)]);
 }
 
 /**
@@ -213,13 +224,19 @@ export function asBlob(bytes: Blob | ArrayBuffer | Uint8Array): Blob {
  */
 export function validateRegisteredModel(name: string, paths: readonly string[]): void {
   if (!name.startsWith(`${LOCAL_MODEL_NAMESPACE}/`) || localModelName(name.slice(LOCAL_MODEL_NAMESPACE.length + 1)) !== name) {
-    throw new LocalModelError(`"${name}" is not a local model name (expected "${LOCAL_MODEL_NAMESPACE}/<folder>", as prepareLocalModel makes it).`);
+    throw new LocalModelError(
+      `"${name}" is not a local model name (expected "${LOCAL_MODEL_NAMESPACE}/<folder>", as prepareLocalModel makes it).`,
+    );
   }
   const bad = paths.filter((p) => p === '' || p.startsWith('/') || p.split('/').includes('..'));
-  if (bad.length > 0) throw new LocalModelError(`local model ${name}: invalid file paths ${bad.map((p) => JSON.stringify(p)).join(', ')} (expected paths relative to the model folder).`);
+  if (bad.length > 0)
+    throw new LocalModelError(
+      `local model ${name}: invalid file paths ${bad.map((p) => JSON.stringify(p)).join(', ')} (expected paths relative to the model folder).`,
+    );
   const have = new Set(paths);
   const missing: string[] = CONFIG_FILES.filter((p) => !have.has(p));
-  if (!DTYPES.some((d) => have.has(ONNX_FILE_BY_DTYPE[d]))) missing.push(`onnx/model.onnx (or ${ONNX_FILE_BY_DTYPE.fp16}, ${ONNX_FILE_BY_DTYPE.q8})`);
+  if (!DTYPES.some((d) => have.has(ONNX_FILE_BY_DTYPE[d])))
+    missing.push(`onnx/model.onnx (or ${ONNX_FILE_BY_DTYPE.fp16}, ${ONNX_FILE_BY_DTYPE.q8})`);
   if (missing.length > 0) throw new LocalModelError(`local model ${name} is missing ${missing.join(', ')}.`, missing);
 }
 
@@ -242,7 +259,11 @@ const CONTENT_TYPES: readonly [RegExp, string][] = [
  * under two keys: the local path ("/local-models/local/x/config.json", also accepted as an absolute URL) and,
  * after a hit, re-reads it in Node under the hub form ("<host>/local/x/resolve/<revision>/config.json").
  */
-export function resolveLocalKey(registry: LocalModelRegistry, key: string, root = LOCAL_MODEL_ROOT): { model: string; path: string } | null {
+export function resolveLocalKey(
+  registry: LocalModelRegistry,
+  key: string,
+  root = LOCAL_MODEL_ROOT,
+): { model: string; path: string } | null {
   let path = key;
   if (/^[a-z][a-z0-9+.-]*:/i.test(key)) {
     try {

@@ -11,7 +11,10 @@ export class BlockedRequestError extends Error {
 const originals = new WeakMap<object, typeof fetch>();
 
 /** Allow only `origins` (plus this worker's own) for every later fetch in this global scope. */
-export function guardNetwork(origins: readonly string[], scope: { fetch: typeof fetch; location?: { href: string } } = globalThis as never): void {
+export function guardNetwork(
+  origins: readonly string[],
+  scope: { fetch: typeof fetch; location?: { href: string } } = globalThis as never,
+): void {
   const own = scope.location ? new URL(scope.location.href).origin : null;
   const allowed = new Set(origins.map((o) => new URL(o).origin));
   if (own) allowed.add(own);
@@ -21,7 +24,9 @@ export function guardNetwork(origins: readonly string[], scope: { fetch: typeof 
     const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const url = new URL(href, scope.location?.href);
     if (url.protocol !== 'blob:' && url.protocol !== 'data:' && !allowed.has(url.origin)) {
-      return Promise.reject(new BlockedRequestError(`blocked a request to ${url.origin}: not one of the hosts chosen in Settings (${[...allowed].join(', ')})`));
+      return Promise.reject(
+        new BlockedRequestError(`blocked a request to ${url.origin}: not one of the hosts chosen in Settings (${[...allowed].join(', ')})`),
+      );
     }
     return original(input, init);
   }) as typeof fetch;

@@ -17,7 +17,8 @@ export function encoderConfig(
   const model = options.model?.trim() || base.model;
   const custom = model !== base.model;
   const maxLength = options.maxLength ?? base.maxLength;
-  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192) throw new RangeError(`max tokens must be an integer in [8, 8192], got ${maxLength}`);
+  if (!Number.isInteger(maxLength) || maxLength < 8 || maxLength > 8192)
+    throw new RangeError(`max tokens must be an integer in [8, 8192], got ${maxLength}`);
   return {
     ...base,
     id: custom ? `${preset}:${model}` : base.id,
@@ -37,7 +38,9 @@ export function encoderConfig(
 export function encoderRunId(config: EncoderConfig): string {
   const preset = config.id.split(':')[0] as PresetId;
   const recipeLength = PRESETS[preset]?.maxLength ?? config.maxLength;
-  return [config.id, config.dtype === 'fp32' ? '' : config.dtype, config.maxLength === recipeLength ? '' : `max${config.maxLength}`].filter((s) => s !== '').join('-');
+  return [config.id, config.dtype === 'fp32' ? '' : config.dtype, config.maxLength === recipeLength ? '' : `max${config.maxLength}`]
+    .filter((s) => s !== '')
+    .join('-');
 }
 
 /** The configuration behind a run id made by `encoderRunId`; null for ids that are not encoder runs. */
@@ -54,4 +57,3 @@ export function parseEncoderRunId(id: string): EncoderConfig | null {
     return null;
   }
 }
-

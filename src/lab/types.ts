@@ -68,4 +68,3 @@ export interface QueryDetail {
 export type DetailLoader = (qid: string, runs: readonly string[], k: number) => Promise<QueryDetail>;
 /** Loads one passage's text on demand (never rendered as HTML). */
 export type PassageLoader = (docId: string) => Promise<{ readonly title: string; readonly text: string }>;
-

@@ -30,7 +30,8 @@ export class IncrementalVectorRun {
     readonly depth: number,
     readonly docCount: number,
   ) {
-    if (queryIds.length !== queryVectors.length) throw new RangeError(`expected one vector per query: ${queryIds.length} queries, ${queryVectors.length} vectors`);
+    if (queryIds.length !== queryVectors.length)
+      throw new RangeError(`expected one vector per query: ${queryIds.length} queries, ${queryVectors.length} vectors`);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError(`depth must be a positive integer, got ${depth}`);
     const first = queryVectors[0];
     this.kind = first?.sparse ? 'sparse' : 'dense';
@@ -40,7 +41,8 @@ export class IncrementalVectorRun {
       this.#dim = first?.dense?.length ?? 0;
       this.#queryMatrix = new Float32Array(queryIds.length * this.#dim);
       queryVectors.forEach((v, i) => {
-        if (!v.dense || v.dense.length !== this.#dim) throw new RangeError(`query ${queryIds[i]}: expected a dense vector of ${this.#dim} dimensions`);
+        if (!v.dense || v.dense.length !== this.#dim)
+          throw new RangeError(`query ${queryIds[i]}: expected a dense vector of ${this.#dim} dimensions`);
         this.#queryMatrix.set(v.dense, i * this.#dim);
       });
       this.#sparseQueries = [];
@@ -66,7 +68,8 @@ export class IncrementalVectorRun {
   /** Add document vectors (`positions` are corpus indices). A document seen before is ignored. */
   add(positions: readonly number[], vectors: readonly StoredVector[]): void {
     positions.forEach((d, i) => {
-      if (!Number.isInteger(d) || d < 0 || d >= this.docCount) throw new RangeError(`document index ${d} is outside the corpus (${this.docCount} documents)`);
+      if (!Number.isInteger(d) || d < 0 || d >= this.docCount)
+        throw new RangeError(`document index ${d} is outside the corpus (${this.docCount} documents)`);
       if (this.#seen[d] === 1) return;
       this.#seen[d] = 1;
       this.#count++;
@@ -118,7 +121,8 @@ export class IncrementalVectorRun {
 
   /** The run so far: exact over the documents added (the whole corpus once complete). */
   snapshot(corpus: Corpus): Run {
-    if (corpus.ids.length !== this.docCount) throw new RangeError(`the corpus has ${corpus.ids.length} documents, the run was built for ${this.docCount}`);
+    if (corpus.ids.length !== this.docCount)
+      throw new RangeError(`the corpus has ${corpus.ids.length} documents, the run was built for ${this.docCount}`);
     const byQuery = new Map<QueryId, RankedList>();
     this.queryIds.forEach((qid, q) => {
       const heap = this.#heaps[q]!;

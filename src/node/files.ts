@@ -33,7 +33,8 @@ export interface BeirCollection {
 }
 
 export async function loadBeirFolder(dir: string, split = 'test'): Promise<BeirCollection> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(dir, undefined, 'expected a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)');
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new InputError(dir, undefined, 'expected a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)');
   const files = {
     corpus: findFile(dir, 'corpus.jsonl'),
     queries: findFile(dir, 'queries.jsonl'),

@@ -34,7 +34,10 @@ export interface VectorsFolder {
   readonly vectors: readonly StoredVector[];
 }
 
-export function writeVectorsFolder(dir: string, v: Omit<VectorsFolder, 'manifest'> & { manifest: Omit<VectorsManifest, 'format' | 'version' | 'kind' | 'dim' | 'count' | 'created'> }): void {
+export function writeVectorsFolder(
+  dir: string,
+  v: Omit<VectorsFolder, 'manifest'> & { manifest: Omit<VectorsManifest, 'format' | 'version' | 'kind' | 'dim' | 'count' | 'created'> },
+): void {
   mkdirSync(dir, { recursive: true });
   const dense = v.vectors.every((x) => x.dense);
   const dim = dense ? (v.vectors[0]?.dense?.length ?? 0) : 0;
@@ -54,7 +57,10 @@ export function writeVectorsFolder(dir: string, v: Omit<VectorsFolder, 'manifest
     v.vectors.forEach((x, i) => data.set(x.dense!, i * dim));
     writeFileSync(join(dir, 'vectors.f32'), new Uint8Array(data.buffer));
   } else {
-    writeFileSync(join(dir, 'vectors.jsonl'), v.vectors.map((x) => `${JSON.stringify({ i: Array.from(x.sparse!.indices), v: Array.from(x.sparse!.values) })}\n`).join(''));
+    writeFileSync(
+      join(dir, 'vectors.jsonl'),
+      v.vectors.map((x) => `${JSON.stringify({ i: Array.from(x.sparse!.indices), v: Array.from(x.sparse!.values) })}\n`).join(''),
+    );
   }
 }
 
@@ -67,20 +73,37 @@ export function readVectorsFolder(dir: string): VectorsFolder {
     throw new InputError(file, undefined, `expected a fliplab vectors manifest: ${(e as Error).message}`);
   }
   if (manifest.format !== VECTORS_FORMAT || manifest.version !== VECTORS_VERSION) {
-    throw new InputError(file, undefined, `expected format "${VECTORS_FORMAT}" version ${VECTORS_VERSION}, got "${manifest.format}" ${manifest.version}`);
+    throw new InputError(
+      file,
+      undefined,
+      `expected format "${VECTORS_FORMAT}" version ${VECTORS_VERSION}, got "${manifest.format}" ${manifest.version}`,
+    );
   }
-  const rows = readFileSync(join(dir, 'rows.tsv'), 'utf8').split('\n').filter((l) => l.length > 0).map((l) => l.split('\t'));
-  if (rows.length !== manifest.count) throw new InputError(join(dir, 'rows.tsv'), undefined, `expected ${manifest.count} rows, found ${rows.length}`);
+  const rows = readFileSync(join(dir, 'rows.tsv'), 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => l.split('\t'));
+  if (rows.length !== manifest.count)
+    throw new InputError(join(dir, 'rows.tsv'), undefined, `expected ${manifest.count} rows, found ${rows.length}`);
   let vectors: StoredVector[];
   if (manifest.kind === 'dense') {
     const bytes = readFileSync(join(dir, 'vectors.f32'));
     if (bytes.byteLength !== manifest.count * manifest.dim * 4) {
-      throw new InputError(join(dir, 'vectors.f32'), undefined, `expected ${manifest.count} × ${manifest.dim} float32 values, found ${bytes.byteLength} bytes`);
+      throw new InputError(
+        join(dir, 'vectors.f32'),
+        undefined,
+        `expected ${manifest.count} × ${manifest.dim} float32 values, found ${bytes.byteLength} bytes`,
+      );
     }
     const data = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-    vectors = Array.from({ length: manifest.count }, (_, i) => ({ dense: data.subarray(i * manifest.dim, (i + 1) * manifest.dim), tokens: 0 }));
+    vectors = Array.from({ length: manifest.count }, (_, i) => ({
+      dense: data.subarray(i * manifest.dim, (i + 1) * manifest.dim),
+      tokens: 0,
+    }));
   } else {
-    const lines = readFileSync(join(dir, 'vectors.jsonl'), 'utf8').split('\n').filter((l) => l.length > 0);
+    const lines = readFileSync(join(dir, 'vectors.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
     vectors = lines.map((l) => {
       const o = JSON.parse(l) as { i: number[]; v: number[] };
       return { sparse: { indices: Uint32Array.from(o.i), values: Float32Array.from(o.v) }, tokens: 0 };

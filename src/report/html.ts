@@ -30,7 +30,8 @@ export function checkedSvg(plot: ReportPlot): string {
   const svg = plot.svg.replace(/^\s*<\?xml[^>]*\?>\s*/, '').trim();
   if (!/^<svg[\s>]/i.test(svg)) throw new RangeError(`plot "${plot.title}": expected SVG markup starting with <svg`);
   for (const [pattern, what] of UNSAFE_SVG) {
-    if (pattern.test(svg)) throw new RangeError(`plot "${plot.title}": the SVG contains ${what}; reports embed only self-contained, script-free SVG`);
+    if (pattern.test(svg))
+      throw new RangeError(`plot "${plot.title}": the SVG contains ${what}; reports embed only self-contained, script-free SVG`);
   }
   return svg;
 }
@@ -39,7 +40,10 @@ function htmlTable(t: Table): string {
   const cls = (i: number) => (t.numeric[i] ? ' class="num"' : '');
   const head = t.header.map((h, i) => `<th scope="col"${cls(i)}>${escapeHtml(h)}</th>`).join('');
   const body = t.rows
-    .map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${cls(i)}>${escapeHtml(c)}</td>`)).join('')}</tr>`)
+    .map(
+      (r) =>
+        `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${cls(i)}>${escapeHtml(c)}</td>`)).join('')}</tr>`,
+    )
     .join('\n');
   return `<table>\n<caption>${escapeHtml(t.caption)}</caption>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody>\n</table>`;
 }

@@ -76,7 +76,10 @@ export function labMetricsRow(
   opts: { relevanceLevel?: number; partial?: boolean; measures?: readonly { readonly key: string }[] } = {},
 ): MetricsRow {
   const keys = (opts.measures ?? LAB_MEASURES).map((m) => m.key);
-  const result = evaluateRun(qrels, run, { measures: keys, ...(opts.relevanceLevel === undefined ? {} : { relevanceLevel: opts.relevanceLevel }) });
+  const result = evaluateRun(qrels, run, {
+    measures: keys,
+    ...(opts.relevanceLevel === undefined ? {} : { relevanceLevel: opts.relevanceLevel }),
+  });
   const values: Record<string, number> = {};
   for (const key of keys) {
     const v = result.aggregate[trecEvalName(key)];

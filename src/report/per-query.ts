@@ -12,7 +12,6 @@ function requirePerQuery(report: FlipReport, what: string): PerQueryRow[] {
   return report.per_query;
 }
 
-
 /** Column names: qid, reference, candidate, reference_rank, candidate_rank, state@k for each depth. */
 export function perQueryCsvHeader(report: FlipReport): string[] {
   return ['qid', 'reference', 'candidate', 'reference_rank', 'candidate_rank', ...report.depth_list.map((k) => `state@${k}`)];

@@ -49,7 +49,13 @@ export interface Section {
 }
 
 /** Columns from `firstNumeric` on are numeric unless `numeric` says otherwise. */
-const table = (caption: string, header: readonly string[], rows: readonly (readonly string[])[], firstNumeric = 1, numeric?: boolean[]): Table => ({
+const table = (
+  caption: string,
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  firstNumeric = 1,
+  numeric?: boolean[],
+): Table => ({
   caption,
   header,
   rows,
@@ -117,27 +123,23 @@ export function buildSections(input: ReportInput): Section[] {
     notes: [
       'Fix rate = fixed / reference failures; negative-flip rate = broken / reference-supported; compatibility = preserved / reference-supported (95% Wilson intervals). Net gain = fixed − broken (95% Wald interval).',
     ],
-    tables: r.depths.map((d) =>
-      fromRows(`k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`, transitionRows(d)),
-    ),
+    tables: r.depths.map((d) => fromRows(`k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`, transitionRows(d))),
   });
 
   sections.push({
     id: 'hybrids',
     heading: 'Fixed-budget hybrids',
     notes: ['Broken / fixed / net gain against the reference; alternation and RRF return k passages, the union up to 2k.'],
-    tables: [
-      fromRows('Hybrids', hybridRows(r), 2),
-    ],
+    tables: [fromRows('Hybrids', hybridRows(r), 2)],
   });
 
   sections.push({
     id: 'strata',
     heading: "Negative flips by the reference's supporting rank",
-    notes: [`Reference-supported queries grouped by the rank at which the reference supports them (${r.label === 'strict' ? 'last' : 'first'} positive).`],
-    tables: [
-      fromRows('Strata', strataRows(r)),
+    notes: [
+      `Reference-supported queries grouped by the rank at which the reference supports them (${r.label === 'strict' ? 'last' : 'first'} positive).`,
     ],
+    tables: [fromRows('Strata', strataRows(r))],
   });
 
   sections.push({
@@ -145,14 +147,11 @@ export function buildSections(input: ReportInput): Section[] {
     heading: 'Paired tests',
     notes:
       r.paired.length > 0
-        ? ['Negative flips on reference-supported queries: only A = broken by A and preserved by B. Exact McNemar; Holm across the depths of each pair.']
-        : ['One candidate: there is no pair to test.'],
-    tables:
-      r.paired.length > 0
         ? [
-            fromRows('Paired negative flips', pairedRows(r), 3),
+            'Negative flips on reference-supported queries: only A = broken by A and preserved by B. Exact McNemar; Holm across the depths of each pair.',
           ]
-        : [],
+        : ['One candidate: there is no pair to test.'],
+    tables: r.paired.length > 0 ? [fromRows('Paired negative flips', pairedRows(r), 3)] : [],
   });
   return sections;
 }

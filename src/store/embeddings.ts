@@ -59,8 +59,7 @@ export function vectorBytes(v: StoredVector): number {
   return (v.dense?.byteLength ?? 0) + (v.sparse ? v.sparse.indices.byteLength + v.sparse.values.byteLength : 0) + 16;
 }
 
-const isQuotaError = (e: unknown): boolean =>
-  e instanceof Error && (e.name === 'QuotaExceededError' || /quota/i.test(e.message));
+const isQuotaError = (e: unknown): boolean => e instanceof Error && (e.name === 'QuotaExceededError' || /quota/i.test(e.message));
 
 export class EmbeddingStore {
   private constructor(private readonly db: IDBPDatabase<FliplabDB>) {}
@@ -89,7 +88,12 @@ export class EmbeddingStore {
   }
 
   /** Commit one batch atomically, and account for it in the encoding's record. */
-  async put(identity: EncodingIdentity, encoding: string, device: string, entries: readonly { text: string; vector: StoredVector }[]): Promise<void> {
+  async put(
+    identity: EncodingIdentity,
+    encoding: string,
+    device: string,
+    entries: readonly { text: string; vector: StoredVector }[],
+  ): Promise<void> {
     const bytes = entries.reduce((s, e) => s + vectorBytes(e.vector), 0);
     try {
       const tx = this.db.transaction(['vectors', 'encodings'], 'readwrite');
@@ -114,7 +118,10 @@ export class EmbeddingStore {
       if (isQuotaError(e)) {
         const est = typeof navigator !== 'undefined' ? await navigator.storage?.estimate?.() : undefined;
         // Chromium lets usage pass the quota before refusing a write: never report a negative free space.
-        throw new StorageFullError(bytes, est?.quota !== undefined && est.usage !== undefined ? Math.max(0, est.quota - est.usage) : undefined);
+        throw new StorageFullError(
+          bytes,
+          est?.quota !== undefined && est.usage !== undefined ? Math.max(0, est.quota - est.usage) : undefined,
+        );
       }
       throw e;
     }

@@ -27,7 +27,10 @@ export interface SpaceCheck {
   readonly available: number | undefined;
 }
 
-export async function ensureSpace(neededBytes: number, storage: StorageManagerLike | undefined = globalThis.navigator?.storage): Promise<SpaceCheck> {
+export async function ensureSpace(
+  neededBytes: number,
+  storage: StorageManagerLike | undefined = globalThis.navigator?.storage,
+): Promise<SpaceCheck> {
   if (!storage) return { persisted: false, available: undefined };
   let persisted = (await storage.persisted?.()) ?? false;
   if (!persisted && storage.persist) persisted = await storage.persist().catch(() => false);

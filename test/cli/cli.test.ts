@@ -113,10 +113,21 @@ describe('fliplab flips', () => {
     expect(Object.keys(block)).toEqual(['k', 'reference', 'candidates']);
     expect(Object.keys(block.reference)).toEqual(['name', 'supported']);
     expect(Object.keys(block.candidates[0])).toEqual([
-      'name', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix_rate', 'negative_flip_rate', 'compatibility', 'net_gain',
+      'name',
+      'supported',
+      'preserved',
+      'broken',
+      'fixed',
+      'unchanged',
+      'fix_rate',
+      'negative_flip_rate',
+      'compatibility',
+      'net_gain',
     ]);
     expect(Object.keys(block.candidates[0].net_gain)).toEqual(['value', 'lo', 'hi']);
-    expect(Object.keys(report.hybrids[0])).toEqual(expect.arrayContaining(['k', 'candidate', 'method', 'budget', 'broken', 'fixed', 'net_gain']));
+    expect(Object.keys(report.hybrids[0])).toEqual(
+      expect.arrayContaining(['k', 'candidate', 'method', 'budget', 'broken', 'fixed', 'net_gain']),
+    );
     expect(report.paired).toEqual([]);
     expect(report.strata.length).toBeGreaterThan(0);
     // At k = 20 the reversal keeps the same 20 documents: nothing can break.
@@ -153,11 +164,28 @@ describe('fliplab flips', () => {
   });
 
   it('--name names the runs as the lab does (reference first), so both export the same names', async () => {
-    const named = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--name', 'bm25', '--name', 'bge-large', '--json');
+    const named = await cli(
+      'flips',
+      DL19_QRELS,
+      '--reference',
+      DL19_RUN,
+      '--candidate',
+      candidatePath,
+      '--name',
+      'bm25',
+      '--name',
+      'bge-large',
+      '--json',
+    );
     expect(named.code).toBe(0);
     const report = JSON.parse(named.stdout) as { runs: { name: string; role: string }[] };
-    expect(report.runs.map((r) => [r.name, r.role])).toEqual([['bm25', 'reference'], ['bge-large', 'candidate']]);
-    const plain = JSON.parse((await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--json')).stdout) as typeof report;
+    expect(report.runs.map((r) => [r.name, r.role])).toEqual([
+      ['bm25', 'reference'],
+      ['bge-large', 'candidate'],
+    ]);
+    const plain = JSON.parse(
+      (await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--json')).stdout,
+    ) as typeof report;
     expect(plain.runs.map((r) => r.name)).toEqual([DL19_RUN.split('/').pop(), candidatePath.split('/').pop()]);
 
     const tooFew = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--name', 'bm25');
@@ -205,7 +233,17 @@ describe('the installed bin', () => {
     const help = await run(process.execPath, [join(ROOT, 'bin/fliplab.mjs'), '--help']);
     expect(help.stdout).toMatch(/Usage: fliplab/);
     const gate = await run(process.execPath, [
-      join(ROOT, 'bin/fliplab.mjs'), 'flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath, '--max-nfr', '0', '--at', '1',
+      join(ROOT, 'bin/fliplab.mjs'),
+      'flips',
+      DL19_QRELS,
+      '--reference',
+      DL19_RUN,
+      '--candidate',
+      candidatePath,
+      '--max-nfr',
+      '0',
+      '--at',
+      '1',
     ]).catch((e: { code: number }) => e);
     expect((gate as { code: number }).code).toBe(1);
   });

@@ -51,7 +51,16 @@ describe('exports equal the CLI output', () => {
     const ref = await read(DL19_RUN, 'run.msmarco-v1-passage.bm25-default.dl19.txt');
     const cand = await read(reversed, 'reversed.run');
     for (const perQuery of [false, true]) {
-      const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', reversed, '--json', ...(perQuery ? ['--per-query'] : []));
+      const r = await cli(
+        'flips',
+        DL19_QRELS,
+        '--reference',
+        DL19_RUN,
+        '--candidate',
+        reversed,
+        '--json',
+        ...(perQuery ? ['--per-query'] : []),
+      );
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(flipReportJson(analyzeFlips(qrels, ref, [cand], { perQuery })));
     }
@@ -78,16 +87,33 @@ describe('fliplab flips --csv / --report', () => {
   it('writes the per-query CSV and keeps stdout unchanged', async () => {
     const csvPath = join(tmp, 'per-query.csv');
     const plain = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', reversed, '--json');
-    const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', reversed, '--json', '--csv', csvPath, '--depths', '1,10');
+    const r = await cli(
+      'flips',
+      DL19_QRELS,
+      '--reference',
+      DL19_RUN,
+      '--candidate',
+      reversed,
+      '--json',
+      '--csv',
+      csvPath,
+      '--depths',
+      '1,10',
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).per_query).toBeUndefined();
     expect(plain.stdout).not.toBe(r.stdout); // different depths, same shape
     const csv = readFileSync(csvPath, 'utf8');
     const qrels = (await parseQrels(readFileSync(DL19_QRELS, 'utf8'), DL19_QRELS)).value;
-    const report = analyzeFlips(qrels, await read(DL19_RUN, 'run.msmarco-v1-passage.bm25-default.dl19.txt'), [await read(reversed, 'reversed.run')], {
-      depths: [1, 10],
-      perQuery: true,
-    });
+    const report = analyzeFlips(
+      qrels,
+      await read(DL19_RUN, 'run.msmarco-v1-passage.bm25-default.dl19.txt'),
+      [await read(reversed, 'reversed.run')],
+      {
+        depths: [1, 10],
+        perQuery: true,
+      },
+    );
     expect(csv).toBe(perQueryCsv(report));
     const rows = Papa.parse<string[]>(csv, { skipEmptyLines: true }).data;
     expect(rows[0]).toEqual(['qid', 'reference', 'candidate', 'reference_rank', 'candidate_rank', 'state@1', 'state@10']);
@@ -95,10 +121,21 @@ describe('fliplab flips --csv / --report', () => {
     expect(rows.filter((x) => x[6] === 'broken').length).toBe(report.depths[1]!.candidates[0]!.broken);
   });
 
-  it('writes Markdown and HTML reports whose numbers are the JSON report\'s', async () => {
+  it("writes Markdown and HTML reports whose numbers are the JSON report's", async () => {
     const md = join(tmp, 'report.md');
     const html = join(tmp, 'report.html');
-    const args = ['flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', reversed, '--collection', 'DL19 <passage>', '--date', '2025-02-03'];
+    const args = [
+      'flips',
+      DL19_QRELS,
+      '--reference',
+      DL19_RUN,
+      '--candidate',
+      reversed,
+      '--collection',
+      'DL19 <passage>',
+      '--date',
+      '2025-02-03',
+    ];
     const json = JSON.parse((await cli(...args, '--json')).stdout);
     expect((await cli(...args, '--report', md)).code).toBe(0);
     const r = await cli(...args, '--report', html);
@@ -115,12 +152,17 @@ describe('fliplab flips --csv / --report', () => {
       const caption = lines.indexOf(`**k = ${d.k}: reference supports ${d.reference.supported} of 43**`);
       expect(caption, `k=${d.k}`).toBeGreaterThan(0);
       const row = lines[caption + 4]!; // caption, blank, header, rule, row
-      expect(row.split(' | ').slice(0, 6)).toEqual(['| reversed.run', ...[c.supported, c.preserved, c.broken, c.fixed, c.unchanged].map(String)]);
+      expect(row.split(' | ').slice(0, 6)).toEqual([
+        '| reversed.run',
+        ...[c.supported, c.preserved, c.broken, c.fixed, c.unchanged].map(String),
+      ]);
     }
     // The measures table holds the values `fliplab eval` prints for each run.
     const ev = await cli('eval', DL19_QRELS, DL19_RUN, '-m', 'ndcg_cut.10');
     const ndcg = ev.stdout.split('\t').at(-1)!.trim();
-    expect(mdText).toMatch(new RegExp(`\\| run\\.msmarco-v1-passage\\.bm25-default\\.dl19\\.txt \\| [0-9.]+ \\| ${ndcg.replace('.', '\\.')} \\|`));
+    expect(mdText).toMatch(
+      new RegExp(`\\| run\\.msmarco-v1-passage\\.bm25-default\\.dl19\\.txt \\| [0-9.]+ \\| ${ndcg.replace('.', '\\.')} \\|`),
+    );
   });
 
   it('refuses a --report name that is neither .md nor .html, before doing any work', async () => {
@@ -128,7 +170,16 @@ describe('fliplab flips --csv / --report', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--report expects a file name ending in \.md or \.html/);
     expect(r.stdout).toBe('');
-    const unwritable = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', reversed, '--csv', join(tmp, 'no/such/dir.csv'));
+    const unwritable = await cli(
+      'flips',
+      DL19_QRELS,
+      '--reference',
+      DL19_RUN,
+      '--candidate',
+      reversed,
+      '--csv',
+      join(tmp, 'no/such/dir.csv'),
+    );
     expect(unwritable.code).toBe(2);
     expect(unwritable.stderr).toMatch(/cannot write .*no\/such\/dir\.csv/);
   });
@@ -145,7 +196,11 @@ describe('fliplab compare', () => {
   it('prints JSON equal to compareRuns on the same files, and a text table', async () => {
     const r = await cli('compare', '--reference', a, '--candidate', b, '--candidate', a, '--depths', '1,5,10', '--json');
     expect(r.code).toBe(0);
-    const want = compareRuns(await read(a, 'scifact.bm25.run'), [await read(b, 'scifact.bm25-b.run'), await read(a, 'scifact.bm25.run#2')], [1, 5, 10]);
+    const want = compareRuns(
+      await read(a, 'scifact.bm25.run'),
+      [await read(b, 'scifact.bm25-b.run'), await read(a, 'scifact.bm25.run#2')],
+      [1, 5, 10],
+    );
     expect(r.stdout).toBe(`${JSON.stringify(want, null, 2)}\n`);
     const report = JSON.parse(r.stdout);
     expect(report.queries).toBe(300);

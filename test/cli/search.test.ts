@@ -34,7 +34,23 @@ describe('fliplab search', () => {
   it(
     'writes the exact dense top-k of E5-style vectors (mean pooling, prefixes, L2)',
     async () => {
-      const r = await cli('search', TINY, '--model', 'fliplab/tiny-bert', '--pooling', 'mean', '--query-prefix', 'query: ', '--passage-prefix', 'passage: ', '--model-dir', DEFAULT_MODELS_DIR, '--offline', '--depth', '4');
+      const r = await cli(
+        'search',
+        TINY,
+        '--model',
+        'fliplab/tiny-bert',
+        '--pooling',
+        'mean',
+        '--query-prefix',
+        'query: ',
+        '--passage-prefix',
+        'passage: ',
+        '--model-dir',
+        DEFAULT_MODELS_DIR,
+        '--offline',
+        '--depth',
+        '4',
+      );
       expect(r.code).toBe(0);
       const run = (await parseRun(r.stdout, 'stdout')).value;
       expect(run.name).toBe('fliplab_tiny-bert');
@@ -42,11 +58,20 @@ describe('fliplab search', () => {
       const col = await loadBeirFolder(TINY);
       const config = { ...PRESETS['e5-small'], id: 'x', model: 'fliplab/tiny-bert' };
       const enc = await loadEncoder(config, { device: 'cpu', source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false } });
-      const passages = (await enc.encode(col.corpus.ids.map((_, i) => passageText(col.corpus, i)), 'passage')).dense!;
+      const passages = (
+        await enc.encode(
+          col.corpus.ids.map((_, i) => passageText(col.corpus, i)),
+          'passage',
+        )
+      ).dense!;
       for (const qi of selectEvaluationQueries(col.qrels, col.queries)) {
         const q = (await enc.encode([col.queries.texts[qi]!], 'query')).dense![0]!;
         const scores = passages.map((p) => Math.fround(p.reduce((s, x, j) => s + x * q[j]!, 0)));
-        const expected = scores.map((s, i) => ({ s, i })).sort((a, b) => b.s - a.s || a.i - b.i).slice(0, 4).map((x) => col.corpus.ids[x.i]);
+        const expected = scores
+          .map((s, i) => ({ s, i }))
+          .sort((a, b) => b.s - a.s || a.i - b.i)
+          .slice(0, 4)
+          .map((x) => col.corpus.ids[x.i]);
         expect(run.byQuery.get(col.queries.ids[qi]!)!.docs).toEqual(expected);
       }
     },
@@ -56,7 +81,21 @@ describe('fliplab search', () => {
   it(
     'writes a sparse run for SPLADE-style models, only over passages sharing a term',
     async () => {
-      const r = await cli('search', TINY, '--model', 'fliplab/tiny-splade', '--pooling', 'splade', '--sparse-top-k', '16', '--model-dir', DEFAULT_MODELS_DIR, '--offline', '--tag', 'splade16');
+      const r = await cli(
+        'search',
+        TINY,
+        '--model',
+        'fliplab/tiny-splade',
+        '--pooling',
+        'splade',
+        '--sparse-top-k',
+        '16',
+        '--model-dir',
+        DEFAULT_MODELS_DIR,
+        '--offline',
+        '--tag',
+        'splade16',
+      );
       expect(r.code).toBe(0);
       const run = (await parseRun(r.stdout, 'stdout')).value;
       expect(run.name).toBe('splade16');
@@ -84,7 +123,19 @@ describe('fliplab encode → search --vectors', () => {
     'writes a vectors folder that search reuses without re-encoding, and refuses vectors from other settings',
     async () => {
       const out = join(tmp, 'tiny-e5');
-      const model = ['--model', 'fliplab/tiny-bert', '--pooling', 'mean', '--query-prefix', 'query: ', '--passage-prefix', 'passage: ', '--model-dir', DEFAULT_MODELS_DIR, '--offline'];
+      const model = [
+        '--model',
+        'fliplab/tiny-bert',
+        '--pooling',
+        'mean',
+        '--query-prefix',
+        'query: ',
+        '--passage-prefix',
+        'passage: ',
+        '--model-dir',
+        DEFAULT_MODELS_DIR,
+        '--offline',
+      ];
       const enc = await cli('encode', TINY, ...model, '--out', out);
       expect(enc.code).toBe(0);
       expect(enc.stderr).toMatch(/encode: 12 passages, \d+ tokens .* → /);

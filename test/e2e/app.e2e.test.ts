@@ -43,7 +43,12 @@ let page: Page;
 const requested: string[] = [];
 
 async function buildApp(outDir: string): Promise<void> {
-  await build({ root: ROOT, configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true, minify: false, reportCompressedSize: false } });
+  await build({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true, minify: false, reportCompressedSize: false },
+  });
 }
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -56,7 +61,7 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 const row = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`);
 
 async function saveDownload(p: Page, click: () => Promise<void>): Promise<{ name: string; text: string; path: string }> {
-  const [download] = await Promise.all([p.waitForEvent('download'), click()]) as [Download, void];
+  const [download] = (await Promise.all([p.waitForEvent('download'), click()])) as [Download, void];
   const path = join(work, 'downloads', download.suggestedFilename());
   await download.saveAs(path);
   return { name: download.suggestedFilename(), text: await readFile(path, 'utf8'), path };
@@ -77,7 +82,8 @@ async function openLab(b: Browser): Promise<{ context: BrowserContext; page: Pag
   const host = server.url.replace(/\/$/, '');
   // Settings are the user's choice of hosts: the local server stands in for the hub.
   await c.addInitScript((h) => {
-    if (!localStorage.getItem('fliplab.settings')) localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
+    if (!localStorage.getItem('fliplab.settings'))
+      localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
   }, host);
   await p.goto(server.url);
   return { context: c, page: p };
@@ -90,7 +96,12 @@ beforeAll(async () => {
   await writeBeirMirror(mirror, { sourceDir: SCIFACT, name: 'scifact', layout: 'jsonl.gz' });
   const dist = join(work, 'dist');
   await buildApp(dist);
-  server = await startHubServer({ staticRoot: dist, datasetsRoot: mirror, modelsRoot: DEFAULT_MODELS_DIR, log: process.env.HUB_LOG === '1' });
+  server = await startHubServer({
+    staticRoot: dist,
+    datasetsRoot: mirror,
+    modelsRoot: DEFAULT_MODELS_DIR,
+    log: process.env.HUB_LOG === '1',
+  });
   browser = await launchChromium({ webgpu: false });
   ({ context, page } = await openLab(browser));
 }, 240_000);
@@ -105,7 +116,9 @@ afterAll(async () => {
 describe('the lab (wasm)', () => {
   it('loads SciFact from the catalog (hub layout) and ranks it with BM25', async () => {
     await page.getByTestId('catalog-scifact').click();
-    await expect.poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/5,183 passages.*1,109 queries.*300 judged/s);
+    await expect
+      .poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
+      .toMatch(/5,183 passages.*1,109 queries.*300 judged/s);
     await expect.poll(() => row(page, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
     // Downloaded once: the stored-collections table lists it.
     await expect.poll(() => page.locator('table.stored').textContent()).toMatch(/SciFact/);
@@ -117,7 +130,9 @@ describe('the lab (wasm)', () => {
     await page.getByTestId('encoder-max-length').fill(String(MAX_TOKENS));
     await page.getByTestId('add-encoder').click();
     // While encoding: a partial run, analysed and marked partial.
-    await expect.poll(async () => Number((await row(page, ENCODER_ID).getAttribute('data-encoded-docs')) || 0), { timeout: 90_000 }).toBeGreaterThan(300);
+    await expect
+      .poll(async () => Number((await row(page, ENCODER_ID).getAttribute('data-encoded-docs')) || 0), { timeout: 90_000 })
+      .toBeGreaterThan(300);
     const analysis = page.locator('section[aria-labelledby="analysis-heading"]');
     await expect.poll(() => analysis.getAttribute('data-partial'), { timeout: 30_000 }).toBe(ENCODER_ID);
     expect(await analysis.textContent()).toMatch(/partial/i);
@@ -148,7 +163,20 @@ describe('the lab (wasm)', () => {
     const bm25 = await saveDownload(page, () => page.getByTestId('export-run').click());
     await page.getByTestId('export-run-select').selectOption(ENCODER_ID);
     const enc = await saveDownload(page, () => page.getByTestId('export-run').click());
-    const out = await cli(['flips', join(SCIFACT, 'qrels/test.tsv'), '--reference', bm25.path, '--candidate', enc.path, '--name', 'bm25', '--name', ENCODER_ID, '--json', '--per-query']);
+    const out = await cli([
+      'flips',
+      join(SCIFACT, 'qrels/test.tsv'),
+      '--reference',
+      bm25.path,
+      '--candidate',
+      enc.path,
+      '--name',
+      'bm25',
+      '--name',
+      ENCODER_ID,
+      '--json',
+      '--per-query',
+    ]);
     expect(out.stderr).not.toMatch(/error/i);
     expect(out.code).toBe(0);
     // Named as the app names them (--name), the CLI's JSON is the app's download, byte for byte.
@@ -165,8 +193,12 @@ describe('the lab (wasm)', () => {
     const csv = await saveDownload(page, () => page.getByTestId('export-per-query-csv').click());
     const rows = Papa.parse<Record<string, string>>(csv.text.trim(), { header: true }).data;
     expect(rows).toHaveLength(300);
-    expect(new Set(rows.map((r) => r['state@10']))).toEqual(new Set(rows.map((r) => r['state@10']).filter((s) => ['preserved', 'broken', 'fixed', 'unchanged'].includes(s!))));
-    const json = JSON.parse((await saveDownload(page, () => page.getByTestId('export-per-query-json').click())).text) as { per_query: unknown[] };
+    expect(new Set(rows.map((r) => r['state@10']))).toEqual(
+      new Set(rows.map((r) => r['state@10']).filter((s) => ['preserved', 'broken', 'fixed', 'unchanged'].includes(s!))),
+    );
+    const json = JSON.parse((await saveDownload(page, () => page.getByTestId('export-per-query-json').click())).text) as {
+      per_query: unknown[];
+    };
     expect(json.per_query).toHaveLength(300);
 
     await page.getByTestId('export-run-select').selectOption('bm25');
@@ -185,17 +217,25 @@ describe('the lab (wasm)', () => {
     // Plot images: SVG as text, PNG drawn through a canvas in the real browser.
     const svg = await saveDownload(page, () => page.getByRole('button', { name: 'SVG', exact: true }).click());
     expect(svg.text).toMatch(/<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'PNG', exact: true }).click()]);
+    const [pngDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'PNG', exact: true }).click(),
+    ]);
     const png = await readFile((await pngDownload.path())!);
     expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     expect(png.byteLength).toBeGreaterThan(10_000);
   }, 120_000);
 
   it('opens a query in the explorer with both rankings side by side', async () => {
-    await page.getByRole('button', { name: /^Broken/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Broken/ })
+      .first()
+      .click();
     const list = page.getByRole('listbox').first();
     await list.getByRole('option').first().click();
-    await expect.poll(() => page.locator('section[aria-labelledby="explorer-heading"]').textContent(), { timeout: 30_000 }).toMatch(/first relevant/i);
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="explorer-heading"]').textContent(), { timeout: 30_000 })
+      .toMatch(/first relevant/i);
     expect(page.url()).toMatch(/[#&]q=/);
     await shot(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png');
 
@@ -206,8 +246,15 @@ describe('the lab (wasm)', () => {
       await other.goto(page.url());
       await expect.poll(() => row(other, ENCODER_ID).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
       expect(await row(other, ENCODER_ID).getAttribute('data-cached')).toBe('5183');
-      await expect.poll(() => other.locator('section[aria-labelledby="explorer-heading"] h3').first().textContent(), { timeout: 30_000 }).toBe(detailHeading);
-      expect(await other.getByRole('button', { name: /^Broken/ }).first().getAttribute('aria-pressed')).toBe('true');
+      await expect
+        .poll(() => other.locator('section[aria-labelledby="explorer-heading"] h3').first().textContent(), { timeout: 30_000 })
+        .toBe(detailHeading);
+      expect(
+        await other
+          .getByRole('button', { name: /^Broken/ })
+          .first()
+          .getAttribute('aria-pressed'),
+      ).toBe('true');
     } finally {
       await other.close();
     }
@@ -254,8 +301,15 @@ describe('storage', () => {
     const models = page.getByTestId('stored-models');
     const host = new URL(server.url).host;
     await expect.poll(() => models.textContent()).toContain(`${host}/${MODEL}`);
-    await models.locator('tbody tr', { hasText: `${host}/${MODEL}` }).getByRole('button', { name: 'Delete' }).click();
-    await expect.poll(async () => (await page.getByTestId('stored-models').count()) === 0 || !(await models.textContent())?.includes(`${host}/${MODEL}`)).toBe(true);
+    await models
+      .locator('tbody tr', { hasText: `${host}/${MODEL}` })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await expect
+      .poll(
+        async () => (await page.getByTestId('stored-models').count()) === 0 || !(await models.textContent())?.includes(`${host}/${MODEL}`),
+      )
+      .toBe(true);
   }, 60_000);
 });
 
@@ -265,11 +319,15 @@ describe('the lab without judgments', () => {
     await mkdir(dir, { recursive: true });
     const lines = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n').slice(0, 400);
     const rows = lines.map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
-    const csv = ['id,title,text', ...rows.map((r) => [r._id, r.title, r.text].map((f) => `"${f.replaceAll('"', '""')}"`).join(','))].join('\n');
+    const csv = ['id,title,text', ...rows.map((r) => [r._id, r.title, r.text].map((f) => `"${f.replaceAll('"', '""')}"`).join(','))].join(
+      '\n',
+    );
     await writeFile(join(dir, 'passages.csv'), `${csv}\n`);
     await writeFile(join(dir, 'queries.tsv'), 'q1\tgenetic variation in cancer\nq2\timmune cells and inflammation\nq3\tprotein folding\n');
     await page.getByTestId('pick-files').setInputFiles([join(dir, 'passages.csv'), join(dir, 'queries.tsv')]);
-    await expect.poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/400 passages.*3 queries.*no judgments/s);
+    await expect
+      .poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
+      .toMatch(/400 passages.*3 queries.*no judgments/s);
     await expect.poll(() => row(page, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
     await page.getByTestId('add-bm25').click();
     await expect.poll(() => row(page, 'bm25-k1=1.2-b=0.65').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
@@ -289,7 +347,10 @@ describe('the lab (webgpu, own files)', () => {
     const docs = new Set(qrels.map((l) => l.split('\t')[1]));
     const corpus = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n');
     const kept = corpus.filter((l, i) => i < 80 || docs.has((JSON.parse(l) as { _id: string })._id));
-    const queries = (await readFile(join(SCIFACT, 'queries.jsonl'), 'utf8')).trim().split('\n').filter((l) => qids.has((JSON.parse(l) as { _id: string })._id));
+    const queries = (await readFile(join(SCIFACT, 'queries.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .filter((l) => qids.has((JSON.parse(l) as { _id: string })._id));
     await writeFile(join(own, 'corpus.jsonl'), `${kept.join('\n')}\n`);
     await writeFile(join(own, 'queries.jsonl'), `${queries.join('\n')}\n`);
     await writeFile(join(own, 'qrels/test.tsv'), `query-id\tcorpus-id\tscore\n${qrels.join('\n')}\n`);
@@ -303,14 +364,18 @@ describe('the lab (webgpu, own files)', () => {
       });
       await p.reload();
       await p.getByTestId('pick-folder').setInputFiles(own);
-      await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`${kept.length} passages`));
+      await expect
+        .poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
+        .toMatch(new RegExp(`${kept.length} passages`));
       await p.getByTestId('encoder-model').fill(MODEL);
       await p.getByTestId('encoder-max-length').fill('16');
       await p.getByTestId('add-encoder').click();
       const id = `bge-small:${MODEL}-max16`;
       await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 240_000 }).toBe('ready');
       expect(await row(p, id).getAttribute('data-device')).toBe('webgpu');
-      await expect.poll(() => p.locator('section[aria-labelledby="analysis-heading"]').textContent(), { timeout: 30_000 }).toMatch(/Transitions at k = 10/);
+      await expect
+        .poll(() => p.locator('section[aria-labelledby="analysis-heading"]').textContent(), { timeout: 30_000 })
+        .toMatch(/Transitions at k = 10/);
 
       // The same model as a folder picked from disk: loaded from the files, no model request at all.
       const before = server.requests.length;
@@ -332,7 +397,10 @@ describe('static hosting', () => {
     const c = await browser.newContext();
     try {
       const host = sub.url.replace(/\/$/, '');
-      await c.addInitScript((h) => localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' })), host);
+      await c.addInitScript(
+        (h) => localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' })),
+        host,
+      );
       const p = await c.newPage();
       await p.goto(`${sub.url}dist/`);
       await p.getByTestId('catalog-scifact').click();
@@ -355,13 +423,15 @@ describe('privacy', () => {
     expect(foreign).toEqual([]);
   });
 
-  it("installs a Content-Security-Policy that allows only the chosen hosts, and it blocks the rest", async () => {
+  it('installs a Content-Security-Policy that allows only the chosen hosts, and it blocks the rest', async () => {
     const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
     const origin = new URL(server.url).origin;
     expect(csp).toContain(`connect-src 'self' ${origin};`);
     expect(csp).not.toMatch(/huggingface/);
     const blocked = await page.evaluate(async () => {
-      const violation = new Promise<string>((resolve) => document.addEventListener('securitypolicyviolation', (e) => resolve(`${e.effectiveDirective} ${e.blockedURI}`), { once: true }));
+      const violation = new Promise<string>((resolve) =>
+        document.addEventListener('securitypolicyviolation', (e) => resolve(`${e.effectiveDirective} ${e.blockedURI}`), { once: true }),
+      );
       await fetch('http://192.0.2.1/not-allowed').catch(() => undefined);
       return violation;
     });

@@ -14,7 +14,11 @@ describe('bench/encode.ts --smoke --webgpu', () => {
     async () => {
       const lines: string[] = [];
       const rows = await runEncodeBench({ smoke: true, webgpu: true, log: (l) => lines.push(l) });
-      expect(rows.map((r) => r.engine)).toEqual(['onnxruntime-node cpu fp32', expect.stringMatching(/^browser wasm fp32/), 'browser webgpu fp32']);
+      expect(rows.map((r) => r.engine)).toEqual([
+        'onnxruntime-node cpu fp32',
+        expect.stringMatching(/^browser wasm fp32/),
+        'browser webgpu fp32',
+      ]);
       for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
       expect(lines.at(-1)).toMatch(/browser WASM \/ native: [\d.]+× \(smoke run/);
     },

@@ -49,16 +49,21 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-const expected = denseTopK({ data: Float32Array.from(docs), rows: DOCS, dim: DIM }, { data: Float32Array.from(queries), rows: QUERIES, dim: DIM }, K);
+const expected = denseTopK(
+  { data: Float32Array.from(docs), rows: DOCS, dim: DIM },
+  { data: Float32Array.from(queries), rows: QUERIES, dim: DIM },
+  K,
+);
 
 describe('exact dense top-k in the worker equals the JS exact path', () => {
   it.each(['wasm', 'webgpu'] as const)(
     '%s',
     async (device) => {
-      const got = await page.evaluate(
-        ([d, q, dev]) => window.fliplabTest.denseSearch(d, 300, q, 7, 16, 20, dev),
-        [docs, queries, device] as const,
-      );
+      const got = await page.evaluate(([d, q, dev]) => window.fliplabTest.denseSearch(d, 300, q, 7, 16, 20, dev), [
+        docs,
+        queries,
+        device,
+      ] as const);
       expect(got.device).toBe(device);
       expect(got.indices).toEqual(expected.map((e) => Array.from(e.indices)));
       expect(got.scores).toEqual(expected.map((e) => Array.from(e.scores)));

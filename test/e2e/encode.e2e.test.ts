@@ -30,7 +30,6 @@ const WEBGPU_TEST_TIMEOUT_MS = 120_000;
 const ABORT_PROMPT_MS = 500;
 const TOLERANCE = 1e-4;
 
-
 const TINY_BERT = 'fliplab/tiny-bert';
 const TINY_SPLADE = 'fliplab/tiny-splade';
 /** Not on the server at all: every file 404s. */
@@ -113,8 +112,14 @@ async function openTestPage(context: BrowserContext, query = ''): Promise<Page> 
   return page;
 }
 
-const encodeWith = (page: Page, device: 'wasm' | 'webgpu', model: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') =>
-  page.evaluate(([d, m, k, t, r]) => window.fliplabTest.tryEncodeWith(d, m, k, t, r), [device, model, kind, [...texts], role] as const);
+const encodeWith = (
+  page: Page,
+  device: 'wasm' | 'webgpu',
+  model: string,
+  kind: TestKind,
+  texts: readonly string[],
+  role: 'query' | 'passage',
+) => page.evaluate(([d, m, k, t, r]) => window.fliplabTest.tryEncodeWith(d, m, k, t, r), [device, model, kind, [...texts], role] as const);
 
 beforeAll(async () => {
   await makeModelFixtures();
@@ -126,7 +131,8 @@ beforeAll(async () => {
   for (const id of [TINY_BERT, TINY_SPLADE]) await symlink(join(DEFAULT_MODELS_DIR, id), join(modelsRoot, id), 'dir');
   const corrupt = join(modelsRoot, CORRUPT_MODEL);
   await mkdir(join(corrupt, 'onnx'), { recursive: true });
-  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT, file), join(corrupt, file));
+  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])
+    await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT, file), join(corrupt, file));
   await writeFile(join(corrupt, 'onnx/model.onnx'), 'this is not an ONNX model\n'.repeat(64));
 
   const dist = join(workDir, 'dist');
@@ -136,7 +142,8 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  for (const [device, d] of worstDiff) console.info(`[e2e] largest |browser - node| on ${device}: ${d.toExponential(2)} (tolerance ${TOLERANCE})`);
+  for (const [device, d] of worstDiff)
+    console.info(`[e2e] largest |browser - node| on ${device}: ${d.toExponential(2)} (tolerance ${TOLERANCE})`);
   await browser?.close();
   await server?.close();
   if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -161,13 +168,20 @@ describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', (
     { kind: 'splade', model: TINY_SPLADE, role: 'passage', name: 'SPLADE-like (max log(1+ReLU), top 16)' },
   ];
   for (const c of cases) {
-    it(c.name, async () => {
-      const [got, expected] = await Promise.all([encodeWith(page, 'wasm', c.model, c.kind, TEXTS, c.role), encodeInNode(c.kind, c.model, TEXTS, c.role)]);
-      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
-      expect(got.device).toBe('wasm');
-      expect(got.reason).toBeNull();
-      expectSameVectors(got, expected);
-    }, WASM_TEST_TIMEOUT_MS);
+    it(
+      c.name,
+      async () => {
+        const [got, expected] = await Promise.all([
+          encodeWith(page, 'wasm', c.model, c.kind, TEXTS, c.role),
+          encodeInNode(c.kind, c.model, TEXTS, c.role),
+        ]);
+        if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+        expect(got.device).toBe('wasm');
+        expect(got.reason).toBeNull();
+        expectSameVectors(got, expected);
+      },
+      WASM_TEST_TIMEOUT_MS,
+    );
   }
 
   it('privacy: every request went to the local server; ORT wasm and models came from its origin', () => {
@@ -192,14 +206,21 @@ describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () =
     { kind: 'cls' as const, model: TINY_BERT, role: 'query' as const },
     { kind: 'splade' as const, model: TINY_SPLADE, role: 'passage' as const },
   ]) {
-    it(`${c.kind} on ${c.model}`, async () => {
-      const [got, expected] = await Promise.all([encodeWith(page, 'webgpu', c.model, c.kind, tiny, c.role), encodeInNode(c.kind, c.model, tiny, c.role)]);
-      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
-      expect(got.device).toBe('webgpu');
-      expect(got.reason).toBeNull();
-      expect(got.adapterInfo).toMatchObject({ architecture: 'swiftshader' });
-      expectSameVectors(got, expected);
-    }, WEBGPU_TEST_TIMEOUT_MS);
+    it(
+      `${c.kind} on ${c.model}`,
+      async () => {
+        const [got, expected] = await Promise.all([
+          encodeWith(page, 'webgpu', c.model, c.kind, tiny, c.role),
+          encodeInNode(c.kind, c.model, tiny, c.role),
+        ]);
+        if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+        expect(got.device).toBe('webgpu');
+        expect(got.reason).toBeNull();
+        expect(got.adapterInfo).toMatchObject({ architecture: 'swiftshader' });
+        expectSameVectors(got, expected);
+      },
+      WEBGPU_TEST_TIMEOUT_MS,
+    );
   }
 });
 
@@ -207,28 +228,40 @@ describe('errors reach the page', () => {
   let page: Page;
   pageForSuite((p) => (page = p));
 
-  it('a model the server does not have: a clear error naming the model, not a hang', async () => {
-    const got = await encodeWith(page, 'wasm', MISSING_MODEL, 'cls', ['moon'], 'query');
-    if (!isError(got)) throw new Error('expected an error');
-    expect(got.error.message).toContain(MISSING_MODEL);
-    expect(got.error.message).toMatch(/not found: config\.json \(HTTP 404\)/);
-    expect(server.requests.some((p) => p.startsWith(`/${MISSING_MODEL}/resolve/main/`))).toBe(true);
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'a model the server does not have: a clear error naming the model, not a hang',
+    async () => {
+      const got = await encodeWith(page, 'wasm', MISSING_MODEL, 'cls', ['moon'], 'query');
+      if (!isError(got)) throw new Error('expected an error');
+      expect(got.error.message).toContain(MISSING_MODEL);
+      expect(got.error.message).toMatch(/not found: config\.json \(HTTP 404\)/);
+      expect(server.requests.some((p) => p.startsWith(`/${MISSING_MODEL}/resolve/main/`))).toBe(true);
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 
-  it('a corrupt model.onnx: a clear error naming the model', async () => {
-    const got = await encodeWith(page, 'wasm', CORRUPT_MODEL, 'cls', ['moon'], 'query');
-    if (!isError(got)) throw new Error('expected an error');
-    expect(got.error.message).toContain(CORRUPT_MODEL);
-    expect(got.error.message).toMatch(/protobuf|parse|invalid|model/i);
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'a corrupt model.onnx: a clear error naming the model',
+    async () => {
+      const got = await encodeWith(page, 'wasm', CORRUPT_MODEL, 'cls', ['moon'], 'query');
+      if (!isError(got)) throw new Error('expected an error');
+      expect(got.error.message).toContain(CORRUPT_MODEL);
+      expect(got.error.message).toMatch(/protobuf|parse|invalid|model/i);
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 
-  it('a fresh worker encodes after those errors (a failed load poisons transformers.js in its worker)', async () => {
-    const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
-    if (isError(got)) throw new Error(`browser: ${got.error.message}`);
-    // One worker per call: each failure ended its worker.
-    expect(got.workerStarts).toBe(3);
-    expectSameVectors(got, await encodeInNode('cls', TINY_BERT, ['moon'], 'query'));
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'a fresh worker encodes after those errors (a failed load poisons transformers.js in its worker)',
+    async () => {
+      const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
+      if (isError(got)) throw new Error(`browser: ${got.error.message}`);
+      // One worker per call: each failure ended its worker.
+      expect(got.workerStarts).toBe(3);
+      expectSameVectors(got, await encodeInNode('cls', TINY_BERT, ['moon'], 'query'));
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('abort', () => {
@@ -236,7 +269,11 @@ describe('abort', () => {
   pageForSuite((p) => (page = p));
 
   const abortAfter = (ms: number) =>
-    page.evaluate(([m, t, after]) => window.fliplabTest.encodeThenAbort('wasm', m, 'mean', t, 'passage', after), [TINY_BERT, TEXTS, ms] as const);
+    page.evaluate(([m, t, after]) => window.fliplabTest.encodeThenAbort('wasm', m, 'mean', t, 'passage', after), [
+      TINY_BERT,
+      TEXTS,
+      ms,
+    ] as const);
 
   it('an already-aborted signal rejects at once without starting a worker', async () => {
     const got = await abortAfter(0);
@@ -244,39 +281,47 @@ describe('abort', () => {
     expect(got.elapsedMs).toBeLessThan(ABORT_PROMPT_MS);
   });
 
-  it('aborting a running call rejects promptly with AbortError and ends the worker; the next call works', async () => {
-    // 300 ms in, the fresh worker is still compiling ORT's wasm / loading the model.
-    const got = await abortAfter(300);
-    expect(got).toMatchObject({ error: { name: 'AbortError' }, workerStarts: 1 });
-    expect(got.elapsedMs).toBeLessThan(ABORT_PROMPT_MS);
-    expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(false);
+  it(
+    'aborting a running call rejects promptly with AbortError and ends the worker; the next call works',
+    async () => {
+      // 300 ms in, the fresh worker is still compiling ORT's wasm / loading the model.
+      const got = await abortAfter(300);
+      expect(got).toMatchObject({ error: { name: 'AbortError' }, workerStarts: 1 });
+      expect(got.elapsedMs).toBeLessThan(ABORT_PROMPT_MS);
+      expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(false);
 
-    const next = await encodeWith(page, 'wasm', TINY_BERT, 'mean', TEXTS, 'passage');
-    if (isError(next)) throw new Error(`browser: ${next.error.message}`);
-    expect(next.workerStarts).toBe(2);
-    expectSameVectors(next, await encodeInNode('mean', TINY_BERT, TEXTS, 'passage'));
-  }, WASM_TEST_TIMEOUT_MS);
+      const next = await encodeWith(page, 'wasm', TINY_BERT, 'mean', TEXTS, 'passage');
+      if (isError(next)) throw new Error(`browser: ${next.error.message}`);
+      expect(next.workerStarts).toBe(2);
+      expectSameVectors(next, await encodeInNode('mean', TINY_BERT, TEXTS, 'passage'));
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('idle shutdown', () => {
   const IDLE_MS = 300;
-  it('the worker ends after idleMs without calls', async () => {
-    const context = await browser.newContext();
-    try {
-      const page = await openTestPage(context, `&idleMs=${IDLE_MS}`);
-      const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
-      const returned = Date.now();
-      if (isError(got)) throw new Error(`browser: ${got.error.message}`);
-      expect(got.workerStarts).toBe(1);
-      // Right after the call the worker is still there (a test that passes when no worker ever ran proves nothing),
-      expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(true);
-      // then it is gone within a few idle periods, and not before one has passed.
-      await page.waitForFunction(() => !window.fliplabTest.workerRunning('wasm'), undefined, { timeout: 10 * IDLE_MS, polling: 20 });
-      expect(Date.now() - returned).toBeGreaterThanOrEqual(IDLE_MS - 100);
-    } finally {
-      await context.close();
-    }
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'the worker ends after idleMs without calls',
+    async () => {
+      const context = await browser.newContext();
+      try {
+        const page = await openTestPage(context, `&idleMs=${IDLE_MS}`);
+        const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
+        const returned = Date.now();
+        if (isError(got)) throw new Error(`browser: ${got.error.message}`);
+        expect(got.workerStarts).toBe(1);
+        // Right after the call the worker is still there (a test that passes when no worker ever ran proves nothing),
+        expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(true);
+        // then it is gone within a few idle periods, and not before one has passed.
+        await page.waitForFunction(() => !window.fliplabTest.workerRunning('wasm'), undefined, { timeout: 10 * IDLE_MS, polling: 20 });
+        expect(Date.now() - returned).toBeGreaterThanOrEqual(IDLE_MS - 100);
+      } finally {
+        await context.close();
+      }
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('without --enable-unsafe-webgpu', () => {
@@ -288,12 +333,16 @@ describe('without --enable-unsafe-webgpu', () => {
   }, SETUP_TIMEOUT_MS);
   afterAll(() => plain?.close());
 
-  it('asking for webgpu falls back to wasm, says why, and still matches Node', async () => {
-    const got = await encodeWith(page, 'webgpu', TINY_BERT, 'cls', ['moon', 'tides'], 'query');
-    if (isError(got)) throw new Error(`browser: ${got.error.message}`);
-    expect(got.device).toBe('wasm');
-    expect(got.reason).toMatch(/no WebGPU adapter granted|navigator\.gpu missing/);
-    expect(got.adapterInfo).toBeNull();
-    expectSameVectors(got, await encodeInNode('cls', TINY_BERT, ['moon', 'tides'], 'query'));
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'asking for webgpu falls back to wasm, says why, and still matches Node',
+    async () => {
+      const got = await encodeWith(page, 'webgpu', TINY_BERT, 'cls', ['moon', 'tides'], 'query');
+      if (isError(got)) throw new Error(`browser: ${got.error.message}`);
+      expect(got.device).toBe('wasm');
+      expect(got.reason).toMatch(/no WebGPU adapter granted|navigator\.gpu missing/);
+      expect(got.adapterInfo).toBeNull();
+      expectSameVectors(got, await encodeInNode('cls', TINY_BERT, ['moon', 'tides'], 'query'));
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 });

@@ -55,7 +55,11 @@ afterAll(async () => {
 });
 
 async function encodeInNode(kind: TestKind, model: string, dtype: EncoderDtype, role: 'query' | 'passage'): Promise<EncodedBatch> {
-  const encoder = await loadEncoder(testConfig(kind, model), { device: 'cpu', dtype, source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false } });
+  const encoder = await loadEncoder(testConfig(kind, model), {
+    device: 'cpu',
+    dtype,
+    source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false },
+  });
   try {
     return await encoder.encode(TEXTS, role);
   } finally {
@@ -95,32 +99,43 @@ describe('fp16 asked of WebGPU: without shader-f16 it runs on WASM and equals No
   ] as const;
 
   for (const c of cases) {
-    it(`${c.kind} on ${c.model}`, async () => {
-      const [got, fp16, fp32] = await Promise.all([
-        page.evaluate(([m, k, t, r]) => window.fliplabTest.tryEncodeWithDtype('webgpu', m, k, t, r, 'fp16'), [c.model, c.kind, TEXTS, c.role] as const),
-        encodeInNode(c.kind, c.model, 'fp16', c.role),
-        encodeInNode(c.kind, c.model, 'fp32', c.role),
-      ]);
-      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
-      expect(got.dtype).toBe('fp16');
-      if (shaderF16) {
-        // A real GPU with shader-f16: fp16 runs on WebGPU itself (half-precision arithmetic: a looser bound).
-        expect(got.device).toBe('webgpu');
-        expect(got.reason).toBeNull();
-        expect(worstDiff(got, fp16)).toBeLessThanOrEqual(1e-2);
-        return;
-      }
-      expect(got.device).toBe('wasm');
-      expect(got.reason).toMatch(/lacks shader-f16/);
-      expect(got.adapterInfo).toBeNull();
-      expect(got.tokens).toEqual(fp16.tokens);
-      const diff = worstDiff(got, fp16);
-      expect(diff).toBeLessThanOrEqual(TOLERANCE);
-      // The fp16 file was the one loaded: the fp32 weights give vectors further away than that.
-      expect(worstDiff(fp32, fp16)).toBeGreaterThan(10 * Math.max(diff, 1e-6));
-      expect(server.requests).toContain(`/${c.model}/resolve/main/onnx/model_fp16.onnx`);
-      console.info(`[e2e] fp16 ${c.kind}: browser wasm vs node fp16 ${diff.toExponential(2)}; node fp32 vs fp16 ${worstDiff(fp32, fp16).toExponential(2)}`);
-    }, TEST_TIMEOUT_MS);
+    it(
+      `${c.kind} on ${c.model}`,
+      async () => {
+        const [got, fp16, fp32] = await Promise.all([
+          page.evaluate(([m, k, t, r]) => window.fliplabTest.tryEncodeWithDtype('webgpu', m, k, t, r, 'fp16'), [
+            c.model,
+            c.kind,
+            TEXTS,
+            c.role,
+          ] as const),
+          encodeInNode(c.kind, c.model, 'fp16', c.role),
+          encodeInNode(c.kind, c.model, 'fp32', c.role),
+        ]);
+        if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+        expect(got.dtype).toBe('fp16');
+        if (shaderF16) {
+          // A real GPU with shader-f16: fp16 runs on WebGPU itself (half-precision arithmetic: a looser bound).
+          expect(got.device).toBe('webgpu');
+          expect(got.reason).toBeNull();
+          expect(worstDiff(got, fp16)).toBeLessThanOrEqual(1e-2);
+          return;
+        }
+        expect(got.device).toBe('wasm');
+        expect(got.reason).toMatch(/lacks shader-f16/);
+        expect(got.adapterInfo).toBeNull();
+        expect(got.tokens).toEqual(fp16.tokens);
+        const diff = worstDiff(got, fp16);
+        expect(diff).toBeLessThanOrEqual(TOLERANCE);
+        // The fp16 file was the one loaded: the fp32 weights give vectors further away than that.
+        expect(worstDiff(fp32, fp16)).toBeGreaterThan(10 * Math.max(diff, 1e-6));
+        expect(server.requests).toContain(`/${c.model}/resolve/main/onnx/model_fp16.onnx`);
+        console.info(
+          `[e2e] fp16 ${c.kind}: browser wasm vs node fp16 ${diff.toExponential(2)}; node fp32 vs fp16 ${worstDiff(fp32, fp16).toExponential(2)}`,
+        );
+      },
+      TEST_TIMEOUT_MS,
+    );
   }
 
   it('no fp32 weights were fetched for those loads', () => {

@@ -23,7 +23,12 @@ const SETUP_TIMEOUT_MS = 120_000;
 const WASM_TEST_TIMEOUT_MS = 60_000;
 const TOLERANCE = 1e-4;
 const TINY_BERT = 'fliplab/tiny-bert';
-const TEXTS = ['tides and the moon', 'a lighthouse guides ships along the coast at night', 'x', 'the moon pulls the ocean; the tides rise and fall twice a day'];
+const TEXTS = [
+  'tides and the moon',
+  'a lighthouse guides ships along the coast at night',
+  'x',
+  'the moon pulls the ocean; the tides rise and fall twice a day',
+];
 
 let workDir: string;
 let server: HubServer;
@@ -42,7 +47,11 @@ interface Registered {
 }
 
 async function encodeInNode(texts: readonly string[]): Promise<EncodedBatch> {
-  const encoder = await loadEncoder(testConfig('cls', TINY_BERT), { device: 'cpu', dtype: 'fp32', source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false } });
+  const encoder = await loadEncoder(testConfig('cls', TINY_BERT), {
+    device: 'cpu',
+    dtype: 'fp32',
+    source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false },
+  });
   try {
     return await encoder.encode(texts, 'query');
   } finally {
@@ -75,10 +84,15 @@ async function pickFolder(dir: string): Promise<Registered | PlainError> {
 }
 
 const encodeLocal = (reg: Registered, texts: readonly string[]) =>
-  page.evaluate(([n, r, t]) => window.fliplabTest.tryEncodeLocal('wasm', n, r, 'cls', t, 'query'), [reg.name, reg.revision, [...texts]] as const);
+  page.evaluate(([n, r, t]) => window.fliplabTest.tryEncodeLocal('wasm', n, r, 'cls', t, 'query'), [
+    reg.name,
+    reg.revision,
+    [...texts],
+  ] as const);
 
 /** Requests for model files: anything under the local-model root, or any file a model folder holds. */
-const modelRequests = (paths: readonly string[]) => paths.filter((p) => /local-models|tiny-bert|\.onnx(\?|$)|tokenizer|config\.json/.test(p));
+const modelRequests = (paths: readonly string[]) =>
+  paths.filter((p) => /local-models|tiny-bert|\.onnx(\?|$)|tokenizer|config\.json/.test(p));
 
 beforeAll(async () => {
   await makeModelFixtures();
@@ -122,50 +136,63 @@ describe('a picked local model folder', () => {
     expect(reg.paths).not.toContain('vocab.txt');
   });
 
-  it('encodes on wasm like Node from the same files (≤ 1e-4), with no request for a model file', async () => {
-    const [got, expected] = await Promise.all([encodeLocal(reg, TEXTS), encodeInNode(TEXTS)]);
-    if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
-    expect(got.device).toBe('wasm');
-    expectSameVectors(got, expected);
-    expect(got.denseTypes).toEqual(TEXTS.map(() => 'Float32Array'));
-    // The ORT wasm came from the server (so the log works); nothing of the model did, nor left the page.
-    expect(server.requests.some((p) => /ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/.test(p))).toBe(true);
-    expect(modelRequests(server.requests)).toEqual([]);
-    expect(modelRequests(seen.map((u) => new URL(u).pathname))).toEqual([]);
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'encodes on wasm like Node from the same files (≤ 1e-4), with no request for a model file',
+    async () => {
+      const [got, expected] = await Promise.all([encodeLocal(reg, TEXTS), encodeInNode(TEXTS)]);
+      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+      expect(got.device).toBe('wasm');
+      expectSameVectors(got, expected);
+      expect(got.denseTypes).toEqual(TEXTS.map(() => 'Float32Array'));
+      // The ORT wasm came from the server (so the log works); nothing of the model did, nor left the page.
+      expect(server.requests.some((p) => /ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/.test(p))).toBe(true);
+      expect(modelRequests(server.requests)).toEqual([]);
+      expect(modelRequests(seen.map((u) => new URL(u).pathname))).toEqual([]);
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 
-  it('a fresh worker (after a crash or an abort) gets the folder again from the bridge', async () => {
-    const before = await page.evaluate(() => window.fliplabTest.workerRunning('wasm'));
-    expect(before).toBe(true);
-    await page.evaluate(() => window.fliplabTest.terminateWorker('wasm'));
-    const got = await encodeLocal(reg, TEXTS.slice(0, 2));
-    if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
-    expect(got.workerStarts).toBe(2);
-    expectSameVectors(got, await encodeInNode(TEXTS.slice(0, 2)));
-    expect(modelRequests(server.requests)).toEqual([]);
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'a fresh worker (after a crash or an abort) gets the folder again from the bridge',
+    async () => {
+      const before = await page.evaluate(() => window.fliplabTest.workerRunning('wasm'));
+      expect(before).toBe(true);
+      await page.evaluate(() => window.fliplabTest.terminateWorker('wasm'));
+      const got = await encodeLocal(reg, TEXTS.slice(0, 2));
+      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+      expect(got.workerStarts).toBe(2);
+      expectSameVectors(got, await encodeInNode(TEXTS.slice(0, 2)));
+      expect(modelRequests(server.requests)).toEqual([]);
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 
-  it('the remote path still works in the same worker, and the local folder again after it', async () => {
-    const remote = await page.evaluate((t) => window.fliplabTest.tryEncodeWith('wasm', 'fliplab/tiny-bert', 'cls', t, 'query'), TEXTS);
-    if (isError(remote)) throw new Error(`browser: ${remote.error.name}: ${remote.error.message}`);
-    const expected = await encodeInNode(TEXTS);
-    expectSameVectors(remote, expected);
-    expect(server.requests).toContain(`/${TINY_BERT}/resolve/main/onnx/model.onnx`);
-    const requestsAfterRemote = server.requests.length;
+  it(
+    'the remote path still works in the same worker, and the local folder again after it',
+    async () => {
+      const remote = await page.evaluate((t) => window.fliplabTest.tryEncodeWith('wasm', 'fliplab/tiny-bert', 'cls', t, 'query'), TEXTS);
+      if (isError(remote)) throw new Error(`browser: ${remote.error.name}: ${remote.error.message}`);
+      const expected = await encodeInNode(TEXTS);
+      expectSameVectors(remote, expected);
+      expect(server.requests).toContain(`/${TINY_BERT}/resolve/main/onnx/model.onnx`);
+      const requestsAfterRemote = server.requests.length;
 
-    const local = await encodeLocal(reg, TEXTS);
-    if (isError(local)) throw new Error(`browser: ${local.error.name}: ${local.error.message}`);
-    expect(local.workerStarts).toBe(2); // same worker throughout
-    expectSameVectors(local, expected);
-    expect(modelRequests(server.requests.slice(requestsAfterRemote))).toEqual([]);
-  }, WASM_TEST_TIMEOUT_MS);
+      const local = await encodeLocal(reg, TEXTS);
+      if (isError(local)) throw new Error(`browser: ${local.error.name}: ${local.error.message}`);
+      expect(local.workerStarts).toBe(2); // same worker throughout
+      expectSameVectors(local, expected);
+      expect(modelRequests(server.requests.slice(requestsAfterRemote))).toEqual([]);
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('errors', () => {
   it('a folder without tokenizer.json: a clear error naming it, before any worker call', async () => {
     const incomplete = join(workDir, 'picked', 'my-bert');
     await mkdir(join(incomplete, 'onnx'), { recursive: true });
-    for (const file of ['config.json', 'tokenizer_config.json', 'vocab.txt', 'onnx/model.onnx']) await copyFile(join(DEFAULT_MODELS_DIR, TINY_BERT, file), join(incomplete, file));
+    for (const file of ['config.json', 'tokenizer_config.json', 'vocab.txt', 'onnx/model.onnx'])
+      await copyFile(join(DEFAULT_MODELS_DIR, TINY_BERT, file), join(incomplete, file));
     const got = await pickFolder(incomplete);
     if (!isError(got)) throw new Error('expected an error');
     expect(got.error.name).toBe('LocalModelError');
@@ -174,12 +201,18 @@ describe('errors', () => {
     expect(got.workerStarts).toBe(2);
   });
 
-  it('loading a local name no folder was registered as: a clear error, no request', async () => {
-    const before = server.requests.length;
-    const got = await page.evaluate(() => window.fliplabTest.tryEncodeLocal('wasm', 'local/never-picked', 'sha256-0000000000000000', 'cls', ['moon'], 'query'));
-    if (!isError(got)) throw new Error('expected an error');
-    expect(got.error.message).toContain('local/never-picked');
-    expect(got.error.message).toMatch(/no local model folder registered/);
-    expect(modelRequests(server.requests.slice(before))).toEqual([]);
-  }, WASM_TEST_TIMEOUT_MS);
+  it(
+    'loading a local name no folder was registered as: a clear error, no request',
+    async () => {
+      const before = server.requests.length;
+      const got = await page.evaluate(() =>
+        window.fliplabTest.tryEncodeLocal('wasm', 'local/never-picked', 'sha256-0000000000000000', 'cls', ['moon'], 'query'),
+      );
+      if (!isError(got)) throw new Error('expected an error');
+      expect(got.error.message).toContain('local/never-picked');
+      expect(got.error.message).toMatch(/no local model folder registered/);
+      expect(modelRequests(server.requests.slice(before))).toEqual([]);
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
 });

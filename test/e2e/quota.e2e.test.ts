@@ -44,7 +44,9 @@ const BATCH = 2;
 /** The filler stops when a write this small is refused: the quota is then full to within a few KiB. */
 const MIN_FILLER_CHUNK = 4 * 1024;
 
-const TEXTS = Array.from({ length: 300 }, (_, i) => `passage ${i} about ${['tides', 'ships', 'moon', 'canal locks', 'dams'][i % 5]} ${'and more words '.repeat(i % 7)}`.trim());
+const TEXTS = Array.from({ length: 300 }, (_, i) =>
+  `passage ${i} about ${['tides', 'ships', 'moon', 'canal locks', 'dams'][i % 5]} ${'and more words '.repeat(i % 7)}`.trim(),
+);
 
 let server: HubServer;
 let browser: Browser;
@@ -171,7 +173,8 @@ describe('storage quota exceeded (real IndexedDB, quota from the DevTools protoc
             committedBefore = p.done;
             break;
           }
-          if (settled !== undefined) throw new Error(`the job ended before ${10 * BATCH} vectors were committed: ${JSON.stringify(settled).slice(0, 300)}`);
+          if (settled !== undefined)
+            throw new Error(`the job ended before ${10 * BATCH} vectors were committed: ${JSON.stringify(settled).slice(0, 300)}`);
           await page.waitForTimeout(POLL_MS);
         }
         // Fill what is left, as another tab would, down to less than the headroom. How much a write costs beyond
@@ -192,7 +195,8 @@ describe('storage quota exceeded (real IndexedDB, quota from the DevTools protoc
         }
         expect(filled).toBeGreaterThan(0);
         const got = await job;
-        if (!isError(got)) throw new Error(`expected a StorageFullError, but the job finished (${got.encoded} encoded): the filler came too late`);
+        if (!isError(got))
+          throw new Error(`expected a StorageFullError, but the job finished (${got.encoded} encoded): the filler came too late`);
         expect(got.error.name).toBe('StorageFullError');
         // It names what the failing batch needed (one batch of 32-dim vectors) and what was free: at most the
         // headroom (an estimate that ignored the quota would say gigabytes here).
@@ -208,7 +212,9 @@ describe('storage quota exceeded (real IndexedDB, quota from the DevTools protoc
         expect(stored.vectors).toBeGreaterThanOrEqual(committedBefore);
         expect(stored.vectors).toBeLessThan(TEXTS.length);
         expect(stored.vectors % BATCH).toBe(0);
-        expect(stored.encodings).toEqual([{ count: stored.vectors, bytes: stored.vectors * vectorBytes({ dense: new Float32Array(DIMS), tokens: 0 }) }]);
+        expect(stored.encodings).toEqual([
+          { count: stored.vectors, bytes: stored.vectors * vectorBytes({ dense: new Float32Array(DIMS), tokens: 0 }) },
+        ]);
 
         // Quota lifted (the filler stays): the next run reuses every stored vector and encodes only the rest.
         await setQuota(cdp);

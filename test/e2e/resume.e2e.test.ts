@@ -20,7 +20,9 @@ const RESUME_TEST_TIMEOUT_MS = 150_000;
 const POLL_MS = 25;
 
 // 300 passages of varied length in batches of 2: long enough that a reload lands mid-run.
-const TEXTS = Array.from({ length: 300 }, (_, i) => `passage ${i} about ${['tides', 'ships', 'moon', 'canal locks', 'dams'][i % 5]} ${'and more words '.repeat(i % 9)}`.trim());
+const TEXTS = Array.from({ length: 300 }, (_, i) =>
+  `passage ${i} about ${['tides', 'ships', 'moon', 'canal locks', 'dams'][i % 5]} ${'and more words '.repeat(i % 9)}`.trim(),
+);
 
 let server: HubServer;
 let browser: Browser;
@@ -55,7 +57,10 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
       await ready(page);
       const db = 'fliplab-resume-test';
 
-      await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [TEXTS, db] as const);
+      await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [
+        TEXTS,
+        db,
+      ] as const);
       // Wait until some batches are committed (progress is reported after each commit), then reload.
       let before: number;
       for (;;) {
@@ -69,14 +74,22 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
       await page.reload();
       await ready(page);
 
-      const second = await page.evaluate(([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [TEXTS, db] as const);
+      const second = await page.evaluate(
+        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
+        [TEXTS, db] as const,
+      );
       // Everything committed before the reload is reused (at most the batch in flight may be lost).
       expect(second.cached).toBeGreaterThanOrEqual(before);
       expect(second.cached).toBeLessThan(TEXTS.length); // the reload really interrupted the job
       expect(second.encoded).toBe(TEXTS.length - second.cached);
-      console.info(`[e2e] reload after ${before} of ${TEXTS.length} committed; next visit reused ${second.cached}, encoded ${second.encoded}`);
+      console.info(
+        `[e2e] reload after ${before} of ${TEXTS.length} committed; next visit reused ${second.cached}, encoded ${second.encoded}`,
+      );
 
-      const third = await page.evaluate(([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [TEXTS, db] as const);
+      const third = await page.evaluate(
+        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
+        [TEXTS, db] as const,
+      );
       expect(third).toMatchObject({ cached: TEXTS.length, encoded: 0 });
       expect(third.dense).toEqual(second.dense);
       expect(third.dense.every((v) => v.length === 32)).toBe(true);
@@ -97,7 +110,10 @@ describe('a lost WebGPU device mid-run', () => {
       const page = await context.newPage();
       await page.goto(`${server.url}encode.html?cache=1`);
       await ready(page);
-      await page.evaluate(([texts]) => window.fliplabTest.startCorpus('webgpu', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-lost-device'), [FEW] as const);
+      await page.evaluate(
+        ([texts]) => window.fliplabTest.startCorpus('webgpu', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-lost-device'),
+        [FEW] as const,
+      );
       let committedOnGpu: number;
       for (;;) {
         const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
@@ -122,10 +138,15 @@ describe('a lost WebGPU device mid-run', () => {
       expect(result.cached + result.encoded).toBe(FEW.length);
       expect(result.encoded).toBeGreaterThan(0);
 
-      const wasmOnly = await page.evaluate(([texts]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-wasm-only'), [FEW] as const);
+      const wasmOnly = await page.evaluate(
+        ([texts]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-wasm-only'),
+        [FEW] as const,
+      );
       expect(wasmOnly.encoded).toBe(FEW.length);
       result.dense.forEach((v, i) => v.forEach((x, j) => expect(Math.abs(x - wasmOnly.dense[i]![j]!)).toBeLessThanOrEqual(1e-4)));
-      console.info(`[e2e] device lost after ${committedOnGpu} of ${FEW.length} on webgpu; wasm reused ${result.cached}, encoded ${result.encoded}`);
+      console.info(
+        `[e2e] device lost after ${committedOnGpu} of ${FEW.length} on webgpu; wasm reused ${result.cached}, encoded ${result.encoded}`,
+      );
       await context.close();
     },
     LOST_DEVICE_TIMEOUT_MS,

@@ -30,9 +30,33 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { expected: 'out.test', command: 'trec_eval qrels.test results.test', qrels: 'qrels.test', results: 'results.test', measures: ['official'], perQuery: false, opts: {} },
-  { expected: 'out.test.a', command: '-m all_trec', qrels: 'qrels.test', results: 'results.test', measures: ['all_trec'], perQuery: false, opts: {} },
-  { expected: 'out.test.aq', command: '-m all_trec -q', qrels: 'qrels.test', results: 'results.test', measures: ['all_trec'], perQuery: true, opts: {} },
+  {
+    expected: 'out.test',
+    command: 'trec_eval qrels.test results.test',
+    qrels: 'qrels.test',
+    results: 'results.test',
+    measures: ['official'],
+    perQuery: false,
+    opts: {},
+  },
+  {
+    expected: 'out.test.a',
+    command: '-m all_trec',
+    qrels: 'qrels.test',
+    results: 'results.test',
+    measures: ['all_trec'],
+    perQuery: false,
+    opts: {},
+  },
+  {
+    expected: 'out.test.aq',
+    command: '-m all_trec -q',
+    qrels: 'qrels.test',
+    results: 'results.test',
+    measures: ['all_trec'],
+    perQuery: true,
+    opts: {},
+  },
   {
     expected: 'out.test.aqc',
     command: '-m all_trec -q -c (results.trunc)',

@@ -78,7 +78,10 @@ export async function writeBeirMirror(outDir: string, options: BeirMirrorOptions
     const pad5 = (i: number): string => String(i).padStart(5, '0');
     for (let i = 0; i < shards; i++) {
       const bytes = parquetOf(c, Math.floor((i * n) / shards), Math.floor(((i + 1) * n) / shards));
-      const rel = layout === 'parquet' ? `corpus/corpus-${pad5(i)}-of-${pad5(shards)}.parquet` : `corpus/corpus/${String(i).padStart(4, '0')}.parquet`;
+      const rel =
+        layout === 'parquet'
+          ? `corpus/corpus-${pad5(i)}-of-${pad5(shards)}.parquet`
+          : `corpus/corpus/${String(i).padStart(4, '0')}.parquet`;
       await put(join(repo, rel), bytes);
     }
     const qrel = layout === 'parquet' ? 'queries/queries-00000-of-00001.parquet' : 'queries/queries/0000.parquet';

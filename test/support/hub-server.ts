@@ -186,7 +186,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: HubServer
   }
   const dataset = opts.datasetsRoot === undefined ? undefined : datasetTarget(rawPath, DATASET_PATH, opts.datasetsRoot);
   const pathname = decodePath(rawPath);
-  const file = dataset !== undefined ? await locateIn(dataset.repo, dataset.rest) : pathname === undefined ? undefined : await locate(pathname, opts);
+  const file =
+    dataset !== undefined ? await locateIn(dataset.repo, dataset.rest) : pathname === undefined ? undefined : await locate(pathname, opts);
   if (file === undefined) {
     const body = `Not found: ${req.url ?? ''}\n`;
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });

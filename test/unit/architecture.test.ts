@@ -91,7 +91,9 @@ describe('import directions', () => {
   });
 
   it('nothing outside src/app imports src/app (but the UI tests and the UI frame bench)', () => {
-    const bad = IMPORTS.filter((i) => i.relative && i.to.startsWith('src/app/') && !i.from.startsWith('src/app/') && !MAY_IMPORT_APP.some((re) => re.test(i.from)));
+    const bad = IMPORTS.filter(
+      (i) => i.relative && i.to.startsWith('src/app/') && !i.from.startsWith('src/app/') && !MAY_IMPORT_APP.some((re) => re.test(i.from)),
+    );
     expect(bad).toEqual([]);
   });
 

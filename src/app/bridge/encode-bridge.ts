@@ -11,10 +11,25 @@ import { installErrorTransfer } from '../../lab/errors.ts';
 import type { EncodeProgress } from '../../encoders/job.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
-import type { CorpusRequest, CorpusResult, EncodeApi, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+import type {
+  CorpusRequest,
+  CorpusResult,
+  EncodeApi,
+  VectorsCallback,
+  WorkerInitOptions,
+  WorkerLoadOptions,
+  WorkerLoadResult,
+} from '../../../workers/encode.worker.ts';
 import { asBlob, validateRegisteredModel, type LocalModelFile } from '../../lab/local-model.ts';
 
-export type { CorpusRequest, CorpusResult, VectorsCallback, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../../../workers/encode.worker.ts';
+export type {
+  CorpusRequest,
+  CorpusResult,
+  VectorsCallback,
+  WorkerInitOptions,
+  WorkerLoadOptions,
+  WorkerLoadResult,
+} from '../../../workers/encode.worker.ts';
 
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
 installErrorTransfer();
@@ -138,13 +153,19 @@ export class EncodeBridge {
    * Encode a collection cache first in the worker (IndexedDB), with progress. Aborting ends the worker;
    * every batch committed before that is kept, so the next call resumes where this one stopped.
    */
-  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, signal?: AbortSignal, onVectors?: VectorsCallback): Promise<CorpusResult> {
+  async encodeCorpus(
+    request: CorpusRequest,
+    onProgress?: (p: EncodeProgress) => void,
+    signal?: AbortSignal,
+    onVectors?: VectorsCallback,
+  ): Promise<CorpusResult> {
     const run = (r: CorpusRequest) =>
       this.#run(signal, (api) => api.encodeCorpus(r, onProgress ? proxy(onProgress) : undefined, onVectors ? proxy(onVectors) : undefined));
     try {
       return await run(request);
     } catch (error) {
-      if (request.load.device !== 'webgpu' || signal?.aborted || (error instanceof DOMException && error.name === 'AbortError')) throw error;
+      if (request.load.device !== 'webgpu' || signal?.aborted || (error instanceof DOMException && error.name === 'AbortError'))
+        throw error;
       // WebGPU failed mid-job (device lost, out of memory, driver reset). The failed worker is gone; a fresh
       // one on WASM continues from the last committed batch, since committed vectors are cache hits.
       const reason = `webgpu failed (${error instanceof Error ? error.message : String(error)}); continued on wasm from the last committed batch`;
@@ -186,13 +207,15 @@ export class EncodeBridge {
       const h = handle;
       try {
         return await Promise.race([
-          h.ready.then(() => job(h.api)).catch((error: unknown) => {
-            // A failed call leaves the worker's runtime in an unknown state: transformers.js chains every
-            // web session creation and run on one promise, so a single failure (a corrupt model.onnx)
-            // rejects every later load in that worker. End it; the next call starts clean.
-            this.#kill(h, error instanceof Error ? error : new Error(String(error)));
-            throw error;
-          }),
+          h.ready
+            .then(() => job(h.api))
+            .catch((error: unknown) => {
+              // A failed call leaves the worker's runtime in an unknown state: transformers.js chains every
+              // web session creation and run on one promise, so a single failure (a corrupt model.onnx)
+              // rejects every later load in that worker. End it; the next call starts clean.
+              this.#kill(h, error instanceof Error ? error : new Error(String(error)));
+              throw error;
+            }),
           h.dead,
         ]);
       } finally {

@@ -72,7 +72,9 @@ export class Collections {
           },
         });
       } catch (e) {
-        this.error = controller.signal.aborted ? `Download of ${display} cancelled.` : `Could not download ${display}: ${e instanceof Error ? e.message : String(e)}`;
+        this.error = controller.signal.aborted
+          ? `Download of ${display} cancelled.`
+          : `Could not download ${display}: ${e instanceof Error ? e.message : String(e)}`;
         return;
       } finally {
         this.download = null;

@@ -31,7 +31,6 @@ import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
 installErrorTransfer();
 
-
 export interface Bm25Spec {
   readonly kind: 'bm25';
   readonly k1: number;
@@ -81,7 +80,9 @@ export class Lab {
   });
 
   /** Candidates whose runs are still growing. */
-  partial: string[] = $derived(this.retrievers.filter((r) => r.partial !== undefined && r.partial.encodedDocs < r.partial.totalDocs).map((r) => r.id));
+  partial: string[] = $derived(
+    this.retrievers.filter((r) => r.partial !== undefined && r.partial.encodedDocs < r.partial.totalDocs).map((r) => r.id),
+  );
 
   // Bookkeeping, not state the views read: plain collections on purpose (the rendered state is the runes above).
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
@@ -147,7 +148,13 @@ export class Lab {
     if (bm25) return void (await this.addBm25(bm25.k1, bm25.b));
     const config = parseEncoderRunId(id);
     if (config?.model.startsWith(LOCAL_MODEL_PREFIX)) {
-      this.#upsert({ id, name: id, kind: 'dense', status: 'error', error: `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again: local folders are not stored by the lab (its vectors are, so nothing is encoded twice)` });
+      this.#upsert({
+        id,
+        name: id,
+        kind: 'dense',
+        status: 'error',
+        error: `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again: local folders are not stored by the lab (its vectors are, so nothing is encoded twice)`,
+      });
     } else if (config) void this.addEncoder(config);
   }
 
@@ -166,7 +173,13 @@ export class Lab {
 
   #addImported(name: string, queries: number): void {
     this.#specs.set(name, { kind: 'imported' });
-    this.#upsert({ id: name, name, kind: 'imported', status: 'ready', progress: { done: queries, total: queries, cached: 0, etaMs: 0, unit: 'queries' } });
+    this.#upsert({
+      id: name,
+      name,
+      kind: 'imported',
+      status: 'ready',
+      progress: { done: queries, total: queries, cached: 0, etaMs: 0, unit: 'queries' },
+    });
   }
 
   async addRunFile(file: CollectionFile): Promise<void> {
@@ -185,7 +198,14 @@ export class Lab {
     if (this.#specs.has(id) && this.retrievers.find((r) => r.id === id)?.status === 'ready') return this.#select(id);
     this.#specs.set(id, { kind: 'bm25', k1, b });
     const total = this.collection?.docs ?? 0;
-    this.#upsert({ id, name: id, kind: 'bm25', status: 'searching', device: 'cpu', progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' } });
+    this.#upsert({
+      id,
+      name: id,
+      kind: 'bm25',
+      status: 'searching',
+      device: 'cpu',
+      progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' },
+    });
     const started = performance.now();
     try {
       await this.lab.runBm25(
@@ -220,12 +240,21 @@ export class Lab {
     const totalDocs = this.collection.docs;
     this.#upsert({ id, name: id, kind: config.kind === 'sparse' ? 'sparse' : 'dense', status: 'loading', dtype: config.dtype });
     const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
-    const load: WorkerLoadOptions = { device, dtype: config.dtype, source: source ?? { remoteHost: `${this.settings.modelHost}/`, allowRemote: true } };
+    const load: WorkerLoadOptions = {
+      device,
+      dtype: config.dtype,
+      source: source ?? { remoteHost: `${this.settings.modelHost}/`, allowRemote: true },
+    };
     try {
       const queries = await this.lab.evaluatedQueries();
       const q = await this.#bridge.encodeCorpus(
         { config, load, texts: queries.texts, role: 'query' },
-        (p) => patch({ status: 'encoding', device: p.device === 'webgpu' ? 'webgpu' : 'wasm', progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' } }),
+        (p) =>
+          patch({
+            status: 'encoding',
+            device: p.device === 'webgpu' ? 'webgpu' : 'wasm',
+            progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' },
+          }),
         signal,
       );
       patch({ device: q.load.device, deviceReason: q.fallback ?? q.load.reason });
@@ -275,10 +304,19 @@ export class Lab {
    * are handed to the encode worker, which loads them without any request. The folder is not stored: after a
    * reload it must be picked again (the vectors it made stay cached, keyed by the files' fingerprint).
    */
-  async addLocalEncoder(preset: PresetId, picked: ArrayLike<PickedFile>, options: { dtype: EncoderDtype; maxLength?: number }): Promise<void> {
+  async addLocalEncoder(
+    preset: PresetId,
+    picked: ArrayLike<PickedFile>,
+    options: { dtype: EncoderDtype; maxLength?: number },
+  ): Promise<void> {
     const local = await prepareLocalModel(picked, options.dtype);
     await this.#bridge.registerLocalModel(local.name, local.files);
-    const config = encoderConfig(preset, { model: local.name, revision: local.revision, dtype: options.dtype, ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }) });
+    const config = encoderConfig(preset, {
+      model: local.name,
+      revision: local.revision,
+      dtype: options.dtype,
+      ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }),
+    });
     await this.addEncoder(config, localModelSource());
   }
 
@@ -296,7 +334,10 @@ export class Lab {
     this.#specs.delete(id);
     this.retrievers = this.retrievers.filter((r) => r.id !== id);
     await this.lab.removeRun(id);
-    this.setView({ candidates: this.view.candidates.filter((c) => c !== id), reference: this.view.reference === id ? null : this.view.reference });
+    this.setView({
+      candidates: this.view.candidates.filter((c) => c !== id),
+      reference: this.view.reference === id ? null : this.view.reference,
+    });
   }
 
   /** A new run becomes a candidate unless it is the reference. */
@@ -329,7 +370,11 @@ export class Lab {
     const depthsChanged = patch.depths !== undefined;
     if (depthsChanged) next.depths = validateDepths(next.depths);
     if (!next.depths.includes(next.k)) next.k = next.depths.includes(10) ? 10 : next.depths[0]!;
-    const analysisChanged = patch.reference !== undefined || patch.candidates !== undefined || (patch.level !== undefined && patch.level !== this.view.level) || (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
+    const analysisChanged =
+      patch.reference !== undefined ||
+      patch.candidates !== undefined ||
+      (patch.level !== undefined && patch.level !== this.view.level) ||
+      (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
     this.view = next;
     if (analysisChanged) this.#scheduleAnalysis(0);
   }
@@ -371,7 +416,10 @@ export class Lab {
         if (this.collection.judged) {
           const relevanceLevel = this.view.level;
           const metrics = await this.lab.metrics(names, partial, relevanceLevel);
-          const prepared = candidates.length > 0 ? await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths), relevanceLevel }) : null;
+          const prepared =
+            candidates.length > 0
+              ? await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths), relevanceLevel })
+              : null;
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;
           this.prepared = prepared;

@@ -36,7 +36,10 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths);
       const runs = await Promise.all(paths.map((p, i) => parseRun(fileSource(p), p, names[i])));
-      reportDiagnostics(io, runs.flatMap((r) => r.warnings));
+      reportDiagnostics(
+        io,
+        runs.flatMap((r) => r.warnings),
+      );
       const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
       const report = compareRuns(reference, candidates, opts.depths, { perQuery: opts.perQuery === true });
       io.stdout(opts.json ? agreementJson(report) : formatAgreement(report));

@@ -20,7 +20,7 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       .description('encode a BEIR corpus (or its queries) into a portable vectors folder, e.g. on a GPU server')
       .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv'),
   )
-    .option('--role <r>', 'passage (the corpus) or query (the split\'s judged queries)', 'passage')
+    .option('--role <r>', "passage (the corpus) or query (the split's judged queries)", 'passage')
     .requiredOption('--out <dir>', 'vectors folder to write (manifest.json, rows.tsv, vectors.f32 | vectors.jsonl)')
     .action(async (dir: string, opts: EncodeOpts) => {
       if (opts.role !== 'passage' && opts.role !== 'query') throw new UsageError(`--role expects passage or query, got "${opts.role}"`);
@@ -49,6 +49,8 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       });
       const tokens = vectors.reduce((s, v) => s + v.tokens, 0);
       const seconds = (performance.now() - started) / 1000;
-      io.stderr(`encode: ${rows.length} ${role}s, ${tokens} tokens with ${config.model}@${config.revision} (${encoder.dtype}, ${encoder.device}) in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s) → ${opts.out}\n`);
+      io.stderr(
+        `encode: ${rows.length} ${role}s, ${tokens} tokens with ${config.model}@${config.revision} (${encoder.dtype}, ${encoder.device}) in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s) → ${opts.out}\n`,
+      );
     });
 }

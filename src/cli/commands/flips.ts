@@ -98,7 +98,9 @@ function parseRate(value: string): number {
 export function nameRuns(paths: string[], given: readonly string[] = []): string[] {
   if (given.length > 0) {
     if (given.length !== paths.length) {
-      throw new UsageError(`--name was given ${given.length} time(s) for ${paths.length} runs: name every run, the reference first, then each --candidate in order`);
+      throw new UsageError(
+        `--name was given ${given.length} time(s) for ${paths.length} runs: name every run, the reference first, then each --candidate in order`,
+      );
     }
     const repeated = given.find((n, i) => given.indexOf(n) !== i);
     if (repeated !== undefined) throw new UsageError(`--name "${repeated}" names two runs: every run needs its own name`);
@@ -131,13 +133,18 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .argument('<qrels>', 'TREC qrels or BEIR qrels TSV')
     .requiredOption('--reference <run>', 'the run being replaced (e.g. BM25)')
     .option('--candidate <run>', 'a replacement run; repeatable', collect, [])
-    .option('--name <name>', 'run name in the report, once per run: the reference first, then each candidate (default: file names)', collect, [])
+    .option(
+      '--name <name>',
+      'run name in the report, once per run: the reference first, then each candidate (default: file names)',
+      collect,
+      [],
+    )
     .option('--depths <list>', 'comma-separated depths k', parseIntList('--depths'), [...DEFAULT_DEPTHS])
     .option('--label <label>', 'support label: any (one positive in top k) or strict (all positives)', 'any')
     .option('-l <n>', 'minimum grade that counts as positive', parseIntFlag('-l', -1000000), 1)
     .option('--json', 'print the report as JSON')
     .option('--per-query', 'include per-query states in the JSON report')
-    .option('--max-nfr <rate>', 'gate: exit 1 if any candidate\'s negative-flip rate at --at exceeds this (0.05 or 5%)')
+    .option('--max-nfr <rate>', "gate: exit 1 if any candidate's negative-flip rate at --at exceeds this (0.05 or 5%)")
     .option('--at <k>', 'depth the gate checks (default 10)', parseIntFlag('--at', 1))
     .option('--csv <file>', 'also write per-query states as CSV (one row per query and candidate)')
     .option('--report <file>', 'also write a report with every table: Markdown (.md) or self-contained HTML (.html)')
@@ -193,7 +200,8 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
               : `gate: "${v.name}" negative-flip rate at k = ${gate.k} is ${(100 * v.rate).toFixed(2)}% > ${(100 * gate.rate).toFixed(2)}%\n`,
           );
         }
-        if (bad.length === 0) io.stderr(`gate: every candidate's negative-flip rate at k = ${gate.k} is ≤ ${(100 * gate.rate).toFixed(2)}%\n`);
+        if (bad.length === 0)
+          io.stderr(`gate: every candidate's negative-flip rate at k = ${gate.k} is ≤ ${(100 * gate.rate).toFixed(2)}%\n`);
         setExit(bad.length > 0 ? EXIT_GATE_FAILED : EXIT_OK);
       }
     });

@@ -48,7 +48,11 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
         const identity = encodingIdentity(config, 'passage', encoder.dtype);
         const encoding = await encodingKey(identity);
         if (folder.manifest.encoding !== encoding) {
-          throw new InputError(`${opts.vectors}/manifest.json`, undefined, `these vectors were made with ${JSON.stringify(folder.manifest.identity)}; this search uses ${JSON.stringify(identity)}`);
+          throw new InputError(
+            `${opts.vectors}/manifest.json`,
+            undefined,
+            `these vectors were made with ${JSON.stringify(folder.manifest.identity)}; this search uses ${JSON.stringify(identity)}`,
+          );
         }
         const keys = await textKeys(texts);
         const known = new Set(keys);
@@ -58,7 +62,12 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       }
       const passages = await encodeWithCache(encoder, cache, texts, { role: 'passage', plan, onProgress: progressPrinter(io, 'passages') });
       const queryIds = selected.map((i) => col.queries.ids[i]!);
-      const queries = await encodeWithCache(encoder, cache, selected.map((i) => col.queries.texts[i]!), { role: 'query', plan, onProgress: progressPrinter(io, 'queries') });
+      const queries = await encodeWithCache(
+        encoder,
+        cache,
+        selected.map((i) => col.queries.texts[i]!),
+        { role: 'query', plan, onProgress: progressPrinter(io, 'queries') },
+      );
       await encoder.dispose();
       const tag = opts.tag ?? config.id.replace(/[^\w.-]+/g, '_');
       const run = await vectorRun(col.corpus, passages, queryIds, queries, {

@@ -72,7 +72,12 @@ function queryUnion(runs: readonly Run[]): QueryId[] {
   return [...seen];
 }
 
-export function compareRuns(reference: Run, candidates: readonly Run[], depths: readonly number[], options: CompareOptions = {}): AgreementReport {
+export function compareRuns(
+  reference: Run,
+  candidates: readonly Run[],
+  depths: readonly number[],
+  options: CompareOptions = {},
+): AgreementReport {
   if (candidates.length === 0) throw new RangeError('expected at least one candidate run');
   const p = options.p ?? RBO_P;
   if (!(p > 0 && p < 1)) throw new RangeError(`expected the RBO persistence p in (0, 1), got ${p}`);

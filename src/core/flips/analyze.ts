@@ -225,7 +225,12 @@ function prepareCandidate(
 }
 
 /** The depth-independent part of the analysis; `maxDepth` bounds the depths a report may ask for. */
-export function prepareFlips(qrels: Qrels, reference: Run, candidates: readonly Run[], options: { relevanceLevel?: number; maxDepth: number }): PreparedFlips {
+export function prepareFlips(
+  qrels: Qrels,
+  reference: Run,
+  candidates: readonly Run[],
+  options: { relevanceLevel?: number; maxDepth: number },
+): PreparedFlips {
   if (candidates.length === 0) throw new RangeError('expected at least one candidate run');
   const relevanceLevel = options.relevanceLevel ?? 1;
   const cohort = buildCohort(qrels, relevanceLevel);
@@ -263,7 +268,8 @@ export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly 
 /** Build the report for any depths (≤ prepared.maxDepth) and label from prepared ranks. */
 export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 'relevanceLevel'> = {}): FlipReport {
   const depths = validateDepths(options.depths ?? DEFAULT_DEPTHS);
-  if (depths[depths.length - 1]! > p.maxDepth) throw new RangeError(`depth ${depths[depths.length - 1]} exceeds the prepared maximum ${p.maxDepth}`);
+  if (depths[depths.length - 1]! > p.maxDepth)
+    throw new RangeError(`depth ${depths[depths.length - 1]} exceeds the prepared maximum ${p.maxDepth}`);
   const label = options.label ?? 'any';
   const n = p.queries.length;
   const refRanks = p.reference.ranks[label];

@@ -84,4 +84,3 @@ export function supportProfile(run: Run, cohort: Cohort): SupportProfile {
   }
   return { name: run.name, first, all, missing };
 }
-

@@ -8,7 +8,8 @@ export const pct = (e: Estimate): string =>
 /** A count with its sign: "+3", "0", "-2". */
 export const signed = (x: number): string => (x > 0 ? `+${x}` : `${x}`);
 /** Net gain with its interval: "+184 [160.2, 207.8]", or "undefined". */
-export const gain = (e: Estimate): string => (e.value === null ? 'undefined' : `${signed(e.value)} [${e.lo!.toFixed(1)}, ${e.hi!.toFixed(1)}]`);
+export const gain = (e: Estimate): string =>
+  e.value === null ? 'undefined' : `${signed(e.value)} [${e.lo!.toFixed(1)}, ${e.hi!.toFixed(1)}]`;
 /** p-values: four decimals, or scientific below 0.0001. */
 export const pval = (p: number): string => (p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
 
@@ -23,7 +24,18 @@ export interface TableRows {
 
 export function transitionRows(d: DepthBlock): TableRows {
   return {
-    header: ['candidate', 'supported', 'preserved', 'broken', 'fixed', 'unchanged', 'fix rate', 'negative-flip rate', 'compatibility', 'net gain'],
+    header: [
+      'candidate',
+      'supported',
+      'preserved',
+      'broken',
+      'fixed',
+      'unchanged',
+      'fix rate',
+      'negative-flip rate',
+      'compatibility',
+      'net gain',
+    ],
     rows: d.candidates.map((c) => [
       c.name,
       `${c.supported}`,
@@ -42,7 +54,17 @@ export function transitionRows(d: DepthBlock): TableRows {
 export function hybridRows(r: FlipReport): TableRows {
   return {
     header: ['candidate', 'method', 'k', 'budget', 'mean size', 'broken', 'fixed', 'net gain', 'negative-flip rate'],
-    rows: r.hybrids.map((h) => [h.candidate, h.method, `${h.k}`, `${h.budget}`, meanSize(h.mean_size), `${h.broken}`, `${h.fixed}`, signed(h.net_gain), pct(h.negative_flip_rate)]),
+    rows: r.hybrids.map((h) => [
+      h.candidate,
+      h.method,
+      `${h.k}`,
+      `${h.budget}`,
+      meanSize(h.mean_size),
+      `${h.broken}`,
+      `${h.fixed}`,
+      signed(h.net_gain),
+      pct(h.negative_flip_rate),
+    ]),
   };
 }
 
@@ -63,7 +85,10 @@ export function strataRows(r: FlipReport): TableRows {
 function table({ header, rows }: TableRows): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const line = (cells: readonly string[]) =>
-    cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+    cells
+      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -74,7 +99,8 @@ export function formatFlipReport(r: FlipReport): string {
     `RAGFlip transitions against reference "${ref.name}": ${r.queries} queries with a positive judgment (grade ≥ ${r.relevance_level}), label "${r.label}"`,
   );
   for (const run of r.runs) {
-    if (run.missing_queries > 0) out.push(`note: run "${run.name}" has no ranking for ${run.missing_queries} of these queries (counted as unsupported)`);
+    if (run.missing_queries > 0)
+      out.push(`note: run "${run.name}" has no ranking for ${run.missing_queries} of these queries (counted as unsupported)`);
   }
   for (const d of r.depths) {
     out.push('', `k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`);

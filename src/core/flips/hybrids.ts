@@ -38,12 +38,7 @@ export function alternate(candidate: readonly DocId[], reference: readonly DocId
  * so the candidate's document wins an exact tie. The reference implementation breaks ties by corpus row
  * index, which a run file does not carry; this rule is deterministic from the runs alone.
  */
-export function reciprocalRankFusion(
-  candidate: readonly DocId[],
-  reference: readonly DocId[],
-  limit: number,
-  k = RRF_K,
-): DocId[] {
+export function reciprocalRankFusion(candidate: readonly DocId[], reference: readonly DocId[], limit: number, k = RRF_K): DocId[] {
   const score = new Map<DocId, number>();
   const order = new Map<DocId, number>();
   candidate.forEach((d, i) => {

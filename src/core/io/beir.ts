@@ -77,7 +77,8 @@ abstract class JsonlBuilder<Id extends string> {
     const obj = parseObject(this.file, raw, lineNo);
     const id = this.mint(readId(this.file, obj, lineNo));
     const prev = this.indexOf.get(id);
-    if (prev !== undefined) throw new InputError(this.file, lineNo, `duplicate ${this.noun.one} id ${quote(id)} (first on line ${this.lines[prev]})`);
+    if (prev !== undefined)
+      throw new InputError(this.file, lineNo, `duplicate ${this.noun.one} id ${quote(id)} (first on line ${this.lines[prev]})`);
     if (this.take(obj, lineNo)) {
       this.empty++;
       if (this.emptyIds.length < WARN_LIST_MAX) this.emptyIds.push(id);

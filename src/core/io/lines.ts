@@ -7,12 +7,7 @@
 /** Anything a file can be read from: whole text, whole bytes, or a stream of byte chunks. */
 import { InputError, isInputError } from './errors.ts';
 
-export type TextSource =
-  | string
-  | Uint8Array
-  | AsyncIterable<Uint8Array>
-  | Iterable<Uint8Array>
-  | ReadableStream<Uint8Array>;
+export type TextSource = string | Uint8Array | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 export type LineHandler = (line: string, lineNo: number) => void;
 

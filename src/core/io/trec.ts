@@ -174,15 +174,21 @@ export class RunBuilder {
     const count = this.scan(text, start, end);
     if (count === 0) return;
     if (count < 6) {
-      throw new InputError(this.file, lineNo, `expected 6 columns "qid Q0 docid rank score tag" (TREC run), got ${count}: ${quote(text.slice(start, end))}`);
+      throw new InputError(
+        this.file,
+        lineNo,
+        `expected 6 columns "qid Q0 docid rank score tag" (TREC run), got ${count}: ${quote(text.slice(start, end))}`,
+      );
     }
     if (count > 6 && this.extraColumns++ === 0) this.firstExtraLine = lineNo;
     const st = this.starts;
     const en = this.ends;
     const rank = parseIntRange(text, st[3]!, en[3]!);
-    if (!Number.isInteger(rank)) throw new InputError(this.file, lineNo, `expected an integer rank in column 4, got ${quote(this.field(text, 3))}`);
+    if (!Number.isInteger(rank))
+      throw new InputError(this.file, lineNo, `expected an integer rank in column 4, got ${quote(this.field(text, 3))}`);
     const score = Number(this.field(text, 4));
-    if (!Number.isFinite(score)) throw new InputError(this.file, lineNo, `expected a finite number as score in column 5, got ${quote(this.field(text, 4))}`);
+    if (!Number.isFinite(score))
+      throw new InputError(this.file, lineNo, `expected a finite number as score in column 5, got ${quote(this.field(text, 4))}`);
     const tagLength = en[5]! - st[5]!;
     if (this.tag === undefined) this.tag = this.field(text, 5);
     else if (tagLength !== this.tag.length || !text.startsWith(this.tag, st[5]!)) this.otherTags++;
@@ -200,7 +206,11 @@ export class RunBuilder {
     const docid = asDocId(this.field(text, 2));
     if (list.seen.has(docid)) {
       const first = list.lines[list.docs.indexOf(docid)];
-      throw new InputError(this.file, lineNo, `document ${quote(docid)} appears twice for query ${quote(this.lastQid!)} (first on line ${first})`);
+      throw new InputError(
+        this.file,
+        lineNo,
+        `document ${quote(docid)} appears twice for query ${quote(this.lastQid!)} (first on line ${first})`,
+      );
     }
     list.seen.add(docid);
     list.docs.push(docid);

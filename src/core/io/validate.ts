@@ -16,7 +16,10 @@ export function checkQrels(qrels: Qrels, file: string, opts: { corpus?: Corpus; 
       out.push({
         severity: 'warning',
         file,
-        message: `${unknown.length} of ${qrels.byQuery.size} judged queries are not in the queries file (e.g. ${unknown.slice(0, EXAMPLES).map((s) => quote(s)).join(', ')}); they are skipped`,
+        message: `${unknown.length} of ${qrels.byQuery.size} judged queries are not in the queries file (e.g. ${unknown
+          .slice(0, EXAMPLES)
+          .map((s) => quote(s))
+          .join(', ')}); they are skipped`,
       });
     }
   }

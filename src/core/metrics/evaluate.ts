@@ -146,7 +146,8 @@ export function evaluate(qrels: Qrels, run: Run, specs: readonly MeasureSpec[], 
   const denominator = complete ? qrels.byQuery.size : queries.length;
   // column sums, added in query order as trec_eval accumulates
   const sums = new Float64Array(slots);
-  for (let qi = 0, base = 0; qi < queries.length; qi++, base += slots) for (let j = 0; j < slots; j++) sums[j] = sums[j]! + values[base + j]!;
+  for (let qi = 0, base = 0; qi < queries.length; qi++, base += slots)
+    for (let j = 0; j < slots; j++) sums[j] = sums[j]! + values[base + j]!;
   const aggregate: Record<string, number> = {};
   for (const m of measures) {
     const agg = m.def.aggregation;

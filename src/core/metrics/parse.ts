@@ -83,12 +83,14 @@ export function parseParams(def: MeasureDef, text: string): MeasureParams {
     case 'long-cutoffs': {
       const values = Float64Array.from(parts, parseLeadingInt).sort();
       if (values.some((v) => !(v > 0))) throw new Error(`measure ${def.name}: cutoffs must be positive integers, got "${text}"`);
-      for (let i = 1; i < values.length; i++) if (values[i] === values[i - 1]) throw new Error(`measure ${def.name}: duplicate cutoff in "${text}"`);
+      for (let i = 1; i < values.length; i++)
+        if (values[i] === values[i - 1]) throw new Error(`measure ${def.name}: duplicate cutoff in "${text}"`);
       return { values, pairs: [] };
     }
     case 'double-cutoffs': {
       const values = Float64Array.from(parts, parseLeadingFloat).sort();
-      for (let i = 1; i < values.length; i++) if (values[i] === values[i - 1]) throw new Error(`measure ${def.name}: duplicate cutoff in "${text}"`);
+      for (let i = 1; i < values.length; i++)
+        if (values[i] === values[i - 1]) throw new Error(`measure ${def.name}: duplicate cutoff in "${text}"`);
       return { values, pairs: [] };
     }
     case 'double-params':
@@ -97,7 +99,8 @@ export function parseParams(def: MeasureDef, text: string): MeasureParams {
       if (text === '') return { values: new Float64Array(0), pairs: [] };
       const pairs = parts.map((p) => {
         const eq = p.indexOf('=');
-        if (eq <= 0 || p.indexOf('=', eq + 1) >= 0) throw new Error(`measure ${def.name}: malformed pair parameters in "${text}" (expected level=gain,…)`);
+        if (eq <= 0 || p.indexOf('=', eq + 1) >= 0)
+          throw new Error(`measure ${def.name}: malformed pair parameters in "${text}" (expected level=gain,…)`);
         return { level: p.slice(0, eq), gain: parseLeadingFloat(p.slice(eq + 1)) };
       });
       return { values: new Float64Array(0), pairs };
@@ -195,6 +198,7 @@ function mergeParams(def: MeasureDef, explicit: readonly string[]): string | nul
     return [...all].sort((a, b) => a - b).join(',');
   }
   const distinct = [...new Set(explicit)];
-  if (distinct.length > 1) throw new Error(`measure ${def.name}: conflicting parameters ${distinct.map((d) => JSON.stringify(d)).join(' and ')}`);
+  if (distinct.length > 1)
+    throw new Error(`measure ${def.name}: conflicting parameters ${distinct.map((d) => JSON.stringify(d)).join(' and ')}`);
   return distinct[0]!;
 }

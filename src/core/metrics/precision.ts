@@ -9,7 +9,14 @@
 import type { MeasureDef } from './measure.ts';
 
 /** out[at + c] = relevant documents within the top cutoffs[c] (cutoffs ascending). */
-export function relevantAtCutoffs(rels: Int32Array, numRet: number, level: number, cutoffs: Float64Array, out: Float64Array, at: number): void {
+export function relevantAtCutoffs(
+  rels: Int32Array,
+  numRet: number,
+  level: number,
+  cutoffs: Float64Array,
+  out: Float64Array,
+  at: number,
+): void {
   let c = 0;
   let relSoFar = 0;
   const nc = cutoffs.length;

@@ -59,7 +59,7 @@ export function trecEvalOrder(list: RankedList, into?: Uint32Array): Uint32Array
     });
   }
   // insertion sort of each run of equal scores by docid descending (groups are short)
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < n;) {
     let end = start + 1;
     while (end < n && scores[end] === scores[start]) end++;
     for (let i = start + 1; i < end; i++) {

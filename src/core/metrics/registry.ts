@@ -102,7 +102,20 @@ export function measureOrder(name: string): number {
 
 /** trec_eval's measure sets (`-m official`, `-m all_trec`, `-m set`), limited to what is implemented. */
 export const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
-  official: ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank', 'iprec_at_recall', 'P'],
+  official: [
+    'runid',
+    'num_q',
+    'num_ret',
+    'num_rel',
+    'num_rel_ret',
+    'map',
+    'gm_map',
+    'Rprec',
+    'bpref',
+    'recip_rank',
+    'iprec_at_recall',
+    'P',
+  ],
   all_trec: MEASURES.filter((m) => m !== recipRankCut && m !== ncgCut).map((m) => m.name),
   set: ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'utility', 'set_P', 'set_recall', 'set_relative_P', 'set_map', 'set_F'],
 };
@@ -120,7 +133,24 @@ export const NOT_IMPLEMENTED_ALL_TREC: readonly string[] = [];
 
 /** trec_eval measures (outside all_trec) that are not implemented, for help texts. */
 export const NOT_IMPLEMENTED_OTHER: readonly string[] = [
-  'prefs_num_prefs_poss', 'prefs_num_prefs_ful', 'prefs_num_prefs_ful_ret', 'prefs_simp', 'prefs_pair', 'prefs_avgjg',
-  'prefs_avgjg_Rnonrel', 'prefs_simp_ret', 'prefs_pair_ret', 'prefs_avgjg_ret', 'prefs_avgjg_Rnonrel_ret', 'prefs_simp_imp',
-  'prefs_pair_imp', 'prefs_avgjg_imp', 'map_avgjg', 'P_avgjg', 'Rprec_mult_avgjg', 'yaap', 'dcg', 'ideal_dcg',
+  'prefs_num_prefs_poss',
+  'prefs_num_prefs_ful',
+  'prefs_num_prefs_ful_ret',
+  'prefs_simp',
+  'prefs_pair',
+  'prefs_avgjg',
+  'prefs_avgjg_Rnonrel',
+  'prefs_simp_ret',
+  'prefs_pair_ret',
+  'prefs_avgjg_ret',
+  'prefs_avgjg_Rnonrel_ret',
+  'prefs_simp_imp',
+  'prefs_pair_imp',
+  'prefs_avgjg_imp',
+  'map_avgjg',
+  'P_avgjg',
+  'Rprec_mult_avgjg',
+  'yaap',
+  'dcg',
+  'ideal_dcg',
 ];

@@ -24,6 +24,9 @@ export const utility: MeasureDef = {
     if (v.length !== 4) throw new Error(`utility needs 4 coefficients a,b,c,d, got ${v.length}`);
     const { numRet, numRel, numRelRet } = ctx;
     out[at] =
-      v[0]! * numRelRet + v[1]! * (numRet - numRelRet) + v[2]! * (numRel - numRelRet) + v[3]! * (NUM_DOCS_IN_COLL + numRelRet - numRet - numRel);
+      v[0]! * numRelRet +
+      v[1]! * (numRet - numRelRet) +
+      v[2]! * (numRel - numRelRet) +
+      v[3]! * (NUM_DOCS_IN_COLL + numRelRet - numRet - numRel);
   },
 };

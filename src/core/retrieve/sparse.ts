@@ -45,7 +45,8 @@ const scratch = new WeakMap<SparseIndex, { acc: Float64Array; touched: Uint32Arr
 
 export function sparseSearch(index: SparseIndex, query: SparseVectorLike, k: number): TopK<Float64Array> {
   let s = scratch.get(index);
-  if (!s) scratch.set(index, (s = { acc: new Float64Array(index.docs), touched: new Uint32Array(index.docs), seen: new Uint8Array(index.docs) }));
+  if (!s)
+    scratch.set(index, (s = { acc: new Float64Array(index.docs), touched: new Uint32Array(index.docs), seen: new Uint8Array(index.docs) }));
   const { acc, touched, seen } = s;
   let n = 0;
   const vocab = index.offsets.length - 1;

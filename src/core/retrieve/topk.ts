@@ -210,14 +210,7 @@ const selectHistogram = new Int32Array(SELECT_BUCKETS);
  * and `values` is left untouched. Values below 0 (e.g. −∞ marks) are never the answer unless fewer than
  * k values are ≥ 0.
  */
-export function kthLargestGathered(
-  values: Float64Array,
-  list: Uint32Array,
-  n: number,
-  k: number,
-  max: number,
-  work: Float64Array,
-): number {
+export function kthLargestGathered(values: Float64Array, list: Uint32Array, n: number, k: number, max: number, work: Float64Array): number {
   if (k < 1 || k > n) throw new RangeError(`k must be in [1, ${n}], got ${k}`);
   if (!(max > 0) || n <= 4 * k) {
     for (let i = 0; i < n; i++) work[i] = values[list[i]!]!;

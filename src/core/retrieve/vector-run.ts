@@ -40,7 +40,10 @@ export async function vectorRun(
   if (passages.every((p) => p.dense)) {
     if (!queries.every((q) => q.dense)) throw new RangeError('dense passages need dense query vectors');
     const docs = denseMatrix(passages.map((p) => p.dense!));
-    const qs = denseMatrix(queries.map((q) => q.dense!), docs.dim);
+    const qs = denseMatrix(
+      queries.map((q) => q.dense!),
+      docs.dim,
+    );
     const hits = options.denseSearch
       ? await options.denseSearch(docs, qs, options.depth)
       : denseTopK(docs, qs, options.depth, {
@@ -52,7 +55,10 @@ export async function vectorRun(
     if (!queries.every((q) => q.sparse)) throw new RangeError('sparse passages need sparse query vectors');
     let vocab = 0;
     for (const v of [...passages, ...queries]) for (const t of v.sparse!.indices) vocab = Math.max(vocab, t + 1);
-    const index = buildSparseIndex(passages.map((p) => p.sparse!), vocab);
+    const index = buildSparseIndex(
+      passages.map((p) => p.sparse!),
+      vocab,
+    );
     queries.forEach((q, i) => {
       options.signal?.throwIfAborted();
       const h = sparseSearch(index, q.sparse!, options.depth);

@@ -67,12 +67,18 @@ export async function headLines(bytes: Uint8Array, maxLines = 8, maxBytes = 64 *
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = text.split('\n');
   if (!complete) lines.pop();
-  return lines.map((l) => l.replace(/\r$/, '')).filter((l) => l.trim().length > 0).slice(0, maxLines);
+  return lines
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim().length > 0)
+    .slice(0, maxLines);
 }
 
 /** Forward slashes, no leading "./" or "/". */
 export function normalizePath(path: string): string {
-  return path.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '');
+  return path
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/^\/+/, '');
 }
 
 export function baseName(path: string): string {

@@ -124,13 +124,21 @@ export interface LayoutFiles {
 export function layoutFiles(layout: HubLayout, role: 'corpus' | 'queries'): LayoutFiles {
   switch (layout) {
     case 'parquet':
-      return { revision: 'main', file: `${role}/${role}-00000-of-00001.parquet`, shards: { kind: 'main-shards', dir: role, prefix: `${role}-` } };
+      return {
+        revision: 'main',
+        file: `${role}/${role}-00000-of-00001.parquet`,
+        shards: { kind: 'main-shards', dir: role, prefix: `${role}-` },
+      };
     case 'jsonl.gz':
       return { revision: 'main', file: `${role}.jsonl.gz`, shards: null };
     case 'jsonl':
       return { revision: 'main', file: `${role}.jsonl`, shards: null };
     case 'parquet-convert':
-      return { revision: CONVERT_REVISION, file: `${role}/${role}/0000.parquet`, shards: { kind: 'numbered', dir: `${role}/${role}`, prefix: '' } };
+      return {
+        revision: CONVERT_REVISION,
+        file: `${role}/${role}/0000.parquet`,
+        shards: { kind: 'numbered', dir: `${role}/${role}`, prefix: '' },
+      };
   }
 }
 
@@ -138,7 +146,11 @@ export function layoutFiles(layout: HubLayout, role: 'corpus' | 'queries'): Layo
 export function qrelsLayouts(split: string): readonly LayoutFiles[] {
   return [
     { revision: 'main', file: `${split}.tsv`, shards: null },
-    { revision: CONVERT_REVISION, file: `default/${split}/0000.parquet`, shards: { kind: 'numbered', dir: `default/${split}`, prefix: '' } },
+    {
+      revision: CONVERT_REVISION,
+      file: `default/${split}/0000.parquet`,
+      shards: { kind: 'numbered', dir: `default/${split}`, prefix: '' },
+    },
   ];
 }
 

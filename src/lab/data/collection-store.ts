@@ -17,7 +17,13 @@ interface CollectionsSchema extends DBSchema {
 }
 
 /** Meta for a set of files (sizes and total from the bytes). */
-export function collectionMeta(id: string, name: string, source: CollectionSource, files: readonly CollectionFile[], addedAt = Date.now()): CollectionMeta {
+export function collectionMeta(
+  id: string,
+  name: string,
+  source: CollectionSource,
+  files: readonly CollectionFile[],
+  addedAt = Date.now(),
+): CollectionMeta {
   const list = files.map((f) => ({ path: f.path, bytes: f.bytes.byteLength }));
   return { id, name, source, files: list, totalBytes: list.reduce((s, f) => s + f.bytes, 0), addedAt };
 }
@@ -45,7 +51,12 @@ export async function filesHash(files: readonly CollectionFile[]): Promise<strin
 
 /** `files:<name>-<short hash>`: the same files under the same name get the same id. */
 export async function uploadId(name: string, files: readonly CollectionFile[]): Promise<string> {
-  const slug = name.trim().toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'collection';
+  const slug =
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'collection';
   return `files:${slug}-${await filesHash(files)}`;
 }
 
@@ -86,7 +97,10 @@ export class CollectionStore {
   }
 
   /** Store (or replace) a collection. `meta.files`/`totalBytes` are recomputed from `files`. */
-  async put(meta: Pick<CollectionMeta, 'id' | 'name' | 'source'> & Partial<Pick<CollectionMeta, 'addedAt'>>, files: readonly CollectionFile[]): Promise<CollectionMeta> {
+  async put(
+    meta: Pick<CollectionMeta, 'id' | 'name' | 'source'> & Partial<Pick<CollectionMeta, 'addedAt'>>,
+    files: readonly CollectionFile[],
+  ): Promise<CollectionMeta> {
     const full = collectionMeta(meta.id, meta.name, meta.source, files, meta.addedAt ?? Date.now());
     const db = await this.#open();
     const tx = db.transaction(['meta', 'files'], 'readwrite');

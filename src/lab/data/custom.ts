@@ -148,7 +148,8 @@ export async function parseTextDocuments(files: readonly CollectionFile[], label
   for (const f of sorted) {
     const id = withoutExtension(f.path.slice(folder.length));
     const prev = seen.get(id);
-    if (prev !== undefined) throw new InputError(f.path, undefined, `document id ${quote(id)} is also the id of ${prev} (ids are paths without extension)`);
+    if (prev !== undefined)
+      throw new InputError(f.path, undefined, `document id ${quote(id)} is also the id of ${prev} (ids are paths without extension)`);
     seen.set(id, f.path);
     let text = await fileText(f.bytes, f.path);
     let title = withoutExtension(baseName(f.path));

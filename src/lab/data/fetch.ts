@@ -85,7 +85,9 @@ export async function fetchWithProgress(url: string, options: FetchOptions = {})
       }
     } catch (e) {
       if (signal?.aborted) throw signal.reason ?? e;
-      throw new Error(`GET ${url} failed while reading the body after ${loaded} bytes: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+      throw new Error(`GET ${url} failed while reading the body after ${loaded} bytes: ${(e as Error)?.message ?? String(e)}`, {
+        cause: e,
+      });
     } finally {
       reader.releaseLock();
     }
@@ -144,7 +146,10 @@ async function fetchShards(base: string, repo: string, spec: LayoutFiles, opts: 
     const listUrl = treeApiUrl(base, repo, spec.shards.dir, spec.revision);
     let entries: TreeEntry[];
     try {
-      const raw = await fetchWithProgress(listUrl, { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+      const raw = await fetchWithProgress(listUrl, {
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      });
       entries = JSON.parse(new TextDecoder().decode(raw)) as TreeEntry[];
     } catch (listError) {
       if (opts.signal?.aborted) throw listError;

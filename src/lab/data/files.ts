@@ -140,7 +140,8 @@ function jsonKeys(line: string | undefined): string[] | null {
 /** Role of a record file (JSONL/parquet/CSV) from its fields and name; 'records' when undecidable. */
 function recordRole(path: string, keys: readonly string[]): { role: 'corpus' | 'queries' | 'records' | null; by: 'name' | 'content' } {
   const h = hint(path);
-  const fits = (r: 'corpus' | 'queries'): boolean => pickField(keys, aliasesFor(r).id) !== undefined && pickField(keys, aliasesFor(r).text) !== undefined;
+  const fits = (r: 'corpus' | 'queries'): boolean =>
+    pickField(keys, aliasesFor(r).id) !== undefined && pickField(keys, aliasesFor(r).text) !== undefined;
   if (h !== null) return { role: fits(h) ? h : null, by: 'name' };
   if (fits('corpus') && pickField(keys, ['title']) !== undefined) return { role: 'corpus', by: 'content' };
   if (fits('corpus') || fits('queries')) return { role: 'records', by: 'content' };
@@ -174,7 +175,8 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
     } catch (e) {
       return unknown(file, (e as InputError).reason ?? String(e));
     }
-    if (QRELS_PARQUET_COLUMNS.every((c) => cols.includes(c))) return { file, role: 'qrels', format: 'parquet', split: splitOf(path), by: 'content' };
+    if (QRELS_PARQUET_COLUMNS.every((c) => cols.includes(c)))
+      return { file, role: 'qrels', format: 'parquet', split: splitOf(path), by: 'content' };
     const r = recordRole(path, cols);
     if (r.role === null) return unknown(file, `parquet columns ${cols.join(', ')}: ${EXPECTED}`);
     return { file, role: r.role, format: 'parquet', by: r.by };
@@ -188,7 +190,11 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   if (ext === 'csv') {
     const head = (await headLines(file.bytes, 1))[0] ?? '';
     const r = recordRole(path, csvHeader(head));
-    if (r.role === null) return unknown(file, `CSV header ${JSON.stringify(head.slice(0, 120))}: expected an id column (${aliasesFor('corpus').id.join(', ')}) and a text column (${aliasesFor('corpus').text.join(', ')})`);
+    if (r.role === null)
+      return unknown(
+        file,
+        `CSV header ${JSON.stringify(head.slice(0, 120))}: expected an id column (${aliasesFor('corpus').id.join(', ')}) and a text column (${aliasesFor('corpus').text.join(', ')})`,
+      );
     return { file, role: r.role === 'records' ? 'corpus' : r.role, format: 'csv', by: r.by };
   }
   if (ext === 'md' || ext === 'markdown') return { file, role: 'document', format: 'text', by: 'name' };
@@ -199,7 +205,11 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
     const keys = jsonKeys(lines[0]);
     if (keys === null) return unknown(file, `first line is not a JSON object: ${EXPECTED}`);
     const r = recordRole(path, keys);
-    if (r.role === null) return unknown(file, `JSON fields ${keys.join(', ')}: expected an id field and a text field (${aliasesFor('corpus').id.join('/')}, ${aliasesFor('corpus').text.join('/')})`);
+    if (r.role === null)
+      return unknown(
+        file,
+        `JSON fields ${keys.join(', ')}: expected an id field and a text field (${aliasesFor('corpus').id.join('/')}, ${aliasesFor('corpus').text.join('/')})`,
+      );
     const native = keys.includes('_id') && keys.includes('text');
     return { file, role: r.role, format: native ? 'jsonl' : 'jsonl-aliased', by: r.by };
   }
@@ -224,23 +234,34 @@ export async function classifyFiles(input: readonly CollectionFile[]): Promise<C
     return {
       ...p,
       role: 'unknown',
-      reason: 'could be a corpus or queries (id and text fields, no title): name it corpus.* or queries.* (or put it in a corpus/ or queries/ folder)',
+      reason:
+        'could be a corpus or queries (id and text fields, no title): name it corpus.* or queries.* (or put it in a corpus/ or queries/ folder)',
     };
   });
   const structuredCorpus = settled.find((c) => c.role === 'corpus');
   const files = settled.map((c) =>
     c.role === 'document' && structuredCorpus
-      ? { ...c, role: 'ignored' as const, reason: `not used as a document: the corpus comes from ${structuredCorpus.file.path} (.txt/.md files form a corpus only when no corpus file is given)` }
+      ? {
+          ...c,
+          role: 'ignored' as const,
+          reason: `not used as a document: the corpus comes from ${structuredCorpus.file.path} (.txt/.md files form a corpus only when no corpus file is given)`,
+        }
       : c,
   );
   const diagnostics: Diagnostic[] = [];
   const junk = files.filter((c) => c.role === 'ignored' && c.reason === 'system file');
   if (junk.length > 0) {
-    diagnostics.push({ severity: 'warning', file: junk[0]!.file.path, message: `${junk.length} system file(s) ignored (e.g. __MACOSX, .DS_Store)` });
+    diagnostics.push({
+      severity: 'warning',
+      file: junk[0]!.file.path,
+      message: `${junk.length} system file(s) ignored (e.g. __MACOSX, .DS_Store)`,
+    });
   }
   for (const c of files) {
-    if (c.role === 'ignored' && c.reason !== 'system file') diagnostics.push({ severity: 'warning', file: c.file.path, message: `ignored: ${c.reason ?? ''}` });
-    if (c.role === 'unknown') diagnostics.push({ severity: 'error', file: c.file.path, message: `not recognised, not used: ${c.reason ?? EXPECTED}` });
+    if (c.role === 'ignored' && c.reason !== 'system file')
+      diagnostics.push({ severity: 'warning', file: c.file.path, message: `ignored: ${c.reason ?? ''}` });
+    if (c.role === 'unknown')
+      diagnostics.push({ severity: 'error', file: c.file.path, message: `not recognised, not used: ${c.reason ?? EXPECTED}` });
   }
   return { files, diagnostics };
 }

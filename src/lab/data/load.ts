@@ -98,7 +98,9 @@ async function feedRecords(builder: CorpusBuilder | QueriesBuilder, c: Classifie
     case 'csv':
       return feedCsv(builder, bytes, path, role);
     case 'parquet':
-      return role === 'corpus' ? feedCorpusParquet(builder as CorpusBuilder, bytes, path) : feedQueriesParquet(builder as QueriesBuilder, bytes, path);
+      return role === 'corpus'
+        ? feedCorpusParquet(builder as CorpusBuilder, bytes, path)
+        : feedQueriesParquet(builder as QueriesBuilder, bytes, path);
     case 'tsv':
       if (role === 'queries') return feedQueriesTsv(builder as QueriesBuilder, bytes, path);
   }
@@ -170,7 +172,11 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   const { files: classified, diagnostics: found } = await classifyFiles(files);
   const diagnostics: Diagnostic[] = [...found];
   const of = (role: ClassifiedFile['role']): ClassifiedFile[] => classified.filter((c) => c.role === role);
-  const listing = classified.map((c) => c.file.path).slice(0, 12).join(', ') || 'no files';
+  const listing =
+    classified
+      .map((c) => c.file.path)
+      .slice(0, 12)
+      .join(', ') || 'no files';
 
   // Runs first: they decide whether queries are optional.
   const runs: Run[] = [];
@@ -183,7 +189,11 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
 
   let corpus: ParseResult<Corpus>;
   if (of('corpus').length > 0) corpus = await parseCorpusGroup(of('corpus'));
-  else if (of('document').length > 0) corpus = await parseTextDocuments(of('document').map((c) => c.file), `${name} (documents)`);
+  else if (of('document').length > 0)
+    corpus = await parseTextDocuments(
+      of('document').map((c) => c.file),
+      `${name} (documents)`,
+    );
   else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}`);
   diagnostics.push(...corpus.warnings);
 
@@ -196,7 +206,11 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   let split: string | null = null;
   let qrels: (ParseResult<Qrels> & { file: string }) | null = null;
   if (options.split !== undefined && splits.length > 0 && !bySplit.has(options.split)) {
-    throw new InputError(name, undefined, `no judgments for split ${quote(options.split)}; found splits ${splits.map((s) => quote(s)).join(', ')}`);
+    throw new InputError(
+      name,
+      undefined,
+      `no judgments for split ${quote(options.split)}; found splits ${splits.map((s) => quote(s)).join(', ')}`,
+    );
   }
   if (splits.length > 0) {
     split = options.split ?? splits[0]!;
@@ -225,7 +239,9 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   }
 
   if (qrels) {
-    diagnostics.push(...checkQrels(qrels.value, qrels.file, queriesSynthesized ? { corpus: corpus.value } : { corpus: corpus.value, queries }));
+    diagnostics.push(
+      ...checkQrels(qrels.value, qrels.file, queriesSynthesized ? { corpus: corpus.value } : { corpus: corpus.value, queries }),
+    );
   }
   return { name, corpus: corpus.value, queries, qrels: qrels?.value ?? null, split, splits, runs, diagnostics };
 }

@@ -115,7 +115,16 @@ describe('relevance level', () => {
     setup();
     expect(screen.queryByLabelText('Relevant if grade ≥')).toBeNull();
     const onlevel = vi.fn<(level: number) => void>();
-    render(AnalysisControls, { depths: [1, 10], k: 10, label: 'any' as SupportLabel, onk: vi.fn(), onlabel: vi.fn(), ondepths: vi.fn(), level: 2, onlevel });
+    render(AnalysisControls, {
+      depths: [1, 10],
+      k: 10,
+      label: 'any' as SupportLabel,
+      onk: vi.fn(),
+      onlabel: vi.fn(),
+      ondepths: vi.fn(),
+      level: 2,
+      onlevel,
+    });
     const input = screen.getByLabelText('Relevant if grade ≥') as HTMLInputElement;
     expect(input.value).toBe('2');
     await fireEvent.change(input, { target: { value: '3' } });

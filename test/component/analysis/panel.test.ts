@@ -104,7 +104,14 @@ describe('AnalysisPanel', () => {
 
   test('empty state when there is no candidate, still showing the measures', () => {
     const base = mainReport();
-    const report: FlipReport = { ...base, runs: base.runs.filter((r) => r.role === 'reference'), depths: [], paired: [], hybrids: [], strata: [] };
+    const report: FlipReport = {
+      ...base,
+      runs: base.runs.filter((r) => r.role === 'reference'),
+      depths: [],
+      paired: [],
+      hybrids: [],
+      strata: [],
+    };
     const qrels = makeQrels(REFERENCE_RANKS.length);
     const { container } = setup({ report, partial: [], metrics: metricsRows(qrels, [makeRun('BM25', REFERENCE_RANKS)]) });
     expect(screen.getByText(/Nothing to compare yet/)).toBeTruthy();

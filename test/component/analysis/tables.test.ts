@@ -24,16 +24,7 @@ import {
 } from '../../../src/app/views/analysis/format.ts';
 import { LAB_MEASURES } from '../../../src/app/types.ts';
 import { analyzeFlips } from '../../../src/core/flips/analyze.ts';
-import {
-  BGE_RANKS,
-  E5_RANKS,
-  REFERENCE_RANKS,
-  mainReport,
-  makeQrels,
-  makeRun,
-  undefinedReport,
-  type Ranks,
-} from './fixtures.ts';
+import { BGE_RANKS, E5_RANKS, REFERENCE_RANKS, mainReport, makeQrels, makeRun, undefinedReport, type Ranks } from './fixtures.ts';
 import { metricsRows, readTable, visibleText } from './helpers.ts';
 
 const tableOf = (container: HTMLElement): HTMLTableElement => {
@@ -64,7 +55,10 @@ describe('TransitionMatrix', () => {
     const { container } = render(TransitionMatrix, { report, k: 10, partial: [] });
     const tables = container.querySelectorAll<HTMLTableElement>('table[data-candidate]');
     expect([...tables].map((t) => t.dataset['candidate'])).toEqual(['BGE', 'E5']);
-    for (const [name, ranks] of [['BGE', BGE_RANKS], ['E5', E5_RANKS]] as const) {
+    for (const [name, ranks] of [
+      ['BGE', BGE_RANKS],
+      ['E5', E5_RANKS],
+    ] as const) {
       const table = container.querySelector<HTMLTableElement>(`table[data-candidate="${name}"]`)!;
       const expected = oracle(REFERENCE_RANKS, ranks, 10);
       const row = report.depths.find((d) => d.k === 10)!.candidates.find((c) => c.name === name)!;
@@ -77,8 +71,16 @@ describe('TransitionMatrix', () => {
       }
       // Layout: row 1 = reference supports (preserved, broken), row 2 = does not (fixed, unchanged).
       const bodyRows = table.tBodies[0]!.rows;
-      expect([...bodyRows[0]!.cells].map((c) => c.dataset['state'] ?? c.textContent!.trim())).toEqual(['BM25 supports', 'preserved', 'broken']);
-      expect([...bodyRows[1]!.cells].map((c) => c.dataset['state'] ?? c.textContent!.trim())).toEqual(['BM25 does not', 'fixed', 'unchanged']);
+      expect([...bodyRows[0]!.cells].map((c) => c.dataset['state'] ?? c.textContent!.trim())).toEqual([
+        'BM25 supports',
+        'preserved',
+        'broken',
+      ]);
+      expect([...bodyRows[1]!.cells].map((c) => c.dataset['state'] ?? c.textContent!.trim())).toEqual([
+        'BM25 does not',
+        'fixed',
+        'unchanged',
+      ]);
       expect(table.querySelector('[data-net-gain]')!.textContent).toContain(formatSigned(expected.fixed - expected.broken));
       expect(table.querySelector('[data-partial-badge]')).toBeNull();
     }
@@ -146,7 +148,10 @@ describe('FlipTable', () => {
     const { container } = render(FlipTable, { report });
     const rows = readTable(tableOf(container));
     const r1 = rows.find((r) => r.text['k'] === '1')!;
-    for (const [column, kind] of [['negative-flip rate', 'negative_flip_rate'], ['compatibility', 'compatibility']] as const) {
+    for (const [column, kind] of [
+      ['negative-flip rate', 'negative_flip_rate'],
+      ['compatibility', 'compatibility'],
+    ] as const) {
       const cell = r1.cells[column]!;
       expect(r1.text[column]).toBe('—');
       expect(cell.title).toBe(undefinedReason(kind, 1));
@@ -228,7 +233,11 @@ function makeReport(ref: Ranks, cand: Ranks) {
 }
 
 function mainReportFrom(ref: Ranks, cands: readonly (readonly [string, Ranks])[]) {
-  return analyzeFlips(makeQrels(ref.length), makeRun('BM25', ref), cands.map(([name, r]) => makeRun(name, r)));
+  return analyzeFlips(
+    makeQrels(ref.length),
+    makeRun('BM25', ref),
+    cands.map(([name, r]) => makeRun(name, r)),
+  );
 }
 
 describe('PairedTable', () => {
@@ -238,7 +247,11 @@ describe('PairedTable', () => {
     const ref: Ranks = Array.from({ length: n }, () => 1);
     const a: Ranks = Array.from({ length: n }, (_, i) => (i < 20 ? null : 1));
     const b: Ranks = Array.from({ length: n }, (_, i) => (i === 0 ? null : 1));
-    const report = mainReportFrom(ref, [['A', a], ['B', b], ['C', b]]);
+    const report = mainReportFrom(ref, [
+      ['A', a],
+      ['B', b],
+      ['C', b],
+    ]);
     const { container } = render(PairedTable, { report, partial: ['C'] });
     const rows = readTable(tableOf(container));
     expect(rows).toHaveLength(report.paired.length);

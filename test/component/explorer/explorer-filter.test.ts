@@ -18,7 +18,10 @@ function reportOf(names: string[], depthList: number[], perQuery: PerQueryRow[])
     label: 'any',
     relevance_level: 1,
     depth_list: depthList,
-    runs: [{ name: 'ref', role: 'reference', missing_queries: 0 }, ...names.map((name) => ({ name, role: 'candidate' as const, missing_queries: 0 }))],
+    runs: [
+      { name: 'ref', role: 'reference', missing_queries: 0 },
+      ...names.map((name) => ({ name, role: 'candidate' as const, missing_queries: 0 })),
+    ],
     depths: [],
     paired: [],
     hybrids: [],
@@ -66,14 +69,25 @@ describe('filterQueries', () => {
     fc.assert(
       fc.property(arbCase, (c) => {
         const texts = new Map(c.rows.map((r) => [r.qid, r.text]));
-        const perQuery: PerQueryRow[] = c.rows.map((r) => ({ qid: r.qid, reference_rank: r.reference_rank, candidates: [...r.candidates] }));
+        const perQuery: PerQueryRow[] = c.rows.map((r) => ({
+          qid: r.qid,
+          reference_rank: r.reference_rank,
+          candidates: [...r.candidates],
+        }));
         const report = reportOf(c.names, c.depthList, perQuery);
-        const got = filterQueries(report, { candidate: c.candidate, depthIndex: c.depthIndex, state: c.state, text: c.text }, (q) => texts.get(q) ?? '');
+        const got = filterQueries(
+          report,
+          { candidate: c.candidate, depthIndex: c.depthIndex, state: c.state, text: c.text },
+          (q) => texts.get(q) ?? '',
+        );
 
         // Oracle: literal reading of the spec.
         const needle = c.text.trim().toLocaleLowerCase('en');
         const textMatch = perQuery.filter(
-          (r) => needle === '' || r.qid.toLocaleLowerCase('en').includes(needle) || (texts.get(r.qid) ?? '').toLocaleLowerCase('en').includes(needle),
+          (r) =>
+            needle === '' ||
+            r.qid.toLocaleLowerCase('en').includes(needle) ||
+            (texts.get(r.qid) ?? '').toLocaleLowerCase('en').includes(needle),
         );
         const stateOf = (r: PerQueryRow): TransitionState => r.candidates.find((x) => x.name === c.candidate)!.states[c.depthIndex]!;
         const expected = textMatch.filter((r) => c.state === 'all' || stateOf(r) === c.state);
@@ -98,9 +112,17 @@ describe('filterQueries', () => {
     for (const block of s.report.depths) {
       const d = s.report.depth_list.indexOf(block.k);
       for (const cand of block.candidates) {
-        const { counts, rows } = filterQueries(s.report, { candidate: cand.name, depthIndex: d, state: 'all', text: '' }, (q) => s.texts.get(q)!);
+        const { counts, rows } = filterQueries(s.report, { candidate: cand.name, depthIndex: d, state: 'all', text: '' }, (q) =>
+          s.texts.get(q)!,
+        );
         expect(rows).toHaveLength(s.report.queries);
-        expect(counts).toEqual({ all: s.report.queries, broken: cand.broken, fixed: cand.fixed, preserved: cand.preserved, unchanged: cand.unchanged });
+        expect(counts).toEqual({
+          all: s.report.queries,
+          broken: cand.broken,
+          fixed: cand.fixed,
+          preserved: cand.preserved,
+          unchanged: cand.unchanged,
+        });
       }
     }
   });
@@ -119,7 +141,9 @@ describe('filterQueries', () => {
   test('bad arguments are clear errors', () => {
     const s = synthetic(5, { seed: 1, candidates: 1 });
     const q = { candidate: 'cand-1', depthIndex: 0, state: 'all' as const, text: '' };
-    expect(() => filterQueries(s.report, { ...q, candidate: 'nope' }, () => '')).toThrow(/unknown candidate "nope": expected one of cand-1/);
+    expect(() => filterQueries(s.report, { ...q, candidate: 'nope' }, () => '')).toThrow(
+      /unknown candidate "nope": expected one of cand-1/,
+    );
     expect(() => filterQueries(s.report, { ...q, depthIndex: 9 }, () => '')).toThrow(/depth index 9/);
     const { per_query: _, ...bare } = s.report;
     expect(() => filterQueries(bare, q, () => '')).toThrow(/no per-query rows/);

@@ -75,7 +75,9 @@ describe('Explorer', () => {
     expect(listbox().getAttribute('aria-label')).toBe(`Queries (${expected})`);
     expect(chip(/^broken/i).getAttribute('aria-pressed')).toBe('true');
     expect(chip(/^all/i).getAttribute('aria-pressed')).toBe('false');
-    const badges = within(listbox()).getAllByRole('option').map((o) => o.querySelector('.badge')!.textContent);
+    const badges = within(listbox())
+      .getAllByRole('option')
+      .map((o) => o.querySelector('.badge')!.textContent);
     expect(badges.length).toBeGreaterThan(0);
     expect(new Set(badges)).toEqual(new Set(['broken']));
   });
@@ -100,7 +102,11 @@ describe('Explorer', () => {
     expect(listbox().getAttribute('aria-label')).toBe(`Queries (${n})`);
     expect(chipCount(/^all/i)).toBe(n);
     await fireEvent.input(input, { target: { value: 'q6999' } });
-    expect(within(listbox()).getAllByRole('option').map((o) => o.querySelector('.qid')!.textContent)).toEqual(['q6999']);
+    expect(
+      within(listbox())
+        .getAllByRole('option')
+        .map((o) => o.querySelector('.qid')!.textContent),
+    ).toEqual(['q6999']);
     await fireEvent.input(input, { target: { value: 'no such words' } });
     expect(within(listbox()).queryAllByRole('option')).toHaveLength(0);
     expect(screen.getByText('No query matches these filters.')).toBeTruthy();

@@ -49,7 +49,8 @@ export function synthetic(n: number, options: { seed?: number; docs?: number; de
       const judged = [...byQuery.get(qid)!.keys()];
       while (docs.length < depth) {
         // Judged documents show up with some probability at random depths.
-        const d = rand() < 0.08 && judged.length > 0 ? judged[Math.floor(rand() * judged.length)]! : asDocId(`d${Math.floor(rand() * nDocs)}`);
+        const d =
+          rand() < 0.08 && judged.length > 0 ? judged[Math.floor(rand() * judged.length)]! : asDocId(`d${Math.floor(rand() * nDocs)}`);
         if (seen.has(d)) continue;
         seen.add(d);
         docs.push(d);

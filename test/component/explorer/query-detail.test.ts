@@ -25,7 +25,11 @@ function deferred<T>() {
 function interestingQuery(k: number): Detail {
   for (const row of s.report.per_query!) {
     const d = detailFrom(s, row.qid, ['bm25', 'cand-1'], k);
-    if (d.lists.every((l) => l.docs.some((x) => x.grade !== null && x.grade >= 1)) && d.lists[0]!.firstRelevant !== d.lists[1]!.firstRelevant) return d;
+    if (
+      d.lists.every((l) => l.docs.some((x) => x.grade !== null && x.grade >= 1)) &&
+      d.lists[0]!.firstRelevant !== d.lists[1]!.firstRelevant
+    )
+      return d;
   }
   throw new Error('fixture has no query with relevant documents in both lists');
 }
@@ -119,7 +123,14 @@ describe('QueryDetail', () => {
 
   test('a rejected detail loader shows its message in place', async () => {
     render(QueryDetail, {
-      props: { qid: 'q9', reference: 'a', candidate: 'b', k: 10, loadDetail: () => Promise.reject(new Error('run "b" has no list for q9')), loadPassage: noPassage },
+      props: {
+        qid: 'q9',
+        reference: 'a',
+        candidate: 'b',
+        k: 10,
+        loadDetail: () => Promise.reject(new Error('run "b" has no list for q9')),
+        loadPassage: noPassage,
+      },
     });
     expect(screen.getByRole('status').textContent).toContain('Loading');
     const alert = await screen.findByRole('alert');
@@ -137,8 +148,11 @@ describe('QueryDetail', () => {
       ],
     };
     let calls = 0;
-    const loadPassage: PassageLoader = () => (++calls === 1 ? Promise.reject(new Error('corpus not cached')) : Promise.resolve({ title: '', text: 'second try' }));
-    render(QueryDetail, { props: { qid: 'q', reference: 'a', candidate: 'b', k: 10, loadDetail: () => Promise.resolve(detail), loadPassage } });
+    const loadPassage: PassageLoader = () =>
+      ++calls === 1 ? Promise.reject(new Error('corpus not cached')) : Promise.resolve({ title: '', text: 'second try' });
+    render(QueryDetail, {
+      props: { qid: 'q', reference: 'a', candidate: 'b', k: 10, loadDetail: () => Promise.resolve(detail), loadPassage },
+    });
     await fireEvent.click(await screen.findByRole('button', { name: /show passage/i }));
     expect((await screen.findByRole('alert')).textContent).toContain('corpus not cached');
     await fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
@@ -154,7 +168,9 @@ describe('QueryDetail', () => {
       return d.promise;
     };
     const make = (qid: string): Detail => ({ qid, text: `text of ${qid}`, judged: [], lists: [] });
-    const { rerender } = render(QueryDetail, { props: { qid: 'A', reference: 'r', candidate: 'c', k: 10, loadDetail, loadPassage: noPassage } });
+    const { rerender } = render(QueryDetail, {
+      props: { qid: 'A', reference: 'r', candidate: 'c', k: 10, loadDetail, loadPassage: noPassage },
+    });
     await rerender({ qid: 'B' });
     pending.get('B')!.resolve(make('B'));
     await screen.findByText('text of B');
@@ -172,7 +188,9 @@ describe('QueryDetail', () => {
       return d.promise;
     };
     const make = (qid: string): Detail => ({ qid, text: `text of ${qid}`, judged: [], lists: [] });
-    const { rerender } = render(QueryDetail, { props: { qid: 'A', reference: 'r', candidate: 'c', k: 10, loadDetail, loadPassage: noPassage } });
+    const { rerender } = render(QueryDetail, {
+      props: { qid: 'A', reference: 'r', candidate: 'c', k: 10, loadDetail, loadPassage: noPassage },
+    });
     await rerender({ qid: 'B' });
     await rerender({ qid: 'C' });
     pending.get('A')!.resolve(make('A'));

@@ -13,7 +13,8 @@ import { asLab, FakeLab, summary } from './fakes.svelte.ts';
 
 function makeRun(name: string, lists: Record<string, string[]>): Run {
   const byQuery = new Map<QueryId, RankedList>();
-  for (const [q, docs] of Object.entries(lists)) byQuery.set(q as QueryId, { docs: docs as DocId[], scores: Float64Array.from(docs, (_, i) => -i) });
+  for (const [q, docs] of Object.entries(lists))
+    byQuery.set(q as QueryId, { docs: docs as DocId[], scores: Float64Array.from(docs, (_, i) => -i) });
   return { name, byQuery };
 }
 
@@ -31,7 +32,15 @@ function setup(candidates: string[]) {
   lab.collection = summary({ judged: false, split: null });
   lab.retrievers = [ready('bm25'), ready('dense'), ready('sparse')];
   lab.view = { ...lab.view, reference: 'bm25', candidates, depths: [1, 5] };
-  lab.lab.compare.mockImplementation((reference, names, depths) => Promise.resolve(compareRuns(RUNS[reference]!, names.map((n) => RUNS[n]!), depths)));
+  lab.lab.compare.mockImplementation((reference, names, depths) =>
+    Promise.resolve(
+      compareRuns(
+        RUNS[reference]!,
+        names.map((n) => RUNS[n]!),
+        depths,
+      ),
+    ),
+  );
   const r = render(AgreementPanel, { lab: asLab(lab) });
   return { ...r, lab };
 }
@@ -42,10 +51,14 @@ describe('AgreementPanel', () => {
     const table = await screen.findByRole('table');
     expect(lab.lab.compare).toHaveBeenCalledWith('bm25', ['dense'], [1, 5]);
     const want = compareRuns(RUNS['bm25']!, [RUNS['dense']!], [1, 5]);
-    const rows = within(table).getAllByRole('row').filter((r) => within(r).queryAllByRole('cell').length > 0);
+    const rows = within(table)
+      .getAllByRole('row')
+      .filter((r) => within(r).queryAllByRole('cell').length > 0);
     expect(rows).toHaveLength(1);
     expect(within(rows[0]!).getByRole('rowheader').textContent).toContain('dense');
-    const cells = within(rows[0]!).getAllByRole('cell').map((c) => c.textContent ?? '');
+    const cells = within(rows[0]!)
+      .getAllByRole('cell')
+      .map((c) => c.textContent ?? '');
     // overlap@5 of q1 is 2/5 and of q2 is 5/5: mean 0.7; the table shows the core's numbers.
     expect(want.depths[1]!.candidates[0]!.overlap.mean).toBeCloseTo(0.7, 12);
     expect(cells[2]).toMatch(new RegExp(`^${fixed3(want.depths[1]!.candidates[0]!.overlap.mean)} `));
@@ -58,7 +71,13 @@ describe('AgreementPanel', () => {
     await screen.findByRole('table');
     lab.view = { ...lab.view, candidates: ['dense', 'sparse'] };
     await waitFor(() => expect(lab.lab.compare).toHaveBeenLastCalledWith('bm25', ['dense', 'sparse'], [1, 5]));
-    await waitFor(() => expect(within(screen.getByRole('table')).getAllByRole('rowheader').map((h) => h.textContent?.trim())).toEqual(['dense', 'sparse']));
+    await waitFor(() =>
+      expect(
+        within(screen.getByRole('table'))
+          .getAllByRole('rowheader')
+          .map((h) => h.textContent?.trim()),
+      ).toEqual(['dense', 'sparse']),
+    );
   });
 
   test('without a candidate it asks for one and compares nothing', () => {

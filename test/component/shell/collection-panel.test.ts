@@ -77,7 +77,9 @@ describe('CollectionPanel', () => {
     const { lab } = setup();
     lab.collection = summary({ name: 'notes', docs: 3, queries: 2, evaluated: 2, judged: false, split: null });
     await waitFor(() => expect(screen.getByTestId('collection-summary')).toBeTruthy());
-    expect(text(screen.getByTestId('collection-summary'))).toBe('notes: 3 passages, 2 queries, no judgments (retrievers are compared by overlap)');
+    expect(text(screen.getByTestId('collection-summary'))).toBe(
+      'notes: 3 passages, 2 queries, no judgments (retrievers are compared by overlap)',
+    );
     expect(screen.queryByText(/warnings? while reading/)).toBeNull();
   });
 
@@ -105,7 +107,11 @@ describe('CollectionPanel', () => {
     expect(box.querySelector('progress')).toBeNull();
 
     // Second file of the set: 1 MiB finished before, 512 KiB of this file's 2 MiB loaded, 65 s left.
-    collections.download = { name: 'SciFact', progress: { url: 'https://hub/x/queries.jsonl.gz', loaded: 512 * 1024, total: 2 * MiB, etaMs: 65_000 }, finishedBytes: MiB };
+    collections.download = {
+      name: 'SciFact',
+      progress: { url: 'https://hub/x/queries.jsonl.gz', loaded: 512 * 1024, total: 2 * MiB, etaMs: 65_000 },
+      finishedBytes: MiB,
+    };
     await waitFor(() => expect(box.querySelector('progress')).not.toBeNull());
     const bar = box.querySelector('progress')!;
     expect(bar.value).toBe(512 * 1024);
@@ -115,7 +121,11 @@ describe('CollectionPanel', () => {
     expect(text(box)).toContain('1 min 5 s left');
 
     // No Content-Length: no percent, and the ETA is unknown.
-    collections.download = { name: 'SciFact', progress: { url: 'https://hub/x/corpus.jsonl.gz', loaded: 3 * MiB, total: null, etaMs: null }, finishedBytes: 0 };
+    collections.download = {
+      name: 'SciFact',
+      progress: { url: 'https://hub/x/corpus.jsonl.gz', loaded: 3 * MiB, total: null, etaMs: null },
+      finishedBytes: 0,
+    };
     await waitFor(() => expect(text(box)).toContain('3.0 MiB'));
     expect(text(box)).not.toMatch(/%/);
     expect(text(box)).toContain('estimating…');
@@ -131,7 +141,14 @@ describe('CollectionPanel', () => {
     expect(screen.queryByRole('table')).toBeNull();
     const stored: CollectionMeta[] = [
       { id: 'beir:scifact', name: 'SciFact', source: 'catalog', files: [], totalBytes: 3 * MiB + MiB / 2, addedAt: 1 },
-      { id: 'files:notes-1a2b3c', name: 'notes', source: 'files', files: [{ path: 'notes/a.txt', bytes: 900 }], totalBytes: 900, addedAt: 2 },
+      {
+        id: 'files:notes-1a2b3c',
+        name: 'notes',
+        source: 'files',
+        files: [{ path: 'notes/a.txt', bytes: 900 }],
+        totalBytes: 900,
+        addedAt: 2,
+      },
     ];
     collections.stored = stored;
     const table = await screen.findByRole('table');
@@ -174,6 +191,8 @@ describe('CollectionPanel', () => {
     await fireEvent.change(input);
     await waitFor(() => expect(collections.openUpload).toHaveBeenCalledTimes(1));
     const given = collections.openUpload.mock.calls[0]![0];
-    expect(given.map((f) => ({ path: f.path, bytes: Array.from(f.bytes) }))).toEqual([{ path: 'scifact/qrels/test.tsv', bytes: Array.from(new TextEncoder().encode('q1\t0\td1\t1\n')) }]);
+    expect(given.map((f) => ({ path: f.path, bytes: Array.from(f.bytes) }))).toEqual([
+      { path: 'scifact/qrels/test.tsv', bytes: Array.from(new TextEncoder().encode('q1\t0\td1\t1\n')) },
+    ]);
   });
 });

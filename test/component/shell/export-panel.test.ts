@@ -113,7 +113,13 @@ describe('ExportPanel', () => {
     await fireEvent.click(screen.getByTestId('export-per-query-json'));
     const file = await only();
     expect([file.name, file.type]).toEqual(['SciFact-per-query.json', 'application/json']);
-    const parsed = JSON.parse(file.text) as { reference: string; candidates: string[]; label: string; depth_list: number[]; per_query: PerQueryRow[] };
+    const parsed = JSON.parse(file.text) as {
+      reference: string;
+      candidates: string[];
+      label: string;
+      depth_list: number[];
+      per_query: PerQueryRow[];
+    };
     expect(parsed).toMatchObject({ reference: 'BM25', candidates: ['BGE', 'E5'], label: 'any', depth_list: DEPTHS });
     expect(parsed.per_query.map((q) => [q.qid, q.candidates.map((c) => c.states)])).toEqual(
       REFERENCE_RANKS.map((_, i) => [`q${i + 1}`, [literalStates('BGE', i), literalStates('E5', i)]]),

@@ -65,8 +65,23 @@ export class FakeLab {
 }
 
 type LabMembers =
-  | 'settings' | 'view' | 'collection' | 'collectionError' | 'busy' | 'retrievers' | 'report' | 'metrics' | 'partial'
-  | 'reference' | 'candidates' | 'setView' | 'cancel' | 'remove' | 'addEncoder' | 'addBm25' | 'addRunFile';
+  | 'settings'
+  | 'view'
+  | 'collection'
+  | 'collectionError'
+  | 'busy'
+  | 'retrievers'
+  | 'report'
+  | 'metrics'
+  | 'partial'
+  | 'reference'
+  | 'candidates'
+  | 'setView'
+  | 'cancel'
+  | 'remove'
+  | 'addEncoder'
+  | 'addBm25'
+  | 'addRunFile';
 
 /** The fake as the `Lab` the panels are typed with (checked: the members they use have Lab's types). */
 export function asLab(fake: FakeLab): Lab {
@@ -91,7 +106,8 @@ export class FakeCollections {
   remove = vi.fn(async (_id: string): Promise<void> => {});
 }
 
-type CollectionsMembers = 'stored' | 'download' | 'error' | 'catalog' | 'isStored' | 'openCatalog' | 'cancelDownload' | 'openUpload' | 'openStored' | 'remove';
+type CollectionsMembers =
+  'stored' | 'download' | 'error' | 'catalog' | 'isStored' | 'openCatalog' | 'cancelDownload' | 'openUpload' | 'openStored' | 'remove';
 
 export function asCollections(fake: FakeCollections): Collections {
   const shape: Pick<Collections, CollectionsMembers> = fake;
@@ -100,5 +116,16 @@ export function asCollections(fake: FakeCollections): Collections {
 
 /** A collection summary as the lab worker reports it. */
 export function summary(patch: Partial<CollectionSummary> = {}): CollectionSummary {
-  return { name: 'SciFact', docs: 5183, queries: 1109, evaluated: 300, judged: true, split: 'test', splits: ['test', 'train'], runs: [], diagnostics: [], ...patch };
+  return {
+    name: 'SciFact',
+    docs: 5183,
+    queries: 1109,
+    evaluated: 300,
+    judged: true,
+    split: 'test',
+    splits: ['test', 'train'],
+    runs: [],
+    diagnostics: [],
+    ...patch,
+  };
 }

@@ -12,8 +12,24 @@ import { asLab, FakeLab, summary } from './fakes.svelte.ts';
 
 const text = (el: Element | null): string => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
 
-const BM25: RetrieverInfo = { id: 'bm25', name: 'bm25', kind: 'bm25', status: 'ready', device: 'cpu', progress: { done: 5183, total: 5183, cached: 0, etaMs: 0, unit: 'documents' } };
-const BGE: RetrieverInfo = { id: 'bge-small', name: 'bge-small', kind: 'dense', status: 'ready', device: 'webgpu', dtype: 'fp32', cached: true, partial: { encodedDocs: 5183, totalDocs: 5183 } };
+const BM25: RetrieverInfo = {
+  id: 'bm25',
+  name: 'bm25',
+  kind: 'bm25',
+  status: 'ready',
+  device: 'cpu',
+  progress: { done: 5183, total: 5183, cached: 0, etaMs: 0, unit: 'documents' },
+};
+const BGE: RetrieverInfo = {
+  id: 'bge-small',
+  name: 'bge-small',
+  kind: 'dense',
+  status: 'ready',
+  device: 'webgpu',
+  dtype: 'fp32',
+  cached: true,
+  partial: { encodedDocs: 5183, totalDocs: 5183 },
+};
 const E5: RetrieverInfo = {
   id: 'e5-small-q8',
   name: 'e5-small-q8',
@@ -26,7 +42,13 @@ const E5: RetrieverInfo = {
   partial: { encodedDocs: 1000, totalDocs: 5183 },
 };
 const SPLADE: RetrieverInfo = { id: 'splade', name: 'splade', kind: 'sparse', status: 'loading', dtype: 'fp32' };
-const FAILED: RetrieverInfo = { id: 'run.trec', name: 'run.trec', kind: 'imported', status: 'error', error: 'run.trec, line 3: expected 6 fields (qid Q0 docid rank score tag), got 4' };
+const FAILED: RetrieverInfo = {
+  id: 'run.trec',
+  name: 'run.trec',
+  kind: 'imported',
+  status: 'error',
+  error: 'run.trec, line 3: expected 6 fields (qid Q0 docid rank score tag), got 4',
+};
 
 function setup(retrievers: RetrieverInfo[] = [BM25, BGE, E5, SPLADE, FAILED], candidates: string[] = ['bge-small']) {
   const lab = new FakeLab();
@@ -51,7 +73,13 @@ describe('RetrieversPanel rows', () => {
   test('status text, device with the reason, cached and partial badges', () => {
     setup();
     const status = (id: string) => text(cells(id)[2]!.querySelector('[class^="status-"]'));
-    expect(['bm25', 'bge-small', 'e5-small-q8', 'splade', 'run.trec'].map(status)).toEqual(['ready', 'ready', 'encoding', 'loading model…', 'failed']);
+    expect(['bm25', 'bge-small', 'e5-small-q8', 'splade', 'run.trec'].map(status)).toEqual([
+      'ready',
+      'ready',
+      'encoding',
+      'loading model…',
+      'failed',
+    ]);
     expect(row('e5-small-q8').dataset['status']).toBe('encoding');
 
     expect(text(cells('bm25')[3]!)).toBe('cpu');
@@ -81,10 +109,16 @@ describe('RetrieversPanel rows', () => {
 
   test('the ETA follows the job: unknown at first, then minutes', async () => {
     const { lab } = setup();
-    lab.retrievers = lab.retrievers.map((r) => (r.id === E5.id ? { ...r, progress: { done: 0, total: 5183, cached: 0, etaMs: null, unit: 'documents' } } : r));
+    lab.retrievers = lab.retrievers.map((r) =>
+      r.id === E5.id ? { ...r, progress: { done: 0, total: 5183, cached: 0, etaMs: null, unit: 'documents' } } : r,
+    );
     await waitFor(() => expect(text(row('e5-small-q8').querySelector('.progress-text'))).toBe('0 / 5,183 documents · 0% · estimating…'));
-    lab.retrievers = lab.retrievers.map((r) => (r.id === E5.id ? { ...r, progress: { done: 5183, total: 5183, cached: 0, etaMs: 125_000, unit: 'documents' } } : r));
-    await waitFor(() => expect(text(row('e5-small-q8').querySelector('.progress-text'))).toBe('5,183 / 5,183 documents · 100% · 2 min 5 s left'));
+    lab.retrievers = lab.retrievers.map((r) =>
+      r.id === E5.id ? { ...r, progress: { done: 5183, total: 5183, cached: 0, etaMs: 125_000, unit: 'documents' } } : r,
+    );
+    await waitFor(() =>
+      expect(text(row('e5-small-q8').querySelector('.progress-text'))).toBe('5,183 / 5,183 documents · 100% · 2 min 5 s left'),
+    );
   });
 
   test('Cancel for encoding and loading rows, Remove for the others but BM25', async () => {
@@ -144,7 +178,12 @@ describe('RetrieversPanel forms', () => {
     const want = encoderConfig('e5-small', { model: 'my-org/e5-finetuned', dtype: 'q8', maxLength: 256 });
     expect(lab.addEncoder).toHaveBeenCalledWith(want);
     expect(want.id).toBe('e5-small:my-org/e5-finetuned'); // the custom checkpoint is in the config
-    expect(screen.queryAllByRole('alert').map(text).filter((t) => /max tokens/.test(t))).toEqual([]);
+    expect(
+      screen
+        .queryAllByRole('alert')
+        .map(text)
+        .filter((t) => /max tokens/.test(t)),
+    ).toEqual([]);
   });
 
   test("defaults: the preset's own model and max tokens", async () => {
@@ -181,7 +220,10 @@ describe('RetrieversPanel forms', () => {
     const { lab } = setup();
     const input = screen.getByTestId('pick-runs') as HTMLInputElement;
     const runs = ['q1 Q0 d1 1 2.5 mine\n', 'q1 Q0 d2 1 1.0 theirs\n'];
-    Object.defineProperty(input, 'files', { value: [new File([runs[0]!], 'mine.trec'), new File([runs[1]!], 'theirs.run')], configurable: true });
+    Object.defineProperty(input, 'files', {
+      value: [new File([runs[0]!], 'mine.trec'), new File([runs[1]!], 'theirs.run')],
+      configurable: true,
+    });
     await fireEvent.change(input);
     await waitFor(() => expect(lab.addRunFile).toHaveBeenCalledTimes(2));
     expect(lab.addRunFile.mock.calls.map(([f]) => ({ path: f.path, text: new TextDecoder().decode(f.bytes) }))).toEqual([

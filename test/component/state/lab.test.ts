@@ -94,11 +94,29 @@ function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdAf
         init: () => void log.push(`init ${id}`),
         registerLocalModel: () => undefined,
         unregisterLocalModel: () => true,
-        async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => unknown, onVectors?: VectorsCallback): Promise<CorpusResult> {
+        async encodeCorpus(
+          request: CorpusRequest,
+          onProgress?: (p: EncodeProgress) => unknown,
+          onVectors?: VectorsCallback,
+        ): Promise<CorpusResult> {
           log.push(`encode ${request.role} ${request.texts.length} on ${id}`);
-          const load = { device: 'wasm' as const, reason: null, adapterInfo: null, dtype: request.config.dtype, model: request.config.model };
+          const load = {
+            device: 'wasm' as const,
+            reason: null,
+            adapterInfo: null,
+            dtype: request.config.dtype,
+            model: request.config.model,
+          };
           const vectors = request.texts.map(embed);
-          const progress = (done: number): EncodeProgress => ({ total: vectors.length, done, cached: 0, tokens: 0, elapsedMs: 1, etaMs: 1, device: 'wasm' });
+          const progress = (done: number): EncodeProgress => ({
+            total: vectors.length,
+            done,
+            cached: 0,
+            tokens: 0,
+            elapsedMs: 1,
+            etaMs: 1,
+            device: 'wasm',
+          });
           if (onVectors === undefined) {
             if (request.role === 'query') await options.holdQueries?.wait();
             await onProgress?.(progress(vectors.length));
@@ -106,7 +124,11 @@ function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdAf
           }
           for (let from = 0; from < vectors.length; from += batch) {
             const positions = vectors.slice(from, from + batch).map((_, i) => from + i);
-            await onVectors(positions, positions.map((p) => vectors[p]!), 'encoder');
+            await onVectors(
+              positions,
+              positions.map((p) => vectors[p]!),
+              'encoder',
+            );
             await onProgress?.(progress(from + positions.length));
             if (from === 0) await options.holdAfterFirstBatch?.wait();
           }
@@ -189,7 +211,13 @@ function reportCounts(lab: Lab, candidate: string): Record<number, Counts> {
   const out: Record<number, Counts> = {};
   for (const block of lab.report!.depths) {
     const row = block.candidates.find((c) => c.name === candidate)!;
-    out[block.k] = { reference: block.reference.supported, preserved: row.preserved, broken: row.broken, fixed: row.fixed, unchanged: row.unchanged };
+    out[block.k] = {
+      reference: block.reference.supported,
+      preserved: row.preserved,
+      broken: row.broken,
+      fixed: row.fixed,
+      unchanged: row.unchanged,
+    };
   }
   return out;
 }
@@ -208,7 +236,9 @@ function literalMrr10(run: Run): number {
   const rr: number[] = [];
   for (const [q, pos] of positivesOf(QRELS, 1)) {
     if (!run.byQuery.has(q)) continue;
-    const rank = listOf(run, q).slice(0, 10).findIndex((d) => pos.has(d));
+    const rank = listOf(run, q)
+      .slice(0, 10)
+      .findIndex((d) => pos.has(d));
     rr.push(rank < 0 ? 0 : 1 / (rank + 1));
   }
   return rr.reduce((a, b) => a + b, 0) / rr.length;
@@ -228,7 +258,14 @@ describe('Lab opens a collection', () => {
     expect(lab.collection).toMatchObject({ name: 'tiny', docs: 12, queries: 8, evaluated: 8, judged: true, split: 'test', runs: [] });
     expect(lab.queryTexts['q3']).toBe('what causes tides');
     expect(lab.retrievers).toEqual([
-      { id: 'bm25', name: 'bm25', kind: 'bm25', status: 'ready', device: 'cpu', progress: { done: 12, total: 12, cached: 0, etaMs: 0, unit: 'documents' } },
+      {
+        id: 'bm25',
+        name: 'bm25',
+        kind: 'bm25',
+        status: 'ready',
+        device: 'cpu',
+        progress: { done: 12, total: 12, cached: 0, etaMs: 0, unit: 'documents' },
+      },
     ]);
     expect(engine.runNames()).toEqual(['bm25']);
     expect(lab.reference).toBe('bm25');
@@ -328,7 +365,10 @@ describe('Lab analyses candidates against the reference', () => {
     ]);
     const reversed = await expectLiteral(lab, 'designed.trec', 'bm25');
     expect(reversed[1]).toMatchObject({ reference: 3, fixed: 5, broken: 0 });
-    expect(lab.metrics.find((m) => m.run === 'designed.trec')!.values['recip_rank_cut.10']).toBeCloseTo(literalMrr10(await workerRun(lab, 'designed.trec')), 12);
+    expect(lab.metrics.find((m) => m.run === 'designed.trec')!.values['recip_rank_cut.10']).toBeCloseTo(
+      literalMrr10(await workerRun(lab, 'designed.trec')),
+      12,
+    );
   });
 
   test('setView re-slices the report by label, k and depths without the worker; deeper depths or another level ask it again', async () => {
@@ -405,7 +445,13 @@ describe('Lab reports bad input where it belongs', () => {
     const { lab } = await opened();
     await lab.addBm25(1.2, 0.75);
     await lab.settled();
-    const snapshot = () => ({ collection: lab.collection, id: lab.collectionId, retrievers: lab.retrievers.map((r) => r.id), view: JSON.stringify(lab.view), report: lab.report });
+    const snapshot = () => ({
+      collection: lab.collection,
+      id: lab.collectionId,
+      retrievers: lab.retrievers.map((r) => r.id),
+      view: JSON.stringify(lab.view),
+      report: lab.report,
+    });
     const before = snapshot();
 
     const corpus = readFileSync(join(EXAMPLE, 'corpus.jsonl'), 'utf8').split('\n');
@@ -502,7 +548,11 @@ describe('Lab remove and cancel', () => {
 
     held.release();
     await job;
-    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({ status: 'ready', partial: { encodedDocs: 12, totalDocs: 12 }, cached: false });
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({
+      status: 'ready',
+      partial: { encodedDocs: 12, totalDocs: 12 },
+      cached: false,
+    });
     expect(lab.partial).toEqual([]);
     await lab.settled();
     expect(lab.analyzedPartial).toEqual([]);
@@ -561,7 +611,11 @@ describe('Lab remove and cancel', () => {
       expose(withGate, port2);
       return Object.assign(port1, { terminate: () => (port1.close(), port2.close()) }) as unknown as Worker;
     };
-    const lab = new Lab({ settings: { ...DEFAULT_SETTINGS, device: 'wasm' }, createLabWorker, bridge: new EncodeBridge({ createWorker: fakeEncodeWorkers().create }) });
+    const lab = new Lab({
+      settings: { ...DEFAULT_SETTINGS, device: 'wasm' },
+      createLabWorker,
+      bridge: new EncodeBridge({ createWorker: fakeEncodeWorkers().create }),
+    });
     labs.push(lab);
     await lab.openFiles('files:tiny', 'tiny', TINY);
     const config = encoderConfig('bge-small');
@@ -581,7 +635,13 @@ describe('Lab remove and cancel', () => {
 describe('Lab deep links', () => {
   test('reopening the same collection restores the BM25 retrievers the view names, reference included', async () => {
     const { lab } = setup();
-    lab.view = { ...DEFAULT_VIEW, collection: 'files:tiny', reference: 'bm25-k1=1.2-b=0.75', candidates: ['bm25-k1=0.9-b=0.4'], query: 'q3' };
+    lab.view = {
+      ...DEFAULT_VIEW,
+      collection: 'files:tiny',
+      reference: 'bm25-k1=1.2-b=0.75',
+      candidates: ['bm25-k1=0.9-b=0.4'],
+      query: 'q3',
+    };
     await lab.openFiles('files:tiny', 'tiny', TINY);
     await lab.settled();
     expect(lab.retrievers.map((r) => [r.id, r.status])).toEqual([
@@ -629,7 +689,13 @@ describe('Lab deep links', () => {
 
   test('another collection starts from a clean view', async () => {
     const { lab } = setup();
-    lab.view = { ...DEFAULT_VIEW, collection: 'beir:scifact', reference: 'bm25-k1=1.2-b=0.75', candidates: ['bm25-k1=0.9-b=0.4'], query: 'q3' };
+    lab.view = {
+      ...DEFAULT_VIEW,
+      collection: 'beir:scifact',
+      reference: 'bm25-k1=1.2-b=0.75',
+      candidates: ['bm25-k1=0.9-b=0.4'],
+      query: 'q3',
+    };
     await lab.openFiles('files:tiny', 'tiny', TINY);
     await lab.settled();
     expect(lab.view).toMatchObject({ collection: 'files:tiny', reference: null, candidates: [], query: null });

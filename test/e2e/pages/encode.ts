@@ -7,7 +7,14 @@ import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/lab/local-model.ts';
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
-import { testConfig, type PlainCorpusResult, type PlainEncodeResult, type PlainError, type StoredVectorsInfo, type TestKind } from './configs.ts';
+import {
+  testConfig,
+  type PlainCorpusResult,
+  type PlainEncodeResult,
+  type PlainError,
+  type StoredVectorsInfo,
+  type TestKind,
+} from './configs.ts';
 
 const params = new URLSearchParams(location.search);
 const useBrowserCache = params.get('cache') !== '0';
@@ -19,7 +26,10 @@ const bridges = new Map<WorkerDevice, EncodeBridge>();
 function bridgeFor(device: WorkerDevice): EncodeBridge {
   let bridge = bridges.get(device);
   if (!bridge) {
-    bridge = new EncodeBridge({ init: { useBrowserCache, ...(numThreads === undefined ? {} : { numThreads }) }, ...(idleMs === undefined ? {} : { idleMs }) });
+    bridge = new EncodeBridge({
+      init: { useBrowserCache, ...(numThreads === undefined ? {} : { numThreads }) },
+      ...(idleMs === undefined ? {} : { idleMs }),
+    });
     bridges.set(device, bridge);
   }
   return bridge;
@@ -56,14 +66,24 @@ async function encodeWith(
 
 function plainError(error: unknown, started: number, device: WorkerDevice): PlainError {
   const e = error instanceof Error || error instanceof DOMException ? error : new Error(String(error));
-  return { error: { name: e.name, message: e.message }, elapsedMs: performance.now() - started, workerStarts: bridgeFor(device).workerStarts };
+  return {
+    error: { name: e.name, message: e.message },
+    elapsedMs: performance.now() - started,
+    workerStarts: bridgeFor(device).workerStarts,
+  };
 }
 
 /** Progress of the corpus job started by startCorpus (read by the test while it runs). */
 let corpusProgress: { done: number; cached: number; total: number } | null = null;
 let corpusJob: Promise<unknown> | null = null;
 
-async function encodeCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): Promise<PlainCorpusResult> {
+async function encodeCorpus(
+  device: WorkerDevice,
+  modelId: string,
+  kind: TestKind,
+  texts: readonly string[],
+  dbName: string,
+): Promise<PlainCorpusResult> {
   const result = await bridgeFor(device).encodeCorpus(
     {
       config: testConfig(kind, modelId),
@@ -122,7 +142,14 @@ const fliplabTest = {
   },
 
   /** Start a call and abort it after `abortAfterMs` (0: abort before the call starts); times from the abort. */
-  async encodeThenAbort(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage', abortAfterMs: number) {
+  async encodeThenAbort(
+    device: WorkerDevice,
+    modelId: string,
+    kind: TestKind,
+    texts: readonly string[],
+    role: 'query' | 'passage',
+    abortAfterMs: number,
+  ) {
     const controller = new AbortController();
     let abortedAt = performance.now();
     const abort = () => {
@@ -148,14 +175,27 @@ const fliplabTest = {
       const files = Array.from(folderInput.files ?? []) as PickedFile[];
       const local = await prepareLocalModel(files, dtype);
       await bridgeFor(device).registerLocalModel(local.name, local.files);
-      return { name: local.name, folder: local.folder, revision: local.revision, paths: local.files.map((f) => f.path), picked: files.length };
+      return {
+        name: local.name,
+        folder: local.folder,
+        revision: local.revision,
+        paths: local.files.map((f) => f.path),
+        picked: files.length,
+      };
     } catch (error) {
       return plainError(error, started, device);
     }
   },
 
   /** tryEncodeWith for a registered local folder (source: the local-model root, no remote). */
-  async tryEncodeLocal(device: WorkerDevice, name: string, revision: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage') {
+  async tryEncodeLocal(
+    device: WorkerDevice,
+    name: string,
+    revision: string,
+    kind: TestKind,
+    texts: readonly string[],
+    role: 'query' | 'passage',
+  ) {
     const started = performance.now();
     try {
       return await encodeWith(device, name, kind, texts, role, undefined, { revision });
@@ -168,7 +208,14 @@ const fliplabTest = {
   terminateWorker: (device: WorkerDevice) => bridgeFor(device).terminate(),
 
   /** tryEncodeWith with a dtype (fp16 reads onnx/model_fp16.onnx). */
-  async tryEncodeWithDtype(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], role: 'query' | 'passage', dtype: EncoderDtype) {
+  async tryEncodeWithDtype(
+    device: WorkerDevice,
+    modelId: string,
+    kind: TestKind,
+    texts: readonly string[],
+    role: 'query' | 'passage',
+    dtype: EncoderDtype,
+  ) {
     const started = performance.now();
     try {
       return await encodeWith(device, modelId, kind, texts, role, undefined, undefined, dtype);
@@ -178,7 +225,13 @@ const fliplabTest = {
   },
 
   /** encodeCorpus, awaited, with errors as values (progress as for startCorpus, reset first). */
-  async tryEncodeCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): Promise<PlainCorpusResult | PlainError> {
+  async tryEncodeCorpus(
+    device: WorkerDevice,
+    modelId: string,
+    kind: TestKind,
+    texts: readonly string[],
+    dbName: string,
+  ): Promise<PlainCorpusResult | PlainError> {
     const started = performance.now();
     corpusProgress = null;
     try {
@@ -198,14 +251,21 @@ const fliplabTest = {
   async fillStorage(dbName: string, bytes: number): Promise<void> {
     const request = indexedDB.open(dbName, 1);
     request.onupgradeneeded = () => request.result.createObjectStore('filler');
-    const db = await new Promise<IDBDatabase>((resolve, reject) => ((request.onsuccess = () => resolve(request.result)), (request.onerror = () => reject(request.error))));
+    const db = await new Promise<IDBDatabase>(
+      (resolve, reject) => ((request.onsuccess = () => resolve(request.result)), (request.onerror = () => reject(request.error))),
+    );
     try {
       const tx = db.transaction('filler', 'readwrite');
       // Random bytes: Chromium compresses large IndexedDB values, and anything regular would shrink.
       const data = new Uint8Array(bytes);
       for (let at = 0; at < bytes; at += 65_536) crypto.getRandomValues(data.subarray(at, Math.min(bytes, at + 65_536)));
       tx.objectStore('filler').put(data, `filler-${Date.now()}`);
-      await new Promise<void>((resolve, reject) => ((tx.oncomplete = () => resolve()), (tx.onabort = () => reject(tx.error ?? new Error('filler transaction aborted')))));
+      await new Promise<void>(
+        (resolve, reject) => (
+          (tx.oncomplete = () => resolve()),
+          (tx.onabort = () => reject(tx.error ?? new Error('filler transaction aborted')))
+        ),
+      );
     } finally {
       db.close();
     }
@@ -219,10 +279,20 @@ const fliplabTest = {
 
   /** Whether a WebGPU adapter is granted here and whether it has shader-f16 (fp16 weights need it). */
   async webgpuFeatures(): Promise<{ adapter: boolean; shaderF16: boolean; description: string }> {
-    const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ features: { has(f: string): boolean }; info?: { vendor?: string; architecture?: string } } | null> } }).gpu;
+    const gpu = (
+      navigator as Navigator & {
+        gpu?: {
+          requestAdapter(): Promise<{ features: { has(f: string): boolean }; info?: { vendor?: string; architecture?: string } } | null>;
+        };
+      }
+    ).gpu;
     const adapter = await gpu?.requestAdapter().catch(() => null);
     if (!adapter) return { adapter: false, shaderF16: false, description: 'no WebGPU adapter granted' };
-    return { adapter: true, shaderF16: adapter.features.has('shader-f16'), description: [adapter.info?.vendor, adapter.info?.architecture].filter(Boolean).join(' ') };
+    return {
+      adapter: true,
+      shaderF16: adapter.features.has('shader-f16'),
+      description: [adapter.info?.vendor, adapter.info?.architecture].filter(Boolean).join(' '),
+    };
   },
 };
 
@@ -242,7 +312,8 @@ async function storedVectors(dbName: string): Promise<StoredVectorsInfo> {
   try {
     if (!db.objectStoreNames.contains('vectors')) return { vectors: 0, encodings: [] };
     const tx = db.transaction(['vectors', 'encodings'], 'readonly');
-    const ask = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const ask = <T>(r: IDBRequest<T>) =>
+      new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
     const [vectors, records] = await Promise.all([ask(tx.objectStore('vectors').count()), ask(tx.objectStore('encodings').getAll())]);
     return { vectors, encodings: (records as { count: number; bytes: number }[]).map((r) => ({ count: r.count, bytes: r.bytes })) };
   } finally {

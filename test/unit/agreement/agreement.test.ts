@@ -14,7 +14,10 @@ function naiveRbo(a: readonly string[], b: readonly string[], k: number, p: numb
 }
 
 /** A ranking: distinct ids from a small alphabet, so lists share documents often. */
-const ranking = fc.uniqueArray(fc.integer({ min: 0, max: 25 }).map((i) => `d${i}`), { maxLength: 20 });
+const ranking = fc.uniqueArray(
+  fc.integer({ min: 0, max: 25 }).map((i) => `d${i}`),
+  { maxLength: 20 },
+);
 const depthList = fc.uniqueArray(fc.integer({ min: 1, max: 25 }), { minLength: 1, maxLength: 5 }).map((ks) => ks.sort((x, y) => x - y));
 
 describe('overlap@k and RBO@k of one query', () => {
@@ -71,7 +74,8 @@ describe('overlap@k and RBO@k of one query', () => {
 
 function makeRun(name: string, lists: Record<string, string[]>): Run {
   const byQuery = new Map<QueryId, RankedList>();
-  for (const [q, docs] of Object.entries(lists)) byQuery.set(q as QueryId, { docs: docs as DocId[], scores: Float64Array.from(docs, (_, i) => -i) });
+  for (const [q, docs] of Object.entries(lists))
+    byQuery.set(q as QueryId, { docs: docs as DocId[], scores: Float64Array.from(docs, (_, i) => -i) });
   return { name, byQuery };
 }
 
@@ -87,7 +91,12 @@ describe('compareRuns', () => {
       { name: 'bm25', role: 'reference', missing_queries: 1 },
       { name: 'dense', role: 'candidate', missing_queries: 1 },
     ]);
-    const per = { q1: naiveOverlap(['a', 'b', 'c'], ['a', 'b', 'c'], 3), q2: naiveOverlap(['d', 'e', 'f'], ['e', 'x', 'd'], 3), q3: 0, q4: 0 };
+    const per = {
+      q1: naiveOverlap(['a', 'b', 'c'], ['a', 'b', 'c'], 3),
+      q2: naiveOverlap(['d', 'e', 'f'], ['e', 'x', 'd'], 3),
+      q3: 0,
+      q4: 0,
+    };
     const d3 = r.depths[1]!;
     expect(d3.candidates[0]!.overlap.mean).toBeCloseTo((per.q1 + per.q2) / 4, 14);
     expect(d3.candidates[0]!.full_overlap).toBe(1);

@@ -22,7 +22,13 @@ function fakeWorkers() {
         init: () => log.push({ worker: id, call: 'init' }),
         registerLocalModel: (name: string, files: readonly LocalModelFile[]) => {
           registered.add(name);
-          log.push({ worker: id, call: 'register', name, paths: files.map((f) => f.path), sizes: files.map((f) => (f.bytes as Blob).size) });
+          log.push({
+            worker: id,
+            call: 'register',
+            name,
+            paths: files.map((f) => f.path),
+            sizes: files.map((f) => (f.bytes as Blob).size),
+          });
         },
         unregisterLocalModel: (name: string) => registered.delete(name),
         load: (c: EncoderConfig) => {
@@ -56,14 +62,22 @@ describe('EncodeBridge keeps local folders for every fresh worker', () => {
       expect((await load(bridge, 'local/a')).model).toBe('local/a');
       await bridge.registerLocalModel('local/b', files);
       expect((await load(bridge, 'local/b')).model).toBe('local/b');
-      expect(fake.log.filter((e) => e.worker === 1).map((e) => `${e.call} ${e.name ?? ''}`.trim())).toEqual(['init', 'register local/a', 'register local/b']);
+      expect(fake.log.filter((e) => e.worker === 1).map((e) => `${e.call} ${e.name ?? ''}`.trim())).toEqual([
+        'init',
+        'register local/a',
+        'register local/b',
+      ]);
       // Raw bytes arrive as Blobs of the same size.
       expect(fake.log.find((e) => e.name === 'local/a')!.sizes).toEqual([2, 7, 2, 4]);
 
       bridge.terminate(); // as an abort or a crash would
       expect((await load(bridge, 'local/b')).model).toBe('local/b');
       expect(fake.started()).toBe(2);
-      expect(fake.log.filter((e) => e.worker === 2).map((e) => `${e.call} ${e.name ?? ''}`.trim())).toEqual(['init', 'register local/a', 'register local/b']);
+      expect(fake.log.filter((e) => e.worker === 2).map((e) => `${e.call} ${e.name ?? ''}`.trim())).toEqual([
+        'init',
+        'register local/a',
+        'register local/b',
+      ]);
 
       expect(await bridge.unregisterLocalModel('local/a')).toBe(true);
       expect(bridge.localModels).toEqual(['local/b']);

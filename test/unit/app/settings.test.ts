@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { allowedOrigins, checkHost, contentSecurityPolicy, DEFAULT_SETTINGS, loadSettings, saveSettings } from '../../../src/app/settings.ts';
+import {
+  allowedOrigins,
+  checkHost,
+  contentSecurityPolicy,
+  DEFAULT_SETTINGS,
+  loadSettings,
+  saveSettings,
+} from '../../../src/app/settings.ts';
 
 const memory = () => {
   const m = new Map<string, string>();
@@ -31,7 +38,9 @@ describe('settings', () => {
     const csp = contentSecurityPolicy(local);
     expect(csp).toMatch(/connect-src 'self' http:\/\/127\.0\.0\.1:8080;/);
     expect(csp).not.toMatch(/huggingface/);
-    expect(contentSecurityPolicy(DEFAULT_SETTINGS)).toMatch(/connect-src 'self' https:\/\/huggingface\.co https:\/\/\*\.huggingface\.co https:\/\/\*\.hf\.co;/);
+    expect(contentSecurityPolicy(DEFAULT_SETTINGS)).toMatch(
+      /connect-src 'self' https:\/\/huggingface\.co https:\/\/\*\.huggingface\.co https:\/\/\*\.hf\.co;/,
+    );
     expect(csp).toMatch(/script-src 'self' 'wasm-unsafe-eval'/);
   });
 });

@@ -13,7 +13,8 @@ import { DENSE_TOPK_ONNX_BASE64, denseTopKOnnx, type OrtLike } from '../../../sr
 ortWeb.env.wasm.numThreads = 1;
 
 // Integer-valued vectors: every dot product is exact in float32, so ties are real and must go to the lower index.
-const arbVec = (dim: number) => fc.array(fc.integer({ min: -3, max: 3 }), { minLength: dim, maxLength: dim }).map((a) => Float32Array.from(a));
+const arbVec = (dim: number) =>
+  fc.array(fc.integer({ min: -3, max: 3 }), { minLength: dim, maxLength: dim }).map((a) => Float32Array.from(a));
 const arbCase = fc.integer({ min: 1, max: 6 }).chain((dim) =>
   fc.record({
     docs: fc.array(arbVec(dim), { minLength: 1, maxLength: 25 }),
@@ -32,17 +33,21 @@ describe('dense top-k on ONNX Runtime', () => {
   it.each([
     ['onnxruntime-node', ortNode as unknown as OrtLike, {}],
     ['onnxruntime-web (wasm)', ortWeb as unknown as OrtLike, { executionProviders: ['wasm'] }],
-  ])('%s equals the JS exact path, across document and query blocks', async (_, ort, sessionOptions) => {
-    await fc.assert(
-      fc.asyncProperty(arbCase, async ({ docs, queries, k, docBlockRows, queryBlockRows }) => {
-        const D = denseMatrix(docs);
-        const Q = denseMatrix(queries);
-        const want = denseTopK(D, Q, k);
-        const got = await denseTopKOnnx(ort, D, Q, k, { docBlockRows, queryBlockRows, sessionOptions });
-        expect(got.map((r) => Array.from(r.indices))).toEqual(want.map((r) => Array.from(r.indices)));
-        expect(got.map((r) => Array.from(r.scores))).toEqual(want.map((r) => Array.from(r.scores)));
-      }),
-      { numRuns: 60 },
-    );
-  }, 60_000);
+  ])(
+    '%s equals the JS exact path, across document and query blocks',
+    async (_, ort, sessionOptions) => {
+      await fc.assert(
+        fc.asyncProperty(arbCase, async ({ docs, queries, k, docBlockRows, queryBlockRows }) => {
+          const D = denseMatrix(docs);
+          const Q = denseMatrix(queries);
+          const want = denseTopK(D, Q, k);
+          const got = await denseTopKOnnx(ort, D, Q, k, { docBlockRows, queryBlockRows, sessionOptions });
+          expect(got.map((r) => Array.from(r.indices))).toEqual(want.map((r) => Array.from(r.indices)));
+          expect(got.map((r) => Array.from(r.scores))).toEqual(want.map((r) => Array.from(r.scores)));
+        }),
+        { numRuns: 60 },
+      );
+    },
+    60_000,
+  );
 });

@@ -25,10 +25,14 @@ const TEXTS = ['tides and the moon', 'a lighthouse guides ships along the coast 
 /** Raw outputs of one text through a bare ORT session: the oracle's input. */
 async function rawOutput(modelId: string, text: string, maxLength: number): Promise<{ data: Float32Array; seq: number; width: number }> {
   const tokenizer = await AutoTokenizer.from_pretrained(modelId);
-  const enc = tokenizer([text], { truncation: true, max_length: maxLength }) as unknown as Record<string, { data: BigInt64Array; dims: number[] }>;
+  const enc = tokenizer([text], { truncation: true, max_length: maxLength }) as unknown as Record<
+    string,
+    { data: BigInt64Array; dims: number[] }
+  >;
   const session = await ort.InferenceSession.create(join(DEFAULT_MODELS_DIR, modelId, 'onnx/model.onnx'));
   const feeds: Record<string, ort.Tensor> = {};
-  for (const name of ['input_ids', 'attention_mask', 'token_type_ids']) feeds[name] = new ort.Tensor('int64', enc[name]!.data, enc[name]!.dims);
+  for (const name of ['input_ids', 'attention_mask', 'token_type_ids'])
+    feeds[name] = new ort.Tensor('int64', enc[name]!.data, enc[name]!.dims);
   const out = await session.run(feeds);
   const t = (out.last_hidden_state ?? out.logits)!;
   await session.release();
@@ -103,7 +107,11 @@ describe('SPLADE pooling on the real runtime', () => {
     full.values.forEach((x, i) => expect(x).toBeCloseTo(weights.get(full.indices[i]!)!, 5));
 
     const top = (await splade.encode([text], 'passage')).sparse![0]!;
-    const expectedTop = [...weights].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 8).map(([v]) => v).sort((a, b) => a - b);
+    const expectedTop = [...weights]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, 8)
+      .map(([v]) => v)
+      .sort((a, b) => a - b);
     expect(Array.from(top.indices)).toEqual(expectedTop);
     expect(top.values.every((x) => x > 0)).toBe(true);
   });

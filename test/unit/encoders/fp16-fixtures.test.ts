@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { float16BitsToNumber, float32ToFloat16Bits, FLOAT16_MAX, FP16_INITIALIZER_SUFFIX, roundToFloat16 } from '../../../scripts/models/fp16.ts';
+import {
+  float16BitsToNumber,
+  float32ToFloat16Bits,
+  FLOAT16_MAX,
+  FP16_INITIALIZER_SUFFIX,
+  roundToFloat16,
+} from '../../../scripts/models/fp16.ts';
 import { makeModelFixtures, TINY_BERT, TINY_SPLADE, type FixtureResult } from '../../../scripts/models/make-fixtures.ts';
 import { decodeOnnxModel, OnnxDataType } from '../../../scripts/models/onnx-writer.ts';
 import { referenceForward } from '../../../scripts/models/reference-forward.ts';
@@ -85,7 +91,8 @@ describe('float32 → float16 rounding', () => {
     for (let bits = 0; bits < 0x10000; bits++) {
       const v = float16BitsToNumber(bits);
       const back = float32ToFloat16Bits(v);
-      if (Number.isNaN(v) ? !Number.isNaN(float16BitsToNumber(back)) : back !== bits) wrong.push(`${bits.toString(16)} -> ${back.toString(16)}`);
+      if (Number.isNaN(v) ? !Number.isNaN(float16BitsToNumber(back)) : back !== bits)
+        wrong.push(`${bits.toString(16)} -> ${back.toString(16)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -223,48 +230,61 @@ describe('fixture folders with onnx/model_fp16.onnx', () => {
     });
   }
 
-  it('onnxruntime-node on model_fp16.onnx: float32 outputs, equal to the float64 oracle over the rounded weights', async () => {
-    const cases = [
-      { spec: TINY_BERT, output: 'last_hidden_state' },
-      { spec: TINY_SPLADE, output: 'logits' },
-    ] as const;
-    for (const { spec, output } of cases) {
-      const model = buildTinyBert(spec.options);
-      const pieces = ['the', 'sea', 'and', 'the', 'moon'].map((p) => model.vocabulary.indexOf(p));
-      expect(pieces.every((id) => id >= 0)).toBe(true);
-      const ids = [SPECIAL_IDS['[CLS]'], ...pieces, SPECIAL_IDS['[SEP]']];
-      const shortIds = [SPECIAL_IDS['[CLS]'], pieces[0]!, SPECIAL_IDS['[SEP]']];
-      const padded = [...shortIds, ...new Array<number>(ids.length - shortIds.length).fill(SPECIAL_IDS['[PAD]'])];
-      const batch = {
-        inputIds: [ids, padded],
-        attentionMask: [ids.map(() => 1), padded.map((_, i) => (i < shortIds.length ? 1 : 0))],
-        tokenTypeIds: [ids.map(() => 0), padded.map(() => 0)],
-      };
-      const tensor = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), [rows.length, rows[0]!.length]);
-      const run = async (file: string) => {
-        const session = await ort.InferenceSession.create(join(root, spec.id, file));
-        try {
-          const out = await session.run({ input_ids: tensor(batch.inputIds), attention_mask: tensor(batch.attentionMask), token_type_ids: tensor(batch.tokenTypeIds) });
-          return out[output] as ort.Tensor;
-        } finally {
-          await session.release();
-        }
-      };
-      const [full, half] = await Promise.all([run('onnx/model.onnx'), run('onnx/model_fp16.onnx')]);
-      expect(half.type).toBe('float32');
-      expect(half.dims).toEqual(full.dims);
-      const reference = referenceForward(roundedModel(model), batch);
-      const expected = output === 'logits' ? reference.logits! : reference.lastHiddenState;
-      const halfDiff = maxAbsDiff(half.data as Float32Array, expected.data);
-      expect(halfDiff, spec.id).toBeLessThan(ORACLE_TOLERANCE);
-      // And the rounding is visible: the fp32 file is several times further from that oracle.
-      expect(maxAbsDiff(full.data as Float32Array, expected.data), spec.id).toBeGreaterThan(5 * halfDiff);
-    }
-  }, ORT_TIMEOUT_MS);
+  it(
+    'onnxruntime-node on model_fp16.onnx: float32 outputs, equal to the float64 oracle over the rounded weights',
+    async () => {
+      const cases = [
+        { spec: TINY_BERT, output: 'last_hidden_state' },
+        { spec: TINY_SPLADE, output: 'logits' },
+      ] as const;
+      for (const { spec, output } of cases) {
+        const model = buildTinyBert(spec.options);
+        const pieces = ['the', 'sea', 'and', 'the', 'moon'].map((p) => model.vocabulary.indexOf(p));
+        expect(pieces.every((id) => id >= 0)).toBe(true);
+        const ids = [SPECIAL_IDS['[CLS]'], ...pieces, SPECIAL_IDS['[SEP]']];
+        const shortIds = [SPECIAL_IDS['[CLS]'], pieces[0]!, SPECIAL_IDS['[SEP]']];
+        const padded = [...shortIds, ...new Array<number>(ids.length - shortIds.length).fill(SPECIAL_IDS['[PAD]'])];
+        const batch = {
+          inputIds: [ids, padded],
+          attentionMask: [ids.map(() => 1), padded.map((_, i) => (i < shortIds.length ? 1 : 0))],
+          tokenTypeIds: [ids.map(() => 0), padded.map(() => 0)],
+        };
+        const tensor = (rows: number[][]) =>
+          new ort.Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), [rows.length, rows[0]!.length]);
+        const run = async (file: string) => {
+          const session = await ort.InferenceSession.create(join(root, spec.id, file));
+          try {
+            const out = await session.run({
+              input_ids: tensor(batch.inputIds),
+              attention_mask: tensor(batch.attentionMask),
+              token_type_ids: tensor(batch.tokenTypeIds),
+            });
+            return out[output] as ort.Tensor;
+          } finally {
+            await session.release();
+          }
+        };
+        const [full, half] = await Promise.all([run('onnx/model.onnx'), run('onnx/model_fp16.onnx')]);
+        expect(half.type).toBe('float32');
+        expect(half.dims).toEqual(full.dims);
+        const reference = referenceForward(roundedModel(model), batch);
+        const expected = output === 'logits' ? reference.logits! : reference.lastHiddenState;
+        const halfDiff = maxAbsDiff(half.data as Float32Array, expected.data);
+        expect(halfDiff, spec.id).toBeLessThan(ORACLE_TOLERANCE);
+        // And the rounding is visible: the fp32 file is several times further from that oracle.
+        expect(maxAbsDiff(full.data as Float32Array, expected.data), spec.id).toBeGreaterThan(5 * halfDiff);
+      }
+    },
+    ORT_TIMEOUT_MS,
+  );
 
   describe('loadEncoder (transformers.js on onnxruntime-node) reads both dtypes', () => {
     const encode = async (kind: TestKind, model: string, dtype: 'fp32' | 'fp16'): Promise<EncodedBatch> => {
-      const encoder = await loadEncoder(testConfig(kind, model), { device: 'cpu', dtype, source: { localModelPath: `${root}/`, allowRemote: false } });
+      const encoder = await loadEncoder(testConfig(kind, model), {
+        device: 'cpu',
+        dtype,
+        source: { localModelPath: `${root}/`, allowRemote: false },
+      });
       try {
         expect(encoder.dtype).toBe(dtype);
         return await encoder.encode(TEXTS, 'passage');
@@ -278,26 +298,30 @@ describe('fixture folders with onnx/model_fp16.onnx', () => {
       ['mean', TINY_BERT.id],
       ['splade', TINY_SPLADE.id],
     ] as const) {
-      it(`${kind}: fp16 within ${FP16_TOLERANCE} of fp32, not identical`, async () => {
-        const full = await encode(kind, model, 'fp32');
-        const half = await encode(kind, model, 'fp16');
-        expect(half.tokens).toEqual(full.tokens);
-        let worst = 0;
-        if (full.dense) {
-          expect(half.dense).toHaveLength(full.dense.length);
-          full.dense.forEach((v, i) => (worst = Math.max(worst, maxAbsDiff(half.dense![i]!, v))));
-        } else {
-          expect(half.sparse).toHaveLength(full.sparse!.length);
-          full.sparse!.forEach((s, i) => {
-            const h = half.sparse![i]!;
-            // Same top terms (the fixtures' weights are far apart compared with the rounding).
-            expect(Array.from(h.indices)).toEqual(Array.from(s.indices));
-            worst = Math.max(worst, maxAbsDiff(h.values, s.values));
-          });
-        }
-        expect(worst).toBeLessThanOrEqual(FP16_TOLERANCE);
-        expect(worst).toBeGreaterThan(0);
-      }, ORT_TIMEOUT_MS);
+      it(
+        `${kind}: fp16 within ${FP16_TOLERANCE} of fp32, not identical`,
+        async () => {
+          const full = await encode(kind, model, 'fp32');
+          const half = await encode(kind, model, 'fp16');
+          expect(half.tokens).toEqual(full.tokens);
+          let worst = 0;
+          if (full.dense) {
+            expect(half.dense).toHaveLength(full.dense.length);
+            full.dense.forEach((v, i) => (worst = Math.max(worst, maxAbsDiff(half.dense![i]!, v))));
+          } else {
+            expect(half.sparse).toHaveLength(full.sparse!.length);
+            full.sparse!.forEach((s, i) => {
+              const h = half.sparse![i]!;
+              // Same top terms (the fixtures' weights are far apart compared with the rounding).
+              expect(Array.from(h.indices)).toEqual(Array.from(s.indices));
+              worst = Math.max(worst, maxAbsDiff(h.values, s.values));
+            });
+          }
+          expect(worst).toBeLessThanOrEqual(FP16_TOLERANCE);
+          expect(worst).toBeGreaterThan(0);
+        },
+        ORT_TIMEOUT_MS,
+      );
     }
   });
 });

@@ -7,7 +7,10 @@ import type { EncodedBatch, LoadedEncoder } from '../../../src/encoders/encoder.
 import { encodeWithCache, MemoryVectorCache, type EncodeProgress } from '../../../src/encoders/job.ts';
 import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
 
-function fakeEncoder(config: EncoderConfig = PRESETS['e5-small'], opts: { device?: LoadedEncoder['device']; failOnCall?: number; maxBatchInMemory?: number } = {}) {
+function fakeEncoder(
+  config: EncoderConfig = PRESETS['e5-small'],
+  opts: { device?: LoadedEncoder['device']; failOnCall?: number; maxBatchInMemory?: number } = {},
+) {
   const calls: string[][] = [];
   const encoder: LoadedEncoder = {
     config,
@@ -17,7 +20,8 @@ function fakeEncoder(config: EncoderConfig = PRESETS['e5-small'], opts: { device
     async encode(texts): Promise<EncodedBatch> {
       calls.push([...texts]);
       if (opts.failOnCall === calls.length) throw new Error('GPU device was lost');
-      if (opts.maxBatchInMemory !== undefined && texts.length > opts.maxBatchInMemory) throw new Error('failed to allocate a buffer: out of memory');
+      if (opts.maxBatchInMemory !== undefined && texts.length > opts.maxBatchInMemory)
+        throw new Error('failed to allocate a buffer: out of memory');
       return { dense: texts.map((t) => Float32Array.of(t.length, t.charCodeAt(0))), tokens: texts.map((t) => t.split(' ').length + 2) };
     },
     async dispose() {},
@@ -175,10 +179,17 @@ describe('encodeWithCache', () => {
 
   it('without a fallback the error surfaces, and progress is monotone with an ETA', async () => {
     const broken = fakeEncoder(PRESETS['e5-small'], { failOnCall: 1 });
-    await expect(encodeWithCache(broken.encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan })).rejects.toThrow(/device was lost/);
+    await expect(encodeWithCache(broken.encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan })).rejects.toThrow(
+      /device was lost/,
+    );
     let t = 0;
     const progress: EncodeProgress[] = [];
-    await encodeWithCache(fakeEncoder().encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan, now: () => (t += 10), onProgress: (p) => progress.push(p) });
+    await encodeWithCache(fakeEncoder().encoder, new MemoryVectorCache(), TEXTS, {
+      role: 'passage',
+      plan,
+      now: () => (t += 10),
+      onProgress: (p) => progress.push(p),
+    });
     expect(progress[0]!.etaMs).toBeNull();
     for (let i = 1; i < progress.length; i++) expect(progress[i]!.done).toBeGreaterThan(progress[i - 1]!.done);
     expect(progress[1]!.etaMs).toBeGreaterThan(0);
@@ -198,7 +209,9 @@ describe('batch size adapts to memory', () => {
 
   it('does not split on errors that are not about memory', async () => {
     const broken = fakeEncoder(PRESETS['e5-small'], { failOnCall: 1 });
-    await expect(encodeWithCache(broken.encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan })).rejects.toThrow(/device was lost/);
+    await expect(encodeWithCache(broken.encoder, new MemoryVectorCache(), TEXTS, { role: 'passage', plan })).rejects.toThrow(
+      /device was lost/,
+    );
     expect(broken.calls).toHaveLength(1);
   });
 });

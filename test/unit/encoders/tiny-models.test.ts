@@ -135,9 +135,15 @@ describe('generated tiny BERT models', () => {
         [fixtures[0], bert, 'BertModel'],
         [fixtures[1], splade, 'BertForMaskedLM'],
       ] as const) {
-        expect(Object.keys(fixture?.files ?? {}).sort()).toEqual(
-          ['config.json', 'onnx/model.onnx', 'onnx/model_fp16.onnx', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt'],
-        );
+        expect(Object.keys(fixture?.files ?? {}).sort()).toEqual([
+          'config.json',
+          'onnx/model.onnx',
+          'onnx/model_fp16.onnx',
+          'special_tokens_map.json',
+          'tokenizer.json',
+          'tokenizer_config.json',
+          'vocab.txt',
+        ]);
         const config = JSON.parse(await readFile(join(root, model.name, 'config.json'), 'utf8')) as Record<string, unknown>;
         expect(config).toMatchObject({
           model_type: 'bert',
@@ -154,11 +160,15 @@ describe('generated tiny BERT models', () => {
       }
     });
 
-    it('are left alone when the same version is already there', async () => {
-      const again = await makeModelFixtures(root);
-      expect(again.map((f) => f.status)).toEqual(['up-to-date', 'up-to-date']);
-      expect(again.map((f) => f.files)).toEqual(fixtures.map((f) => f.files));
-    }, GENERATE_TIMEOUT_MS);
+    it(
+      'are left alone when the same version is already there',
+      async () => {
+        const again = await makeModelFixtures(root);
+        expect(again.map((f) => f.status)).toEqual(['up-to-date', 'up-to-date']);
+        expect(again.map((f) => f.files)).toEqual(fixtures.map((f) => f.files));
+      },
+      GENERATE_TIMEOUT_MS,
+    );
 
     it('declare IR 8, opset 17, int64 [batch, sequence] inputs and the HF output names', async () => {
       const onnx = decodeOnnxModel(await readFile(join(root, TINY_BERT.id, 'onnx/model.onnx')));
@@ -170,78 +180,86 @@ describe('generated tiny BERT models', () => {
   });
 
   describe('onnxruntime-node', () => {
-    it('BertModel: last_hidden_state is float32 [batch, seq, 32] and matches the reference forward', async () => {
-      const batch = encodeRows(bert, [HELLO_PIECES, OTHER_PIECES]);
-      // Second row as sentence B: exercises the token type embedding.
-      batch.tokenTypeIds[1] = batch.tokenTypeIds[1]?.map((_, i) => (i >= 3 ? 1 : 0)) ?? [];
-      const out = await runOrt(bertSession, batch);
-      expect(out.type).toBe('float32');
-      expect(out.dims).toEqual([2, 9, 32]);
-      const expected = referenceForward(bert, batch).lastHiddenState;
-      expect(expected.dims).toEqual(out.dims);
-      expect(maxAbsDiff(floats(out), expected.data)).toBeLessThan(ORACLE_TOLERANCE);
-    }, ORT_TIMEOUT_MS);
+    it(
+      'BertModel: last_hidden_state is float32 [batch, seq, 32] and matches the reference forward',
+      async () => {
+        const batch = encodeRows(bert, [HELLO_PIECES, OTHER_PIECES]);
+        // Second row as sentence B: exercises the token type embedding.
+        batch.tokenTypeIds[1] = batch.tokenTypeIds[1]?.map((_, i) => (i >= 3 ? 1 : 0)) ?? [];
+        const out = await runOrt(bertSession, batch);
+        expect(out.type).toBe('float32');
+        expect(out.dims).toEqual([2, 9, 32]);
+        const expected = referenceForward(bert, batch).lastHiddenState;
+        expect(expected.dims).toEqual(out.dims);
+        expect(maxAbsDiff(floats(out), expected.data)).toBeLessThan(ORACLE_TOLERANCE);
+      },
+      ORT_TIMEOUT_MS,
+    );
 
-    it('BertModel: padding leaves the real positions of a short row unchanged', async () => {
-      const padded = encodeRows(bert, [HELLO_PIECES, SHORT_PIECES]); // short row: 4 real, 4 [PAD]
-      const alone = encodeRows(bert, [SHORT_PIECES]);
-      const paddedOut = await runOrt(bertSession, padded);
-      const aloneOut = await runOrt(bertSession, alone);
-      const realPositions = alone.inputIds[0]?.length ?? 0;
-      expect(realPositions).toBe(4);
-      expect(
-        maxAbsDiff(slice(floats(paddedOut), paddedOut.dims, 1, realPositions), floats(aloneOut)),
-      ).toBeLessThan(SAME_RUNTIME_TOLERANCE);
-      // The oracle agrees on the whole padded batch, [PAD] positions included.
-      expect(maxAbsDiff(floats(paddedOut), referenceForward(bert, padded).lastHiddenState.data)).toBeLessThan(
-        ORACLE_TOLERANCE,
-      );
-      // And the mask is what makes this hold: attending to the [PAD] positions would change them.
-      const unmasked = { ...padded, attentionMask: padded.attentionMask.map((r) => r.map(() => 1)) };
-      const unmaskedOut = await runOrt(bertSession, unmasked);
-      expect(
-        maxAbsDiff(slice(floats(unmaskedOut), unmaskedOut.dims, 1, realPositions), floats(aloneOut)),
-      ).toBeGreaterThan(0.05);
-    }, ORT_TIMEOUT_MS);
+    it(
+      'BertModel: padding leaves the real positions of a short row unchanged',
+      async () => {
+        const padded = encodeRows(bert, [HELLO_PIECES, SHORT_PIECES]); // short row: 4 real, 4 [PAD]
+        const alone = encodeRows(bert, [SHORT_PIECES]);
+        const paddedOut = await runOrt(bertSession, padded);
+        const aloneOut = await runOrt(bertSession, alone);
+        const realPositions = alone.inputIds[0]?.length ?? 0;
+        expect(realPositions).toBe(4);
+        expect(maxAbsDiff(slice(floats(paddedOut), paddedOut.dims, 1, realPositions), floats(aloneOut))).toBeLessThan(
+          SAME_RUNTIME_TOLERANCE,
+        );
+        // The oracle agrees on the whole padded batch, [PAD] positions included.
+        expect(maxAbsDiff(floats(paddedOut), referenceForward(bert, padded).lastHiddenState.data)).toBeLessThan(ORACLE_TOLERANCE);
+        // And the mask is what makes this hold: attending to the [PAD] positions would change them.
+        const unmasked = { ...padded, attentionMask: padded.attentionMask.map((r) => r.map(() => 1)) };
+        const unmaskedOut = await runOrt(bertSession, unmasked);
+        expect(maxAbsDiff(slice(floats(unmaskedOut), unmaskedOut.dims, 1, realPositions), floats(aloneOut))).toBeGreaterThan(0.05);
+      },
+      ORT_TIMEOUT_MS,
+    );
 
-    it('BertModel: different texts pool to clearly different vectors; the layers do real work', async () => {
-      // Same length throughout, so position embeddings contribute alike to every pooled vector.
-      const texts = [
-        ['the', 'sea', 'and', 'the', 'moon', '.'],
-        ['the', 'cell', 'and', 'the', 'moon', '.'],
-        OTHER_PIECES.slice(0, 6),
-      ];
-      const out = await runOrt(bertSession, encodeRows(bert, texts));
-      const [seaMoon, cellMoon, protein] = texts.map((_, row) => meanPool(slice(floats(out), out.dims, row, 8), 8, 32)) as [
-        number[],
-        number[],
-        number[],
-      ];
-      expect(cosine(seaMoon, protein)).toBeLessThan(0.9);
-      expect(cosine(cellMoon, protein)).toBeLessThan(0.9);
-      // Five of six words shared: much closer than unrelated texts.
-      expect(cosine(seaMoon, cellMoon)).toBeGreaterThan(cosine(seaMoon, protein) + 0.05);
-      // Same embeddings (weights are seeded per tensor name), no encoder layers: the layers move outputs a lot.
-      const one = encodeRows(bert, [HELLO_PIECES]);
-      const embeddingsOnly = referenceForward(buildTinyBert({ ...TINY_BERT.options, layers: 0 }), one).lastHiddenState;
-      expect(maxAbsDiff(floats(await runOrt(bertSession, one)), embeddingsOnly.data)).toBeGreaterThan(0.5);
-    }, ORT_TIMEOUT_MS);
+    it(
+      'BertModel: different texts pool to clearly different vectors; the layers do real work',
+      async () => {
+        // Same length throughout, so position embeddings contribute alike to every pooled vector.
+        const texts = [['the', 'sea', 'and', 'the', 'moon', '.'], ['the', 'cell', 'and', 'the', 'moon', '.'], OTHER_PIECES.slice(0, 6)];
+        const out = await runOrt(bertSession, encodeRows(bert, texts));
+        const [seaMoon, cellMoon, protein] = texts.map((_, row) => meanPool(slice(floats(out), out.dims, row, 8), 8, 32)) as [
+          number[],
+          number[],
+          number[],
+        ];
+        expect(cosine(seaMoon, protein)).toBeLessThan(0.9);
+        expect(cosine(cellMoon, protein)).toBeLessThan(0.9);
+        // Five of six words shared: much closer than unrelated texts.
+        expect(cosine(seaMoon, cellMoon)).toBeGreaterThan(cosine(seaMoon, protein) + 0.05);
+        // Same embeddings (weights are seeded per tensor name), no encoder layers: the layers move outputs a lot.
+        const one = encodeRows(bert, [HELLO_PIECES]);
+        const embeddingsOnly = referenceForward(buildTinyBert({ ...TINY_BERT.options, layers: 0 }), one).lastHiddenState;
+        expect(maxAbsDiff(floats(await runOrt(bertSession, one)), embeddingsOnly.data)).toBeGreaterThan(0.5);
+      },
+      ORT_TIMEOUT_MS,
+    );
 
-    it('BertForMaskedLM: logits are float32 [batch, seq, vocab] and match the reference forward, padded', async () => {
-      const batch = encodeRows(splade, [OTHER_PIECES, SHORT_PIECES]);
-      const out = await runOrt(spladeSession, batch);
-      expect(out.type).toBe('float32');
-      expect(out.dims).toEqual([2, 9, splade.vocabulary.length]);
-      const expected = referenceForward(splade, batch).logits;
-      expect(expected?.dims).toEqual(out.dims);
-      expect(maxAbsDiff(floats(out), expected?.data ?? [])).toBeLessThan(ORACLE_TOLERANCE);
-      // Roughly half the logits positive: SPLADE's log(1 + ReLU(·)) gives non-trivial sparse weights.
-      const positive = floats(out).filter((x) => x > 0).length / out.size;
-      expect(positive).toBeGreaterThan(0.2);
-      expect(positive).toBeLessThan(0.8);
-      const alone = await runOrt(spladeSession, encodeRows(splade, [SHORT_PIECES]));
-      expect(maxAbsDiff(slice(floats(out), out.dims, 1, 4), floats(alone))).toBeLessThan(SAME_RUNTIME_TOLERANCE);
-    }, ORT_TIMEOUT_MS);
+    it(
+      'BertForMaskedLM: logits are float32 [batch, seq, vocab] and match the reference forward, padded',
+      async () => {
+        const batch = encodeRows(splade, [OTHER_PIECES, SHORT_PIECES]);
+        const out = await runOrt(spladeSession, batch);
+        expect(out.type).toBe('float32');
+        expect(out.dims).toEqual([2, 9, splade.vocabulary.length]);
+        const expected = referenceForward(splade, batch).logits;
+        expect(expected?.dims).toEqual(out.dims);
+        expect(maxAbsDiff(floats(out), expected?.data ?? [])).toBeLessThan(ORACLE_TOLERANCE);
+        // Roughly half the logits positive: SPLADE's log(1 + ReLU(·)) gives non-trivial sparse weights.
+        const positive = floats(out).filter((x) => x > 0).length / out.size;
+        expect(positive).toBeGreaterThan(0.2);
+        expect(positive).toBeLessThan(0.8);
+        const alone = await runOrt(spladeSession, encodeRows(splade, [SHORT_PIECES]));
+        expect(maxAbsDiff(slice(floats(out), out.dims, 1, 4), floats(alone))).toBeLessThan(SAME_RUNTIME_TOLERANCE);
+      },
+      ORT_TIMEOUT_MS,
+    );
   });
 
   describe('transformers.js (Node)', () => {
@@ -264,41 +282,45 @@ describe('generated tiny BERT models', () => {
       expect(tokenizer.encode('Zyxwvut quokkas 42')).not.toContain(SPECIAL_IDS['[UNK]']);
     });
 
-    it('AutoModel loads tiny-bert; outputs equal onnxruntime-node on a padded batch', async () => {
-      const model: PreTrainedModel = await AutoModel.from_pretrained(TINY_BERT.id, { dtype: 'fp32', device: 'cpu' });
-      try {
-        const inputs = tokenizer(['Hello world, tides!', 'the sea'], { padding: true });
-        const { last_hidden_state: hidden } = (await model(inputs)) as { last_hidden_state: Tensor };
-        expect(hidden.type).toBe('float32');
-        expect(hidden.dims).toEqual([2, 8, 32]);
-        const batch = encodeRows(bert, [HELLO_PIECES, SHORT_PIECES]);
-        expect((inputs.input_ids as Tensor).tolist()).toEqual(batch.inputIds.map((r) => r.map(BigInt)));
-        expect(maxAbsDiff(floats(hidden), floats(await runOrt(bertSession, batch)))).toBeLessThan(
-          SAME_RUNTIME_TOLERANCE,
-        );
-      } finally {
-        await model.dispose();
-      }
-    }, TRANSFORMERS_TIMEOUT_MS);
+    it(
+      'AutoModel loads tiny-bert; outputs equal onnxruntime-node on a padded batch',
+      async () => {
+        const model: PreTrainedModel = await AutoModel.from_pretrained(TINY_BERT.id, { dtype: 'fp32', device: 'cpu' });
+        try {
+          const inputs = tokenizer(['Hello world, tides!', 'the sea'], { padding: true });
+          const { last_hidden_state: hidden } = (await model(inputs)) as { last_hidden_state: Tensor };
+          expect(hidden.type).toBe('float32');
+          expect(hidden.dims).toEqual([2, 8, 32]);
+          const batch = encodeRows(bert, [HELLO_PIECES, SHORT_PIECES]);
+          expect((inputs.input_ids as Tensor).tolist()).toEqual(batch.inputIds.map((r) => r.map(BigInt)));
+          expect(maxAbsDiff(floats(hidden), floats(await runOrt(bertSession, batch)))).toBeLessThan(SAME_RUNTIME_TOLERANCE);
+        } finally {
+          await model.dispose();
+        }
+      },
+      TRANSFORMERS_TIMEOUT_MS,
+    );
 
-    it('AutoModelForMaskedLM loads tiny-splade; logits equal onnxruntime-node', async () => {
-      const model: PreTrainedModel = await AutoModelForMaskedLM.from_pretrained(TINY_SPLADE.id, {
-        dtype: 'fp32',
-        device: 'cpu',
-      });
-      try {
-        const spladeTokenizer = await AutoTokenizer.from_pretrained(TINY_SPLADE.id);
-        const inputs = spladeTokenizer('Hello world, tides!');
-        const { logits } = (await model(inputs)) as { logits: Tensor };
-        expect(logits.dims).toEqual([1, 8, splade.vocabulary.length]);
-        const batch = encodeRows(splade, [HELLO_PIECES]);
-        expect(maxAbsDiff(floats(logits), floats(await runOrt(spladeSession, batch)))).toBeLessThan(
-          SAME_RUNTIME_TOLERANCE,
-        );
-      } finally {
-        await model.dispose();
-      }
-    }, TRANSFORMERS_TIMEOUT_MS);
+    it(
+      'AutoModelForMaskedLM loads tiny-splade; logits equal onnxruntime-node',
+      async () => {
+        const model: PreTrainedModel = await AutoModelForMaskedLM.from_pretrained(TINY_SPLADE.id, {
+          dtype: 'fp32',
+          device: 'cpu',
+        });
+        try {
+          const spladeTokenizer = await AutoTokenizer.from_pretrained(TINY_SPLADE.id);
+          const inputs = spladeTokenizer('Hello world, tides!');
+          const { logits } = (await model(inputs)) as { logits: Tensor };
+          expect(logits.dims).toEqual([1, 8, splade.vocabulary.length]);
+          const batch = encodeRows(splade, [HELLO_PIECES]);
+          expect(maxAbsDiff(floats(logits), floats(await runOrt(spladeSession, batch)))).toBeLessThan(SAME_RUNTIME_TOLERANCE);
+        } finally {
+          await model.dispose();
+        }
+      },
+      TRANSFORMERS_TIMEOUT_MS,
+    );
   });
 
   describe('determinism', () => {

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { alternate, analyzeFlips, prepareFlips, rankBins, reciprocalRankFusion, reportFromPrepared } from '../../../src/core/flips/index.ts';
+import {
+  alternate,
+  analyzeFlips,
+  prepareFlips,
+  rankBins,
+  reciprocalRankFusion,
+  reportFromPrepared,
+} from '../../../src/core/flips/index.ts';
 import type { DocId, Qrels, QueryId, RankedList, Run } from '../../../src/core/types.ts';
 import { listOf, naiveAlternation, naiveRrf, positivesOf, supported, type Label } from './oracle.ts';
 
@@ -34,8 +41,7 @@ describe('the published FiQA anchor (n = 648, k = 10)', () => {
     refLists[`q${q}`] = refSupports ? [...filler(q, 2), 'rel', ...filler(q, 47).slice(2)] : filler(q, 50);
     const broken = q < 28;
     const fixed = q >= 306 && q < 306 + 184;
-    bgeLists[`q${q}`] =
-      (refSupports && !broken) || fixed ? ['rel', ...filler(q, 49)] : broken ? [...filler(q, 10), 'rel'] : filler(q, 50);
+    bgeLists[`q${q}`] = (refSupports && !broken) || fixed ? ['rel', ...filler(q, 49)] : broken ? [...filler(q, 10), 'rel'] : filler(q, 50);
   }
   const report = analyzeFlips(makeQrels(judged), makeRun('bm25', refLists), [makeRun('bge', bgeLists)]);
   const k10 = report.depths.find((d) => d.k === 10)!;
@@ -121,7 +127,9 @@ describe('analyzeFlips equals the naive oracle', () => {
         const b = makeRun('b', lists('b'));
         const pos = positivesOf(qrels, level);
         if (pos.size === 0) {
-          expect(() => analyzeFlips(qrels, ref, [a, b], { depths, label, relevanceLevel: level })).toThrow(/no query has a positive judgment/);
+          expect(() => analyzeFlips(qrels, ref, [a, b], { depths, label, relevanceLevel: level })).toThrow(
+            /no query has a positive judgment/,
+          );
           return;
         }
         const report = analyzeFlips(qrels, ref, [a, b], { depths, label, relevanceLevel: level });
@@ -229,7 +237,9 @@ describe('prepared analysis', () => {
         if (positivesOf(qrels, 1).size === 0) return;
         const runs = [makeRun('ref', lists('ref')), makeRun('a', lists('a')), makeRun('b', lists('b'))] as const;
         const prepared = prepareFlips(qrels, runs[0], [runs[1], runs[2]], { maxDepth: 9 });
-        expect(reportFromPrepared(prepared, { depths, label })).toEqual(analyzeFlips(qrels, runs[0], [runs[1], runs[2]], { depths, label }));
+        expect(reportFromPrepared(prepared, { depths, label })).toEqual(
+          analyzeFlips(qrels, runs[0], [runs[1], runs[2]], { depths, label }),
+        );
       }),
       { numRuns: 200 },
     );

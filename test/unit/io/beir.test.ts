@@ -6,7 +6,6 @@ import { readLines } from '../../../src/core/io/lines.ts';
 import { checkQrels, selectEvaluationQueries } from '../../../src/core/io/validate.ts';
 import { parseQrels } from '../../../src/core/io/trec.ts';
 
-
 const line = (o: object) => JSON.stringify(o);
 
 describe('corpus.jsonl', () => {
@@ -75,7 +74,17 @@ describe('corpus.jsonl', () => {
 
 describe('queries.jsonl and cross-checks', () => {
   it('selects queries the paper ranks: judged with a positive grade and non-empty text', async () => {
-    const queries = (await parseQueries([line({ _id: 'q1', text: 'a' }), line({ _id: 'q2', text: '  ' }), line({ _id: 'q3', text: 'c' }), line({ _id: 'q4', text: 'd' })].join('\n'), 'queries.jsonl')).value;
+    const queries = (
+      await parseQueries(
+        [
+          line({ _id: 'q1', text: 'a' }),
+          line({ _id: 'q2', text: '  ' }),
+          line({ _id: 'q3', text: 'c' }),
+          line({ _id: 'q4', text: 'd' }),
+        ].join('\n'),
+        'queries.jsonl',
+      )
+    ).value;
     const qrels = (await parseQrels('q1 0 d1 1\nq2 0 d1 1\nq3 0 d1 0\nq9 0 d1 1\n', 'qrels')).value;
     expect(selectEvaluationQueries(qrels, queries).map((i) => queries.ids[i])).toEqual(['q1']);
     expect(selectEvaluationQueries(qrels, queries, 0).map((i) => queries.ids[i])).toEqual(['q1', 'q3']);
@@ -97,6 +106,11 @@ describe('readLines', () => {
   it('numbers lines from 1, strips CR, keeps a last line without newline', async () => {
     const seen: [string, number][] = [];
     await readLines('a\r\nb\n\nc', (l, n) => seen.push([l, n]));
-    expect(seen).toEqual([['a', 1], ['b', 2], ['', 3], ['c', 4]]);
+    expect(seen).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['', 3],
+      ['c', 4],
+    ]);
   });
 });

@@ -7,18 +7,25 @@ import type { DocId, QueryId } from '../../../src/core/types.ts';
 const q = (s: string) => s as QueryId;
 const d = (s: string) => s as DocId;
 
-
 describe('qrels', () => {
   it('reads TREC 4-column qrels with grades, keeping zero and negative grades', async () => {
     const { value } = await parseQrels('1 0 a 2\n1 0 b 0\n2 0 c -1\n', 'q.txt');
-    expect(value.byQuery.get(q('1'))).toEqual(new Map([[d('a'), 2], [d('b'), 0]]));
+    expect(value.byQuery.get(q('1'))).toEqual(
+      new Map([
+        [d('a'), 2],
+        [d('b'), 0],
+      ]),
+    );
     expect(value.byQuery.get(q('2'))?.get(d('c'))).toBe(-1);
   });
 
   it('reads BEIR TSV with its header, CRLF line ends and a BOM', async () => {
     const text = '\ufeffquery-id\tcorpus-id\tscore\r\nq1\tdoc1\t1\r\nq1\tdoc2\t0\r\n';
     const { value } = await parseQrels(text, 'test.tsv');
-    expect([...value.byQuery.get(q('q1'))!.entries()]).toEqual([['doc1', 1], ['doc2', 0]]);
+    expect([...value.byQuery.get(q('q1'))!.entries()]).toEqual([
+      ['doc1', 1],
+      ['doc2', 0],
+    ]);
   });
 
   it('reads gzip by its magic bytes, whatever the name', async () => {

@@ -7,7 +7,15 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEIR_CATALOG, catalogEntry, corpusRepoUrl, datasetFileUrl, qrelsUrl, treeApiUrl, type HubLayout } from '../../../src/lab/data/catalog.ts';
+import {
+  BEIR_CATALOG,
+  catalogEntry,
+  corpusRepoUrl,
+  datasetFileUrl,
+  qrelsUrl,
+  treeApiUrl,
+  type HubLayout,
+} from '../../../src/lab/data/catalog.ts';
 import { fetchCatalogCollection, fetchWithProgress, HttpError } from '../../../src/lab/data/fetch.ts';
 import { loadCollection } from '../../../src/lab/data/load.ts';
 import type { FetchProgress, LoadedCollection } from '../../../src/lab/data/types.ts';
@@ -20,7 +28,21 @@ const SCIFACT = SCIFACT_DIR;
 
 describe('catalog', () => {
   it('names the BEIR sets the issue asks for, each with a test split and sizes', () => {
-    for (const n of ['scifact', 'fiqa', 'nfcorpus', 'arguana', 'scidocs', 'trec-covid', 'quora', 'nq', 'hotpotqa', 'fever', 'climate-fever', 'dbpedia-entity', 'webis-touche2020']) {
+    for (const n of [
+      'scifact',
+      'fiqa',
+      'nfcorpus',
+      'arguana',
+      'scidocs',
+      'trec-covid',
+      'quora',
+      'nq',
+      'hotpotqa',
+      'fever',
+      'climate-fever',
+      'dbpedia-entity',
+      'webis-touche2020',
+    ]) {
       const e = catalogEntry(n);
       expect(e, n).toBeDefined();
       expect(e!.docs).toBeGreaterThan(1000);
@@ -31,8 +53,12 @@ describe('catalog', () => {
   });
 
   it('builds hub URLs from a configurable base (trailing slash tolerated, revision encoded)', () => {
-    expect(corpusRepoUrl('https://huggingface.co', 'scifact', 'corpus.jsonl.gz')).toBe('https://huggingface.co/datasets/BeIR/scifact/resolve/main/corpus.jsonl.gz');
-    expect(qrelsUrl('http://mirror.local:8080/hf/', 'trec-covid', 'test')).toBe('http://mirror.local:8080/hf/datasets/BeIR/trec-covid-qrels/resolve/main/test.tsv');
+    expect(corpusRepoUrl('https://huggingface.co', 'scifact', 'corpus.jsonl.gz')).toBe(
+      'https://huggingface.co/datasets/BeIR/scifact/resolve/main/corpus.jsonl.gz',
+    );
+    expect(qrelsUrl('http://mirror.local:8080/hf/', 'trec-covid', 'test')).toBe(
+      'http://mirror.local:8080/hf/datasets/BeIR/trec-covid-qrels/resolve/main/test.tsv',
+    );
     expect(datasetFileUrl('https://h', 'fiqa', 'corpus/corpus/0000.parquet', 'refs/convert/parquet')).toBe(
       'https://h/datasets/BeIR/fiqa/resolve/refs%2Fconvert%2Fparquet/corpus/corpus/0000.parquet',
     );
@@ -56,7 +82,12 @@ describe('fetching SciFact from a local hub mirror', () => {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'fliplab-mirror-'));
     for (const l of layouts) {
-      await writeBeirMirror(root, { sourceDir: SCIFACT, name: nameOf(l), layout: l.layout, ...(l.shards ? { corpusShards: l.shards } : {}) });
+      await writeBeirMirror(root, {
+        sourceDir: SCIFACT,
+        name: nameOf(l),
+        layout: l.layout,
+        ...(l.shards ? { corpusShards: l.shards } : {}),
+      });
     }
     server = await startHubServer({ datasetsRoot: root });
     direct = await loadBeirFolder(SCIFACT, 'test');
@@ -119,7 +150,9 @@ describe('fetching SciFact from a local hub mirror', () => {
     await expect(mid).rejects.toMatchObject({ name: 'AbortError' });
     const before = new AbortController();
     before.abort();
-    await expect(fetchCatalogCollection('scifact-jsonl-1', { baseUrl: server.url, signal: before.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(fetchCatalogCollection('scifact-jsonl-1', { baseUrl: server.url, signal: before.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 
   it('names URL and status on an HTTP error, and lists every layout when all answer 404', async () => {

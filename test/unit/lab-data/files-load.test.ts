@@ -85,7 +85,9 @@ describe('loadCollection: custom corpora', () => {
 
   it('a CSV corpus with aliased columns and quoted fields, and an aliased JSONL corpus', async () => {
     const csv = 'doc_id,title,contents\nd1,Apples,"red, crisp apples"\nd2,,"pears\nspanning lines"\nd3,Plums,plums\n';
-    const fromCsv = await loadCollection([file('docs.csv', csv), file('queries.jsonl', QUERIES), file('qrels.txt', QRELS_TREC)], { name: 'csv' });
+    const fromCsv = await loadCollection([file('docs.csv', csv), file('queries.jsonl', QUERIES), file('qrels.txt', QRELS_TREC)], {
+      name: 'csv',
+    });
     expect(fromCsv.corpus.ids).toEqual(['d1', 'd2', 'd3']);
     expect(fromCsv.corpus.titles).toEqual(['Apples', '', 'Plums']);
     expect(fromCsv.corpus.texts[1]).toBe('pears\nspanning lines');
@@ -129,9 +131,17 @@ describe('runs, qrels and classification', () => {
   });
 
   it('loads runs next to a corpus; queries default to the ids of judgments and runs when absent', async () => {
-    const got = await loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n{"_id":"d2","text":"b"}\n{"_id":"d3","text":"c"}\n'), file('bm25.run', RUN_A), file('dense.trec', RUN_B), file('test.qrels', QRELS_TREC)], {
-      name: 'runs',
-    });
+    const got = await loadCollection(
+      [
+        file('corpus.jsonl', '{"_id":"d1","text":"a"}\n{"_id":"d2","text":"b"}\n{"_id":"d3","text":"c"}\n'),
+        file('bm25.run', RUN_A),
+        file('dense.trec', RUN_B),
+        file('test.qrels', QRELS_TREC),
+      ],
+      {
+        name: 'runs',
+      },
+    );
     expect(got.runs.map((r) => r.name)).toEqual(['bm25', 'dense']);
     const a = (await parseRun(enc.encode(RUN_A), 'a')).value;
     expect([...got.runs[0]!.byQuery.get('q1' as never)!.docs]).toEqual([...a.byQuery.get('q1' as never)!.docs]);
@@ -152,7 +162,10 @@ describe('runs, qrels and classification', () => {
 
 describe('malformed input surfaces as InputError with path and line', () => {
   it('a malformed JSONL line in a zipped corpus names the entry path and line', async () => {
-    const zip = zipSync({ 'set/corpus.jsonl': enc.encode('{"_id":"d1","text":"a"}\n{"_id":"d2", text:"b"}\n'), 'set/queries.jsonl': enc.encode(QUERIES) });
+    const zip = zipSync({
+      'set/corpus.jsonl': enc.encode('{"_id":"d1","text":"a"}\n{"_id":"d2", text:"b"}\n'),
+      'set/queries.jsonl': enc.encode(QUERIES),
+    });
     const e = await inputError(loadCollection([{ path: 'set.zip', bytes: zip }]));
     expect(e.file).toBe('set.zip/set/corpus.jsonl');
     expect(e.line).toBe(2);
@@ -161,7 +174,11 @@ describe('malformed input surfaces as InputError with path and line', () => {
 
   it('a malformed qrels line names the qrels file and line', async () => {
     const e = await inputError(
-      loadCollection([file('b/corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('b/queries.jsonl', QUERIES), file('b/qrels/test.tsv', 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\tyes\n')]),
+      loadCollection([
+        file('b/corpus.jsonl', '{"_id":"d1","text":"a"}\n'),
+        file('b/queries.jsonl', QUERIES),
+        file('b/qrels/test.tsv', 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td1\tyes\n'),
+      ]),
     );
     expect(e).toMatchObject({ file: 'b/qrels/test.tsv', line: 3 });
     expect(e.reason).toMatch(/integer relevance grade/);
@@ -174,7 +191,9 @@ describe('malformed input surfaces as InputError with path and line', () => {
   });
 
   it('a malformed run line names the run file and line', async () => {
-    const e = await inputError(loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('run.txt', `${RUN_A}q3 Q0 d1 x 1.0 bm25\n`)]));
+    const e = await inputError(
+      loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('run.txt', `${RUN_A}q3 Q0 d1 x 1.0 bm25\n`)]),
+    );
     expect(e).toMatchObject({ file: 'run.txt', line: 4 });
   });
 });

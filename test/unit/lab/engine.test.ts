@@ -76,13 +76,16 @@ describe('LabEngine', () => {
     expect(strict.values['map']).toBe(0);
     expect(strict.values['recip_rank_cut.10']).toBe(0);
     expect(strict.values['ndcg_cut.10']).toBe(usual.values['ndcg_cut.10']);
-    expect(engine.trecEval("bm25", 2)).toMatch(/^num_rel\s+all\s+0$/m);
-    expect(engine.trecEval("bm25")).toMatch(/^num_rel\s+all\s+339$/m);
+    expect(engine.trecEval('bm25', 2)).toMatch(/^num_rel\s+all\s+0$/m);
+    expect(engine.trecEval('bm25')).toMatch(/^num_rel\s+all\s+339$/m);
   });
 
   it('measures every run and marks partial ones', () => {
     const rows = engine.metrics(['bm25', 'bm25-k1=1.2-b=0.65'], ['bm25-k1=1.2-b=0.65']);
-    expect(rows.map((r) => [r.run, r.partial])).toEqual([['bm25', false], ['bm25-k1=1.2-b=0.65', true]]);
+    expect(rows.map((r) => [r.run, r.partial])).toEqual([
+      ['bm25', false],
+      ['bm25-k1=1.2-b=0.65', true],
+    ]);
     expect(Object.keys(rows[0]!.values)).toHaveLength(6);
   });
 
@@ -123,13 +126,24 @@ describe('LabEngine', () => {
     const { ids } = engine.evaluatedQueries();
     const dim = 4;
     const vec = (seed: number) => Float32Array.from({ length: dim }, (_, j) => Math.sin(seed * 7.1 + j));
-    engine.beginVectorRun('toy', ids.map((_, i) => ({ dense: vec(i), tokens: 1 })));
+    engine.beginVectorRun(
+      'toy',
+      ids.map((_, i) => ({ dense: vec(i), tokens: 1 })),
+    );
     const n = col.corpus.ids.length;
     const half = Array.from({ length: Math.floor(n / 2) }, (_, i) => i);
-    const s1 = engine.addVectors('toy', half, half.map((i) => ({ dense: vec(1000 + i), tokens: 1 })));
+    const s1 = engine.addVectors(
+      'toy',
+      half,
+      half.map((i) => ({ dense: vec(1000 + i), tokens: 1 })),
+    );
     expect(s1).toMatchObject({ encodedDocs: half.length, docs: n });
     const rest = Array.from({ length: n - half.length }, (_, i) => half.length + i);
-    const s2 = engine.addVectors('toy', rest, rest.map((i) => ({ dense: vec(1000 + i), tokens: 1 })));
+    const s2 = engine.addVectors(
+      'toy',
+      rest,
+      rest.map((i) => ({ dense: vec(1000 + i), tokens: 1 })),
+    );
     expect(s2.encodedDocs).toBe(n);
     expect(engine.run('toy').byQuery.get(ids[0]!)!.docs).toHaveLength(RUN_DEPTH);
     expect(engine.runText('toy').split('\n')[0]).toMatch(/^\S+ Q0 \S+ 1 \S+ toy$/);

@@ -50,7 +50,12 @@ describe('errors across comlink', () => {
     const e = await thrown(() => remote.input());
     expect(e).toBeInstanceOf(InputError);
     expect(isInputError(e)).toBe(true);
-    expect(e).toMatchObject({ file: 'scifact/corpus.jsonl', line: 12, reason: 'expected one JSON object per line', message: 'scifact/corpus.jsonl:12: expected one JSON object per line' });
+    expect(e).toMatchObject({
+      file: 'scifact/corpus.jsonl',
+      line: 12,
+      reason: 'expected one JSON object per line',
+      message: 'scifact/corpus.jsonl:12: expected one JSON object per line',
+    });
     const noLine = (await thrown(() => remote.noLine())) as InputError;
     expect(noLine.line).toBeUndefined();
     expect(noLine.message).toBe('qrels/test.tsv: expected at least one judgment');

@@ -41,13 +41,22 @@ const COMPLETE = ['bert/config.json', 'bert/tokenizer.json', 'bert/tokenizer_con
 
 describe('selectLocalModelFiles', () => {
   it('a complete folder: the model folder, its name, the files a load reads (relative to it)', () => {
-    const sel = selectLocalModelFiles(entries([...COMPLETE, 'bert/vocab.txt', 'bert/special_tokens_map.json', 'bert/onnx/model_quantized.onnx', 'bert/README.md']), 'fp32');
+    const sel = selectLocalModelFiles(
+      entries([...COMPLETE, 'bert/vocab.txt', 'bert/special_tokens_map.json', 'bert/onnx/model_quantized.onnx', 'bert/README.md']),
+      'fp32',
+    );
     expect(sel.name).toBe('local/bert');
     expect(sel.folder).toBe('bert');
     expect(sel.prefix).toBe('bert/');
     expect(sel.availableDtypes).toEqual(['fp32', 'q8']);
     // Other dtypes' weights and unrelated files stay behind; small root configs come along.
-    expect(sel.files.map((f) => f.path).sort()).toEqual(['config.json', 'onnx/model.onnx', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']);
+    expect(sel.files.map((f) => f.path).sort()).toEqual([
+      'config.json',
+      'onnx/model.onnx',
+      'special_tokens_map.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
     expect(sel.files.find((f) => f.path === 'onnx/model.onnx')!.file).toBe('bert/onnx/model.onnx');
   });
 
@@ -75,9 +84,12 @@ describe('selectLocalModelFiles', () => {
   it('the model one level inside the picked folder; several models are refused', () => {
     const nested = selectLocalModelFiles(entries(COMPLETE.map((p) => `models/${p}`)), 'fp32');
     expect(nested).toMatchObject({ name: 'local/bert', prefix: 'models/bert/' });
-    expect(() => selectLocalModelFiles(entries([...COMPLETE.map((p) => `all/${p}`), ...COMPLETE.map((p) => `all/${p.replace('bert', 'e5')}`)]), 'fp32')).toThrow(
-      /several models \(all\/bert\/, all\/e5\/\)/,
-    );
+    expect(() =>
+      selectLocalModelFiles(
+        entries([...COMPLETE.map((p) => `all/${p}`), ...COMPLETE.map((p) => `all/${p.replace('bert', 'e5')}`)]),
+        'fp32',
+      ),
+    ).toThrow(/several models \(all\/bert\/, all\/e5\/\)/);
   });
 
   it('external weights of the chosen dtype come along', () => {
@@ -88,7 +100,9 @@ describe('selectLocalModelFiles', () => {
 
   it('an empty pick and a folder without config.json are clear errors', () => {
     expect(() => selectLocalModelFiles([], 'fp32')).toThrow(/empty/);
-    expect(() => selectLocalModelFiles(entries(['x/tokenizer.json', 'x/tokenizer_config.json', 'x/onnx/model.onnx']), 'fp32')).toThrow(/"x" is missing config\.json/);
+    expect(() => selectLocalModelFiles(entries(['x/tokenizer.json', 'x/tokenizer_config.json', 'x/onnx/model.onnx']), 'fp32')).toThrow(
+      /"x" is missing config\.json/,
+    );
   });
 });
 
@@ -122,9 +136,15 @@ describe('localModelName', () => {
 describe('validateRegisteredModel (worker side)', () => {
   it('refuses foreign names, escaping paths and folders without config/tokenizer/weights', () => {
     expect(() => validateRegisteredModel('Xenova/bge', requiredModelFiles('fp32'))).toThrow(/not a local model name/);
-    expect(() => validateRegisteredModel('local/x', [...requiredModelFiles('fp32'), '../secret'])).toThrow(/invalid file paths "\.\.\/secret"/);
-    expect(() => validateRegisteredModel('local/x', ['config.json', 'tokenizer_config.json'])).toThrow(/missing tokenizer\.json, onnx\/model\.onnx/);
-    expect(() => validateRegisteredModel('local/x', ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_fp16.onnx'])).not.toThrow();
+    expect(() => validateRegisteredModel('local/x', [...requiredModelFiles('fp32'), '../secret'])).toThrow(
+      /invalid file paths "\.\.\/secret"/,
+    );
+    expect(() => validateRegisteredModel('local/x', ['config.json', 'tokenizer_config.json'])).toThrow(
+      /missing tokenizer\.json, onnx\/model\.onnx/,
+    );
+    expect(() =>
+      validateRegisteredModel('local/x', ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_fp16.onnx']),
+    ).not.toThrow();
   });
 });
 
@@ -153,7 +173,13 @@ describe('fingerprintFiles', () => {
 
 describe('the custom cache', () => {
   const registry = new Map([
-    ['local/x', new Map([['config.json', new Blob(['{"model_type":"bert"}'])], ['onnx/model.onnx', new Blob([new Uint8Array([1, 2, 3])])]])],
+    [
+      'local/x',
+      new Map([
+        ['config.json', new Blob(['{"model_type":"bert"}'])],
+        ['onnx/model.onnx', new Blob([new Uint8Array([1, 2, 3])])],
+      ]),
+    ],
     ['local/x-y', new Map([['config.json', new Blob(['{}'])]])],
   ]);
   const cache = createLocalModelCache(registry);
@@ -167,7 +193,10 @@ describe('the custom cache', () => {
     expect(await (await cache.match(`${LOCAL_MODEL_ROOT}local/x/config.json`))!.text()).toBe('{"model_type":"bert"}');
     const onnx = await cache.match(`http://localhost:4173${LOCAL_MODEL_ROOT}local/x/onnx/model.onnx`);
     expect(new Uint8Array(await onnx!.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]));
-    expect(await (await cache.match('https://huggingface.co/local/x/resolve/sha256-00/onnx/model.onnx'))!.arrayBuffer()).toHaveProperty('byteLength', 3);
+    expect(await (await cache.match('https://huggingface.co/local/x/resolve/sha256-00/onnx/model.onnx'))!.arrayBuffer()).toHaveProperty(
+      'byteLength',
+      3,
+    );
     expect(await (await cache.match(`${LOCAL_MODEL_ROOT}local/x-y/config.json`))!.text()).toBe('{}');
   });
 
@@ -207,30 +236,50 @@ describe('on the real stack (transformers.js + onnxruntime-node)', () => {
   const config = (model: string): EncoderConfig => ({ ...PRESETS['bge-large'], id: `local-test-${model}`, model });
   beforeAll(() => makeModelFixtures(), MODEL_LOAD_TIMEOUT_MS);
 
-  it('a picked folder served by the custom cache encodes exactly like the same files loaded from disk; the next load is unaffected', async () => {
-    const tinyBert = join(DEFAULT_MODELS_DIR, 'fliplab/tiny-bert');
-    const local = await prepareLocalModel(await pickFixtureFolder(tinyBert, 'tiny-bert'), 'fp32');
-    expect(local.name).toBe('local/tiny-bert');
-    expect(local.files.map((f) => f.path)).toContain('onnx/model.onnx');
-    const registry = new Map([[local.name, new Map(local.files.map((f) => [f.path, f.bytes as Blob]))]]);
-    const served: string[] = [];
-    const inner = createLocalModelCache(registry);
-    const cache = { match: async (key: string) => ((await inner.match(key)) ? (served.push(key), inner.match(key)) : undefined), put: inner.put };
+  it(
+    'a picked folder served by the custom cache encodes exactly like the same files loaded from disk; the next load is unaffected',
+    async () => {
+      const tinyBert = join(DEFAULT_MODELS_DIR, 'fliplab/tiny-bert');
+      const local = await prepareLocalModel(await pickFixtureFolder(tinyBert, 'tiny-bert'), 'fp32');
+      expect(local.name).toBe('local/tiny-bert');
+      expect(local.files.map((f) => f.path)).toContain('onnx/model.onnx');
+      const registry = new Map([[local.name, new Map(local.files.map((f) => [f.path, f.bytes as Blob]))]]);
+      const served: string[] = [];
+      const inner = createLocalModelCache(registry);
+      const cache = {
+        match: async (key: string) => ((await inner.match(key)) ? (served.push(key), inner.match(key)) : undefined),
+        put: inner.put,
+      };
 
-    const fromFolder = await loadEncoder({ ...config(local.name), revision: local.revision }, { device: 'cpu', dtype: 'fp32', source: { ...localModelSource(), customCache: cache } });
-    const got = await fromFolder.encode(TEXTS, 'query');
-    await fromFolder.dispose();
-    expect(served).toEqual(expect.arrayContaining([`${LOCAL_MODEL_ROOT}local/tiny-bert/config.json`, `${LOCAL_MODEL_ROOT}local/tiny-bert/tokenizer.json`, `${LOCAL_MODEL_ROOT}local/tiny-bert/onnx/model.onnx`]));
+      const fromFolder = await loadEncoder(
+        { ...config(local.name), revision: local.revision },
+        { device: 'cpu', dtype: 'fp32', source: { ...localModelSource(), customCache: cache } },
+      );
+      const got = await fromFolder.encode(TEXTS, 'query');
+      await fromFolder.dispose();
+      expect(served).toEqual(
+        expect.arrayContaining([
+          `${LOCAL_MODEL_ROOT}local/tiny-bert/config.json`,
+          `${LOCAL_MODEL_ROOT}local/tiny-bert/tokenizer.json`,
+          `${LOCAL_MODEL_ROOT}local/tiny-bert/onnx/model.onnx`,
+        ]),
+      );
 
-    // A load without a custom cache resets transformers.js's env (applySource sets all of the source).
-    const fromDisk = await loadEncoder(config('fliplab/tiny-bert'), { device: 'cpu', dtype: 'fp32', source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false } });
-    expect(env.useCustomCache).toBe(false);
-    expect(env.customCache).toBeNull();
-    const want = await fromDisk.encode(TEXTS, 'query');
-    await fromDisk.dispose();
-    expect(got.tokens).toEqual(want.tokens);
-    got.dense!.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(want.dense![i]!)));
-  }, MODEL_LOAD_TIMEOUT_MS);
+      // A load without a custom cache resets transformers.js's env (applySource sets all of the source).
+      const fromDisk = await loadEncoder(config('fliplab/tiny-bert'), {
+        device: 'cpu',
+        dtype: 'fp32',
+        source: { localModelPath: `${DEFAULT_MODELS_DIR}/`, allowRemote: false },
+      });
+      expect(env.useCustomCache).toBe(false);
+      expect(env.customCache).toBeNull();
+      const want = await fromDisk.encode(TEXTS, 'query');
+      await fromDisk.dispose();
+      expect(got.tokens).toEqual(want.tokens);
+      got.dense!.forEach((v, i) => expect(Array.from(v)).toEqual(Array.from(want.dense![i]!)));
+    },
+    MODEL_LOAD_TIMEOUT_MS,
+  );
 
   it('prepareLocalModel on a folder without tokenizer.json names it', async () => {
     const files = await pickFixtureFolder(join(DEFAULT_MODELS_DIR, 'fliplab/tiny-bert'), 'tiny-bert', ['tokenizer.json']);

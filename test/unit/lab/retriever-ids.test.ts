@@ -8,8 +8,15 @@ describe('retriever ids', () => {
     expect(bm25RunName({ k1: 1.5, b: 0.75 })).toBe('bm25');
     expect(bm25RunName({ k1: 1.2, b: 0.75 })).toBe('bm25-k1=1.2-b=0.75');
     expect(bm25RunName({ k1: 1.2, b: 0.65 })).toBe('bm25-k1=1.2-b=0.65');
-    for (const p of [{ k1: 1.5, b: 0.75 }, { k1: 1.2, b: 0.65 }, { k1: 0.9, b: 1 }, { k1: 2, b: 0 }]) expect(parseBm25RunName(bm25RunName(p))).toEqual(p);
-    for (const name of ['bm25-k1=1.5-b=0.75', 'bm25-k1=1.20-b=0.65', 'bm25-k1=1.2-b=1.5', 'bm25-k1=1.2', 'bge-large', 'BM25']) expect(parseBm25RunName(name), name).toBeNull();
+    for (const p of [
+      { k1: 1.5, b: 0.75 },
+      { k1: 1.2, b: 0.65 },
+      { k1: 0.9, b: 1 },
+      { k1: 2, b: 0 },
+    ])
+      expect(parseBm25RunName(bm25RunName(p))).toEqual(p);
+    for (const name of ['bm25-k1=1.5-b=0.75', 'bm25-k1=1.20-b=0.65', 'bm25-k1=1.2-b=1.5', 'bm25-k1=1.2', 'bge-large', 'BM25'])
+      expect(parseBm25RunName(name), name).toBeNull();
   });
 
   it('say what departs from the preset and rebuild the same configuration', () => {
@@ -20,7 +27,13 @@ describe('retriever ids', () => {
       encoderConfig('bge-small', { model: 'fliplab/tiny-bert', maxLength: 32 }),
       encoderConfig('e5-small', { model: 'org/model-with-dashes-max', dtype: 'fp16' }),
     ];
-    expect(cases.map(encoderRunId)).toEqual(['bge-large', 'e5-large-q8', 'splade-max128', 'bge-small:fliplab/tiny-bert-max32', 'e5-small:org/model-with-dashes-max-fp16']);
+    expect(cases.map(encoderRunId)).toEqual([
+      'bge-large',
+      'e5-large-q8',
+      'splade-max128',
+      'bge-small:fliplab/tiny-bert-max32',
+      'e5-small:org/model-with-dashes-max-fp16',
+    ]);
     for (const config of cases) expect(parseEncoderRunId(encoderRunId(config))).toEqual(config);
   });
 

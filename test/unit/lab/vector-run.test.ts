@@ -17,20 +17,29 @@ const corpusOf = (n: number): Corpus => {
 
 /** Split a permutation of 0..n-1 into batches. */
 const arrival = (n: number) =>
-  fc.tuple(fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }), fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 40 })).map(([order, sizes]) => {
-    const batches: number[][] = [];
-    let at = 0;
-    for (let b = 0; at < order.length; b++) {
-      const size = sizes[b % sizes.length]!;
-      batches.push(order.slice(at, at + size));
-      at += size;
-    }
-    return batches;
-  });
+  fc
+    .tuple(
+      fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }),
+      fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 40 }),
+    )
+    .map(([order, sizes]) => {
+      const batches: number[][] = [];
+      let at = 0;
+      for (let b = 0; at < order.length; b++) {
+        const size = sizes[b % sizes.length]!;
+        batches.push(order.slice(at, at + size));
+        at += size;
+      }
+      return batches;
+    });
 
-const floatVec = (dim: number) => fc.array(fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true }), { minLength: dim, maxLength: dim }).map((a) => Float32Array.from(a));
+const floatVec = (dim: number) =>
+  fc
+    .array(fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true }), { minLength: dim, maxLength: dim })
+    .map((a) => Float32Array.from(a));
 // Small integers give exact ties, which must go to the lower corpus index whatever the arrival order.
-const intVec = (dim: number) => fc.array(fc.integer({ min: -2, max: 2 }), { minLength: dim, maxLength: dim }).map((a) => Float32Array.from(a));
+const intVec = (dim: number) =>
+  fc.array(fc.integer({ min: -2, max: 2 }), { minLength: dim, maxLength: dim }).map((a) => Float32Array.from(a));
 
 describe('IncrementalVectorRun (dense)', () => {
   it('equals denseTopK on the whole corpus once every batch arrived, in any order', () => {
@@ -49,10 +58,19 @@ describe('IncrementalVectorRun (dense)', () => {
         ({ docs, queries, depth, batches }) => {
           const corpus = corpusOf(docs.length);
           const qids = queries.map((_, i) => `q${i}` as QueryId);
-          const run = new IncrementalVectorRun('dense', qids, queries.map((dense) => ({ dense, tokens: 1 })), depth, docs.length);
+          const run = new IncrementalVectorRun(
+            'dense',
+            qids,
+            queries.map((dense) => ({ dense, tokens: 1 })),
+            depth,
+            docs.length,
+          );
           const seen: number[] = [];
           for (const batch of batches) {
-            run.add(batch, batch.map((d) => ({ dense: docs[d]!, tokens: 1 })));
+            run.add(
+              batch,
+              batch.map((d) => ({ dense: docs[d]!, tokens: 1 })),
+            );
             seen.push(...batch);
             // Partial: brute force over the documents seen so far.
             const snap = run.snapshot(corpus);
@@ -90,14 +108,17 @@ describe('IncrementalVectorRun (dense)', () => {
 });
 
 describe('IncrementalVectorRun (sparse)', () => {
-  const sparseVec = fc
-    .uniqueArray(fc.integer({ min: 0, max: 12 }), { minLength: 0, maxLength: 6 })
-    .chain((indices) =>
-      fc.array(fc.oneof(fc.float({ min: Math.fround(0.01), max: 3, noNaN: true }), fc.integer({ min: 1, max: 3 })), { minLength: indices.length, maxLength: indices.length }).map((values) => ({
+  const sparseVec = fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { minLength: 0, maxLength: 6 }).chain((indices) =>
+    fc
+      .array(fc.oneof(fc.float({ min: Math.fround(0.01), max: 3, noNaN: true }), fc.integer({ min: 1, max: 3 })), {
+        minLength: indices.length,
+        maxLength: indices.length,
+      })
+      .map((values) => ({
         indices: Uint32Array.from(indices),
         values: Float32Array.from(values),
       })),
-    );
+  );
 
   it('equals sparseSearch on the whole corpus once every batch arrived, in any order', () => {
     fc.assert(
@@ -113,8 +134,18 @@ describe('IncrementalVectorRun (sparse)', () => {
         ({ docs, queries, depth, batches }) => {
           const corpus = corpusOf(docs.length);
           const qids = queries.map((_, i) => `q${i}` as QueryId);
-          const run = new IncrementalVectorRun('sparse', qids, queries.map((sparse) => ({ sparse, tokens: 1 })), depth, docs.length);
-          for (const batch of batches) run.add(batch, batch.map((d) => ({ sparse: docs[d]!, tokens: 1 })));
+          const run = new IncrementalVectorRun(
+            'sparse',
+            qids,
+            queries.map((sparse) => ({ sparse, tokens: 1 })),
+            depth,
+            docs.length,
+          );
+          for (const batch of batches)
+            run.add(
+              batch,
+              batch.map((d) => ({ sparse: docs[d]!, tokens: 1 })),
+            );
           const index = buildSparseIndex(docs, 13);
           const snap = run.snapshot(corpus);
           queries.forEach((q, qi) => {

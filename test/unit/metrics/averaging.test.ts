@@ -9,7 +9,17 @@ import { qrels, run } from './helpers.ts';
  *   q3: c, d relevant, not in the run          → only counted with -c
  */
 const Q = qrels({ q1: { a: 1 }, q2: { b: 2, z: 0 }, q3: { c: 1, d: 3, e: 0 } });
-const R = run({ q1: [['a', 2], ['x', 1]], q2: [['y', 2], ['b', 1]], qX: [['a', 1]] });
+const R = run({
+  q1: [
+    ['a', 2],
+    ['x', 1],
+  ],
+  q2: [
+    ['y', 2],
+    ['b', 1],
+  ],
+  qX: [['a', 1]],
+});
 const MEASURES = parseMeasures(['num_q', 'num_ret', 'num_rel', 'map', 'gm_map']);
 
 describe('which queries are averaged', () => {

@@ -19,7 +19,7 @@ describe('printf-compatible numbers', () => {
     expect(formatFixed(-412.66666666, 4)).toBe('-412.6667');
   });
 
-  it('prints %6.4f, %ld and trec_eval\'s -nan', () => {
+  it("prints %6.4f, %ld and trec_eval's -nan", () => {
     expect(formatValue(0.5)).toBe('0.5000');
     expect(formatValue(Number.NaN)).toBe('  -nan');
     expect(formatFixed(-0, 4)).toBe('-0.0000');
@@ -31,7 +31,16 @@ describe('printf-compatible numbers', () => {
 describe('formatTrecEval', () => {
   // q1: a relevant at rank 1 of 2; q2: nothing relevant retrieved.
   const q = qrels({ q1: { a: 1 }, q2: { b: 1 } });
-  const r = run({ q1: [['a', 2], ['x', 1]], q2: [['y', 1]] }, 'myrun');
+  const r = run(
+    {
+      q1: [
+        ['a', 2],
+        ['x', 1],
+      ],
+      q2: [['y', 1]],
+    },
+    'myrun',
+  );
 
   it('prints %-22s\\t%s\\t%6.4f lines, integer counts, runid and num_q on the summary only', () => {
     const out = formatTrecEval(evaluate(q, r, parseMeasures(['runid', 'num_q', 'num_ret', 'map'])), { perQuery: true });

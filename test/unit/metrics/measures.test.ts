@@ -8,7 +8,15 @@ import { qrels, run, values } from './helpers.ts';
  * never retrieved.
  */
 const B_QRELS = qrels({ q1: { a: 1, b: 0, c: 1, d: 1 } });
-const B_RUN = run({ q1: [['a', 5], ['x', 4], ['c', 3], ['b', 2], ['y', 1]] });
+const B_RUN = run({
+  q1: [
+    ['a', 5],
+    ['x', 4],
+    ['c', 3],
+    ['b', 2],
+    ['y', 1],
+  ],
+});
 const b = (measures: string[]) => values(B_QRELS, B_RUN, measures, {}, 'q1');
 
 /*
@@ -16,7 +24,14 @@ const b = (measures: string[]) => values(B_QRELS, B_RUN, measures, {}, 'q1');
  * Ideal order of positive grades: 3, 2, 2, 1.
  */
 const G_QRELS = qrels({ q1: { a: 3, b: 2, c: 0, d: 1, e: 2 } });
-const G_RUN = run({ q1: [['c', 4], ['a', 3], ['f', 2], ['e', 1]] });
+const G_RUN = run({
+  q1: [
+    ['c', 4],
+    ['a', 3],
+    ['f', 2],
+    ['e', 1],
+  ],
+});
 const g = (measures: string[], level = 1) => values(G_QRELS, G_RUN, measures, { relevanceLevel: level }, 'q1');
 
 describe('binary measures on fixture B', () => {
@@ -46,7 +61,12 @@ describe('binary measures on fixture B', () => {
     expect(v.map_cut_3).toBeCloseTo((1 + 2 / 3) / 3, 15);
   });
   it('counts: num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret', () => {
-    expect(b(['num_ret', 'num_rel', 'num_rel_ret', 'num_nonrel_judged_ret'])).toEqual({ num_ret: 5, num_rel: 3, num_rel_ret: 2, num_nonrel_judged_ret: 1 });
+    expect(b(['num_ret', 'num_rel', 'num_rel_ret', 'num_nonrel_judged_ret'])).toEqual({
+      num_ret: 5,
+      num_rel: 3,
+      num_rel_ret: 2,
+      num_nonrel_judged_ret: 1,
+    });
   });
   it('bpref: relevant docs above any judged non-relevant score 1 each, over R', () => {
     // b (the only judged non-relevant, N = 1) sits below both retrieved relevant docs.
@@ -60,7 +80,13 @@ describe('binary measures on fixture B', () => {
     expect(v.set_F).toBeCloseTo((2 * (2 / 5) * (2 / 3)) / (2 / 5 + 2 / 3), 15);
   });
   it('recip_rank_cut.k (MRR@k): reciprocal rank only within the top k', () => {
-    const late = run({ q1: [['x', 5], ['y', 4], ['c', 3]] });
+    const late = run({
+      q1: [
+        ['x', 5],
+        ['y', 4],
+        ['c', 3],
+      ],
+    });
     expect(values(B_QRELS, late, ['recip_rank_cut.2,3'], {}, 'q1')).toEqual({ recip_rank_cut_2: 0, recip_rank_cut_3: 1 / 3 });
     expect(values(B_QRELS, late, ['RR@10'], {}, 'q1')).toEqual({ recip_rank_cut_10: 1 / 3 });
   });
@@ -95,7 +121,7 @@ describe('graded measures on fixture G', () => {
     const ideal = [9, 9, 4, 3].reduce((s, gain, i) => s + gain / Math.log2(i + 2), 0);
     expect(v['ndcg_1=4,2=9']).toBeCloseTo((3 / Math.log2(3) + 9 / Math.log2(5)) / ideal, 15);
   });
-  it('ndcg gain levels sort with trec_eval\'s int-truncating comparator: a 0.5 gain ties with 0', () => {
+  it("ndcg gain levels sort with trec_eval's int-truncating comparator: a 0.5 gain ties with 0", () => {
     // levels pushed as 1→0.5, 2→10, 0→0, 3→3 sort (stably, truncated differences) to 0.5, 0, 3, 10, so
     // the ideal walk stops at the 0 level and never reaches d's 0.5: ideal = 10, 10, 3.
     const v = g(['ndcg.1=0.5,2=10']);
@@ -119,7 +145,7 @@ describe('graded measures on fixture G', () => {
   });
   it('relstring shows the top grades, "-" for documents not in the qrels', () => {
     const result = evaluate(G_QRELS, G_RUN, parseMeasures(['relstring.3']));
-    expect(result.perQueryText.get('q1' as never)).toEqual({ 'relstring_3': '03-' });
+    expect(result.perQueryText.get('q1' as never)).toEqual({ relstring_3: '03-' });
     expect(result.columns.find((c) => c.name === 'relstring_3')).toMatchObject({ perQuery: true, summary: false, format: 'text' });
   });
 });
@@ -127,10 +153,25 @@ describe('graded measures on fixture G', () => {
 describe('queries without relevant documents and negative grades', () => {
   // q1 has judgments but none relevant at level 1; q2 marks its only retrieved doc -1 (pooled, unjudged).
   const q = qrels({ q1: { a: 0, b: 0 }, q2: { a: -1, b: 1 } });
-  const r = run({ q1: [['a', 2], ['b', 1]], q2: [['a', 2], ['c', 1]] });
+  const r = run({
+    q1: [
+      ['a', 2],
+      ['b', 1],
+    ],
+    q2: [
+      ['a', 2],
+      ['c', 1],
+    ],
+  });
 
   it('a judged query with no relevant document is evaluated: 0 for ratio measures, NaN where trec_eval divides 0 by 0', () => {
-    const v = values(q, r, ['map', 'recip_rank', 'P.1', 'recall.1', 'ndcg', 'ndcg_cut.1', 'Rprec', 'bpref', 'relative_P.1', 'num_rel'], {}, 'q1');
+    const v = values(
+      q,
+      r,
+      ['map', 'recip_rank', 'P.1', 'recall.1', 'ndcg', 'ndcg_cut.1', 'Rprec', 'bpref', 'relative_P.1', 'num_rel'],
+      {},
+      'q1',
+    );
     expect(v).toMatchObject({ map: 0, recip_rank: 0, P_1: 0, recall_1: 0, ndcg: 0, ndcg_cut_1: 0, Rprec: 0, bpref: 0, num_rel: 0 });
     expect(v.relative_P_1).toBeNaN();
   });

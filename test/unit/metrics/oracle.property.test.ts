@@ -14,7 +14,16 @@ type Lists = Record<string, [string, number][]>;
 
 const CUTOFFS = [1, 2, 3, 5, 10];
 const MEASURES = parseMeasures([
-  'num_ret', 'num_rel', 'num_rel_ret', 'map', 'Rprec', 'bpref', 'recip_rank', 'ndcg', 'set_P', 'set_recall',
+  'num_ret',
+  'num_rel',
+  'num_rel_ret',
+  'map',
+  'Rprec',
+  'bpref',
+  'recip_rank',
+  'ndcg',
+  'set_P',
+  'set_recall',
   ...['P', 'recall', 'ndcg_cut', 'map_cut', 'success', 'ncg_cut', 'recip_rank_cut'].map((m) => `${m}.${CUTOFFS.join(',')}`),
 ]);
 
@@ -37,7 +46,9 @@ function oracleQuery(judged: Record<string, number>, list: [string, number][], o
   const N = Object.values(judged).filter((g) => g >= 0 && g < o.level).length;
   const relIn = (k: number): number => ranked.slice(0, k).filter(isRel).length;
   const gain = (d: string): number => Math.max(grade(d) ?? 0, 0);
-  const ideal = Object.values(judged).filter((g) => g > 0).sort((a, b) => b - a);
+  const ideal = Object.values(judged)
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a);
   const dcg = (gains: number[]): number => gains.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
   const sum = (xs: number[]): number => xs.reduce((s, x) => s + x, 0);
 
@@ -111,11 +122,10 @@ const queryId = fc.constantFrom('q1', 'q2', 'q3', 'q10', 'q4');
 const score = fc.constantFrom(0, 0.5, 1, 1.5, 2, -1);
 const grade = fc.constantFrom(-1, 0, 0, 1, 1, 2, 3);
 const judgmentsArb = fc.dictionary(queryId, fc.dictionary(docId, grade, { minKeys: 1, maxKeys: 8 }), { minKeys: 1, maxKeys: 4 });
-const listsArb = fc.dictionary(
-  queryId,
-  fc.uniqueArray(fc.tuple(docId, score), { minLength: 1, maxLength: 12, selector: ([d]) => d }),
-  { minKeys: 1, maxKeys: 4 },
-);
+const listsArb = fc.dictionary(queryId, fc.uniqueArray(fc.tuple(docId, score), { minLength: 1, maxLength: 12, selector: ([d]) => d }), {
+  minKeys: 1,
+  maxKeys: 4,
+});
 const optionsArb = fc.record({
   level: fc.constantFrom(0, 1, 2, 3),
   complete: fc.boolean(),
@@ -130,8 +140,14 @@ describe('evaluate() agrees with a naive oracle', () => {
       fc.property(judgmentsArb, listsArb, optionsArb, (judgments, lists, o) => {
         const expected = oracle(judgments, lists, o);
         const q = makeQrels(judgments);
-        const r = makeRun(o.presorted ? Object.fromEntries(Object.entries(lists).map(([k, l]) => [k, [...l].sort((x, y) => y[1] - x[1])])) : lists);
-        const opts = { relevanceLevel: o.level, complete: o.complete, ...(o.maxRetrieved === undefined ? {} : { maxRetrieved: o.maxRetrieved }) };
+        const r = makeRun(
+          o.presorted ? Object.fromEntries(Object.entries(lists).map(([k, l]) => [k, [...l].sort((x, y) => y[1] - x[1])])) : lists,
+        );
+        const opts = {
+          relevanceLevel: o.level,
+          complete: o.complete,
+          ...(o.maxRetrieved === undefined ? {} : { maxRetrieved: o.maxRetrieved }),
+        };
         if (expected.queries.length === 0) {
           expect(() => evaluate(q, r, MEASURES, opts)).toThrow();
           return;
@@ -149,7 +165,10 @@ describe('evaluate() agrees with a naive oracle', () => {
   });
 
   it('NCG@k equals capped recall |relevant in top k| / min(k, R) on binary qrels', () => {
-    const binary = fc.dictionary(queryId, fc.dictionary(docId, fc.constantFrom(0, 1), { minKeys: 1, maxKeys: 8 }), { minKeys: 1, maxKeys: 4 });
+    const binary = fc.dictionary(queryId, fc.dictionary(docId, fc.constantFrom(0, 1), { minKeys: 1, maxKeys: 8 }), {
+      minKeys: 1,
+      maxKeys: 4,
+    });
     fc.assert(
       fc.property(binary, listsArb, (judgments, lists) => {
         const q = makeQrels(judgments);

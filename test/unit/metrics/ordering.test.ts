@@ -5,20 +5,36 @@ import { qrels, run, values } from './helpers.ts';
 describe('trec_eval ranking order', () => {
   it('ignores the rank column: documents are re-sorted by score descending', () => {
     // The run lists b first (rank 1) but a has the higher score, so trec_eval ranks a first.
-    const r = run({ q1: [['b', 1], ['a', 2]] });
+    const r = run({
+      q1: [
+        ['b', 1],
+        ['a', 2],
+      ],
+    });
     const q = qrels({ q1: { b: 1 } });
     expect(values(q, r, ['recip_rank'], {}, 'q1').recip_rank).toBe(1 / 2);
   });
 
   it('breaks score ties by docid descending (strcmp(b, a))', () => {
     // a, b, c all score 1: trec_eval order is c, b, a, so the only relevant doc a is at rank 3.
-    const r = run({ q1: [['a', 1], ['b', 1], ['c', 1]] });
+    const r = run({
+      q1: [
+        ['a', 1],
+        ['b', 1],
+        ['c', 1],
+      ],
+    });
     expect(values(qrels({ q1: { a: 1 } }), r, ['recip_rank'], {}, 'q1').recip_rank).toBe(1 / 3);
     expect(values(qrels({ q1: { c: 1 } }), r, ['recip_rank'], {}, 'q1').recip_rank).toBe(1);
   });
 
   it('compares docids as bytes: "B" (0x42) sorts before "a" (0x61), so descending puts a first', () => {
-    const r = run({ q1: [['B', 7], ['a', 7]] });
+    const r = run({
+      q1: [
+        ['B', 7],
+        ['a', 7],
+      ],
+    });
     expect(values(qrels({ q1: { a: 1 } }), r, ['recip_rank'], {}, 'q1').recip_rank).toBe(1);
   });
 
@@ -33,13 +49,37 @@ describe('trec_eval ranking order', () => {
   });
 
   it('returns no permutation when the list already is in trec_eval order', () => {
-    expect(trecEvalOrder(run({ q1: [['c', 3], ['b', 3], ['a', 1]] }).byQuery.get('q1' as never)!)).toBeUndefined();
-    const order = trecEvalOrder(run({ q1: [['a', 3], ['b', 3], ['c', 4]] }).byQuery.get('q1' as never)!);
+    expect(
+      trecEvalOrder(
+        run({
+          q1: [
+            ['c', 3],
+            ['b', 3],
+            ['a', 1],
+          ],
+        }).byQuery.get('q1' as never)!,
+      ),
+    ).toBeUndefined();
+    const order = trecEvalOrder(
+      run({
+        q1: [
+          ['a', 3],
+          ['b', 3],
+          ['c', 4],
+        ],
+      }).byQuery.get('q1' as never)!,
+    );
     expect(Array.from(order!)).toEqual([2, 1, 0]); // c (4), then b before a on the tie
   });
 
   it('applies -M after ordering: the first N of the trec_eval order', () => {
-    const r = run({ q1: [['a', 1], ['b', 2], ['c', 3]] });
+    const r = run({
+      q1: [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    });
     const q = qrels({ q1: { a: 1, c: 1 } });
     expect(values(q, r, ['num_ret', 'num_rel_ret', 'P.2'], { maxRetrieved: 2 }, 'q1')).toEqual({ num_ret: 2, num_rel_ret: 1, P_2: 1 / 2 });
   });

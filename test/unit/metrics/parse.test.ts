@@ -32,7 +32,18 @@ describe('parseMeasures: trec_eval -m syntax', () => {
 
   it('expands official and all_trec', () => {
     expect(parseMeasures(['official']).map((s) => s.measure)).toEqual([
-      'runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank', 'iprec_at_recall', 'P',
+      'runid',
+      'num_q',
+      'num_ret',
+      'num_rel',
+      'num_rel_ret',
+      'map',
+      'gm_map',
+      'Rprec',
+      'bpref',
+      'recip_rank',
+      'iprec_at_recall',
+      'P',
     ]);
     const all = parseMeasures(['all_trec']).map((s) => s.measure);
     expect(all).toContain('ndcg_cut');

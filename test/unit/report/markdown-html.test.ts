@@ -7,7 +7,8 @@ import { labMetricsRow } from '../../../src/report/metrics.ts';
 import { syntheticCase } from './fixtures.ts';
 
 const EVIL = '<script>alert("x")</script>|a*b_c`[l](http://e.example)';
-const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="steelblue"/><text x="1" y="9">a &lt; b</text></svg>';
+const SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="steelblue"/><text x="1" y="9">a &lt; b</text></svg>';
 
 function input(): ReportInput {
   const c = syntheticCase(5, [EVIL, 'dense']);
@@ -65,7 +66,9 @@ describe('HTML report', () => {
       expect(() => reportHtml({ ...input(), plots: [{ title: 'p', svg, file: 'p.svg' }] }), svg).toThrow(/plot "p"/);
     }
     // Internal references (Plot's clip paths) are fine.
-    expect(() => reportHtml({ ...input(), plots: [{ title: 'p', svg: '<svg><rect clip-path="url(#c1)"/><use href="#c1"/></svg>', file: 'p.svg' }] })).not.toThrow();
+    expect(() =>
+      reportHtml({ ...input(), plots: [{ title: 'p', svg: '<svg><rect clip-path="url(#c1)"/><use href="#c1"/></svg>', file: 'p.svg' }] }),
+    ).not.toThrow();
   });
 });
 

@@ -8,7 +8,14 @@ describe('measures for reports', () => {
   const c = syntheticCase(3, ['cand']);
 
   it('maps lab keys to the names trec_eval prints', () => {
-    expect(LAB_MEASURES.map((m) => trecEvalName(m.key))).toEqual(['recip_rank_cut_10', 'ndcg_cut_10', 'ncg_cut_100', 'recall_10', 'recall_100', 'map']);
+    expect(LAB_MEASURES.map((m) => trecEvalName(m.key))).toEqual([
+      'recip_rank_cut_10',
+      'ndcg_cut_10',
+      'ncg_cut_100',
+      'recall_10',
+      'recall_100',
+      'map',
+    ]);
     expect(() => trecEvalName('P')).toThrow(/one measure with one value/);
   });
 

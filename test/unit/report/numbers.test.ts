@@ -24,7 +24,9 @@ describe('report tables use the CLI number formatting', () => {
 
   it('flip tables: every depth, every cell', () => {
     const tables = tablesOf('transitions');
-    expect(tables.map((t) => t.caption)).toEqual(report.depths.map((d) => `k = ${d.k}: reference supports ${d.reference.supported} of ${report.queries}`));
+    expect(tables.map((t) => t.caption)).toEqual(
+      report.depths.map((d) => `k = ${d.k}: reference supports ${d.reference.supported} of ${report.queries}`),
+    );
     const all = terminalRows(text, tables[0]!.header.join('|'));
     expect(all.length).toBe(report.depths.length * 2);
     expect(tables.flatMap((t) => t.rows)).toEqual(all);

@@ -66,7 +66,10 @@ export function ndcgAt10(ranked: readonly string[], judged: ReadonlyMap<DocId, n
   ranked.slice(0, 10).forEach((d, i) => {
     dcg += Math.max(0, judged.get(d as DocId) ?? 0) / Math.log2(i + 2);
   });
-  const ideal = [...judged.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, 10);
+  const ideal = [...judged.values()]
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, 10);
   const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
   return idcg > 0 ? dcg / idcg : 0;
 }

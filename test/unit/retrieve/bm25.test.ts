@@ -140,11 +140,19 @@ describe('BM25 against the naive oracle (random corpora)', () => {
   it('identical on larger corpora where pruning and layers matter', () => {
     const vocab = Array.from({ length: 40 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${i}`);
     // Zipf-like: low ranks are common, so lists are long and scores tie often.
-    const zipfWord = fc.integer({ min: 0, max: 2 ** 20 - 1 }).map((u) => vocab[Math.min(vocab.length - 1, Math.floor(vocab.length ** (u / 2 ** 20)) - 1)]!);
+    const zipfWord = fc
+      .integer({ min: 0, max: 2 ** 20 - 1 })
+      .map((u) => vocab[Math.min(vocab.length - 1, Math.floor(vocab.length ** (u / 2 ** 20)) - 1)]!);
     fc.assert(
       fc.property(
-        fc.array(fc.array(zipfWord, { minLength: 0, maxLength: 30 }).map((ws) => ws.join(' ')), { minLength: 50, maxLength: 300 }),
-        fc.array(fc.array(zipfWord, { minLength: 1, maxLength: 8 }).map((ws) => ws.join(' ')), { minLength: 1, maxLength: 8 }),
+        fc.array(
+          fc.array(zipfWord, { minLength: 0, maxLength: 30 }).map((ws) => ws.join(' ')),
+          { minLength: 50, maxLength: 300 },
+        ),
+        fc.array(
+          fc.array(zipfWord, { minLength: 1, maxLength: 8 }).map((ws) => ws.join(' ')),
+          { minLength: 1, maxLength: 8 },
+        ),
         fc.constantFrom<Bm25Params>(BM25_VARIANTS.ragflip, { ...BM25_VARIANTS.ragflip, precision: 'float64' }),
         fc.constantFrom(1, 5, 10, 50),
         (docs, queries, p, depth) => {
@@ -170,7 +178,10 @@ describe('BM25 against the naive oracle: queries of very frequent terms (dense c
     .record({
       present: fc.array(fc.integer({ min: 0, max: 99 }), { minLength: FREQUENT.length, maxLength: FREQUENT.length }),
       tfs: fc.array(fc.integer({ min: 1, max: 6 }), { minLength: FREQUENT.length, maxLength: FREQUENT.length }),
-      rare: fc.array(fc.integer({ min: 0, max: 2 ** 16 - 1 }).map((u) => RARE[Math.floor(RARE.length ** (u / 2 ** 16)) - 1]!), { maxLength: 12 }),
+      rare: fc.array(
+        fc.integer({ min: 0, max: 2 ** 16 - 1 }).map((u) => RARE[Math.floor(RARE.length ** (u / 2 ** 16)) - 1]!),
+        { maxLength: 12 },
+      ),
     })
     .map(({ present, tfs, rare }) => {
       const words: string[] = [...rare];
@@ -181,7 +192,10 @@ describe('BM25 against the naive oracle: queries of very frequent terms (dense c
       return words.join(' ');
     });
   const frequentQuery = fc
-    .array(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...FREQUENT) }, { weight: 1, arbitrary: fc.constantFrom(...RARE) }), { minLength: 1, maxLength: 8 })
+    .array(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...FREQUENT) }, { weight: 1, arbitrary: fc.constantFrom(...RARE) }), {
+      minLength: 1,
+      maxLength: 8,
+    })
     .map((ws) => ws.join(' '));
   /** Layouts where the frequent terms get dense columns and codes and their lists split into layers. */
   const DENSE_LAYOUTS: readonly Bm25BuildOptions[] = [
@@ -240,7 +254,10 @@ describe('BM25 against the naive oracle: queries of very frequent terms (dense c
   });
 
   it('codes bracket every dense impact', () => {
-    const docs = Array.from({ length: 200 }, (_, d) => `${'ba '.repeat(1 + (d % 5))}${d % 3 === 0 ? 'bi bi' : 'bu'} ${'x'.repeat(1 + (d % 7))}`);
+    const docs = Array.from(
+      { length: 200 },
+      (_, d) => `${'ba '.repeat(1 + (d % 5))}${d % 3 === 0 ? 'bi bi' : 'bu'} ${'x'.repeat(1 + (d % 7))}`,
+    );
     const index = buildBm25Index(makeCorpus(docs), {}, { denseMinDf: 1, denseMinShare: 0.3 });
     const n = index.docCount;
     let columns = 0;
@@ -331,7 +348,8 @@ describe('BM25 definitions', () => {
 
   it('rejects layer shares that do not increase within (0, 1)', () => {
     const corpus = makeCorpus(['alpha']);
-    for (const shares of [[0], [1], [0.5, 0.5], [0.6, 0.3]]) expect(() => buildBm25Index(corpus, {}, { layerTopShares: shares })).toThrow(RangeError);
+    for (const shares of [[0], [1], [0.5, 0.5], [0.6, 0.3]])
+      expect(() => buildBm25Index(corpus, {}, { layerTopShares: shares })).toThrow(RangeError);
   });
 
   it('rejects depths outside [1, 1000]', () => {
@@ -351,7 +369,12 @@ describe('BM25 definitions', () => {
 
   it('handles queries with more than 32 distinct terms (beyond the per-document bit mask)', () => {
     const vocab = Array.from({ length: 45 }, (_, i) => `t${i}z`);
-    const docs = Array.from({ length: 120 }, (_, d) => vocab.filter((_, i) => (d * 7 + i * 3) % 5 !== 0 || i % 9 === d % 9).slice(d % 11).join(' '));
+    const docs = Array.from({ length: 120 }, (_, d) =>
+      vocab
+        .filter((_, i) => (d * 7 + i * 3) % 5 !== 0 || i % 9 === d % 9)
+        .slice(d % 11)
+        .join(' '),
+    );
     // Documents whose only query terms sit in slots ≥ 32 (rare terms placed last in the query).
     docs.push('r1z r2z', 'r2z', 't44z t44z', 't40z t41z t42z t43z');
     const corpus = makeCorpus(docs);
@@ -368,7 +391,9 @@ describe('BM25 index and run', () => {
   it('grows its build buffers on text with many short distinct tokens', () => {
     // Two-character tokens, all distinct within a document: far more (term, document) pairs per
     // character than the builder's initial estimate.
-    const docs = Array.from({ length: 300 }, (_, d) => Array.from({ length: 60 }, (_, i) => `${String.fromCharCode(98 + ((d + i) % 24))}${i % 10}`).join(' '));
+    const docs = Array.from({ length: 300 }, (_, d) =>
+      Array.from({ length: 60 }, (_, i) => `${String.fromCharCode(98 + ((d + i) % 24))}${i % 10}`).join(' '),
+    );
     const corpus = makeCorpus(docs);
     const oc = oracleCorpus(corpus);
     const index = buildBm25Index(corpus);
@@ -387,7 +412,11 @@ describe('BM25 index and run', () => {
     const corpus = makeCorpus(Array.from({ length: 10 }, (_, i) => `doc ${i}`));
     const seen: Array<[number, number]> = [];
     buildBm25Index(corpus, {}, { onProgress: (done, total) => seen.push([done, total]), progressEveryDocs: 4 });
-    expect(seen).toEqual([[4, 10], [8, 10], [10, 10]]);
+    expect(seen).toEqual([
+      [4, 10],
+      [8, 10],
+      [10, 10],
+    ]);
     const ac = new AbortController();
     ac.abort();
     expect(() => buildBm25Index(corpus, {}, { signal: ac.signal, progressEveryDocs: 1 })).toThrow();

@@ -17,15 +17,22 @@ function bruteForce(scores: number[], k: number, eligible: (i: number) => boolea
 }
 
 // Small integers keep every dot product exact, so ties are real ties and must go to the lower index.
-const arbVec = (dim: number) => fc.array(fc.integer({ min: -3, max: 3 }), { minLength: dim, maxLength: dim }).map((a) => Float32Array.from(a));
+const arbVec = (dim: number) =>
+  fc.array(fc.integer({ min: -3, max: 3 }), { minLength: dim, maxLength: dim }).map((a) => Float32Array.from(a));
 
 describe('dense exact top-k', () => {
   it('equals brute force for any shapes, k and ties', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 9 }).chain((dim) =>
-          fc.record({ docs: fc.array(arbVec(dim), { minLength: 1, maxLength: 30 }), queries: fc.array(arbVec(dim), { minLength: 1, maxLength: 9 }), k: fc.integer({ min: 1, max: 35 }) }),
-        ),
+        fc
+          .integer({ min: 1, max: 9 })
+          .chain((dim) =>
+            fc.record({
+              docs: fc.array(arbVec(dim), { minLength: 1, maxLength: 30 }),
+              queries: fc.array(arbVec(dim), { minLength: 1, maxLength: 9 }),
+              k: fc.integer({ min: 1, max: 35 }),
+            }),
+          ),
         ({ docs, queries, k }) => {
           const got = denseTopK(denseMatrix(docs), denseMatrix(queries), k);
           expect(got).toHaveLength(queries.length);
@@ -62,27 +69,34 @@ describe('sparse exact top-k', () => {
   it('equals the brute-force dot product over documents sharing a term', () => {
     const vocab = 12;
     fc.assert(
-      fc.property(fc.array(arbSparse(vocab), { minLength: 1, maxLength: 25 }), fc.array(arbSparse(vocab), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 30 }), (docs, queries, k) => {
-        const index = buildSparseIndex(docs, vocab);
-        for (const q of queries) {
-          const dot = (d: (typeof docs)[number]) => {
-            let s = 0;
-            d.indices.forEach((t, i) => {
-              const j = Array.from(q.indices).indexOf(t);
-              if (j >= 0) s += d.values[i]! * q.values[j]!;
-            });
-            return s;
-          };
-          const shares = (i: number) => Array.from(docs[i]!.indices).some((t) => Array.from(q.indices).includes(t));
-          const got = sparseSearch(index, q, k);
-          expect(Array.from(got.indices)).toEqual(bruteForce(docs.map(dot), k, shares));
-        }
-      }),
+      fc.property(
+        fc.array(arbSparse(vocab), { minLength: 1, maxLength: 25 }),
+        fc.array(arbSparse(vocab), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 30 }),
+        (docs, queries, k) => {
+          const index = buildSparseIndex(docs, vocab);
+          for (const q of queries) {
+            const dot = (d: (typeof docs)[number]) => {
+              let s = 0;
+              d.indices.forEach((t, i) => {
+                const j = Array.from(q.indices).indexOf(t);
+                if (j >= 0) s += d.values[i]! * q.values[j]!;
+              });
+              return s;
+            };
+            const shares = (i: number) => Array.from(docs[i]!.indices).some((t) => Array.from(q.indices).includes(t));
+            const got = sparseSearch(index, q, k);
+            expect(Array.from(got.indices)).toEqual(bruteForce(docs.map(dot), k, shares));
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('rejects term ids outside the vocabulary', () => {
-    expect(() => buildSparseIndex([{ indices: Uint32Array.of(5), values: Float32Array.of(1) }], 5)).toThrow(/term id 5 outside the vocabulary of 5/);
+    expect(() => buildSparseIndex([{ indices: Uint32Array.of(5), values: Float32Array.of(1) }], 5)).toThrow(
+      /term id 5 outside the vocabulary of 5/,
+    );
   });
 });

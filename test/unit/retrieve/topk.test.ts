@@ -34,9 +34,15 @@ describe('selectTopK', () => {
     const heap = new TopKHeap(64);
     fc.assert(
       fc.property(
-        fc.array(score, { minLength: 1, maxLength: 150 }).chain((values) =>
-          fc.tuple(fc.constant(values), fc.shuffledSubarray(Array.from({ length: values.length }, (_, i) => i)), fc.integer({ min: 0, max: 64 })),
-        ),
+        fc
+          .array(score, { minLength: 1, maxLength: 150 })
+          .chain((values) =>
+            fc.tuple(
+              fc.constant(values),
+              fc.shuffledSubarray(Array.from({ length: values.length }, (_, i) => i)),
+              fc.integer({ min: 0, max: 64 }),
+            ),
+          ),
         ([values, cands, k]) => {
           const arr = Float64Array.from(values);
           const got = selectTopK(arr, k, Uint32Array.from(cands), cands.length, heap);

@@ -67,7 +67,10 @@ describe('EmbeddingStore (IndexedDB)', () => {
     const [t1, t2] = await textKeys(['a', 'b']);
     const vector = { dense: new Float32Array(4), tokens: 1 };
     await store.put(identity, enc, 'webgpu', [{ text: t1!, vector }]);
-    await store.put(identity, enc, 'webgpu', [{ text: t1!, vector }, { text: t2!, vector }]);
+    await store.put(identity, enc, 'webgpu', [
+      { text: t1!, vector },
+      { text: t2!, vector },
+    ]);
     const [rec] = await store.list();
     expect(rec).toMatchObject({ encoding: enc, device: 'webgpu', count: 2, bytes: 2 * (16 + 16) });
     await store.delete(enc);
@@ -87,7 +90,9 @@ describe('EmbeddingStore (IndexedDB)', () => {
       throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
     };
     try {
-      const err = await store.put(identity, enc, 'wasm', [{ text: t2!, vector: { dense: new Float32Array(1024), tokens: 1 } }]).catch((e) => e);
+      const err = await store
+        .put(identity, enc, 'wasm', [{ text: t2!, vector: { dense: new Float32Array(1024), tokens: 1 } }])
+        .catch((e) => e);
       expect(err).toBeInstanceOf(StorageFullError);
       expect((err as StorageFullError).message).toMatch(/needs about 4\.0 KiB.*Everything encoded so far is kept/);
     } finally {

@@ -118,13 +118,48 @@ describe('TermTable.scan (the index builder’s tokenizer)', () => {
     expect(table.get('alpha')).toBe(1);
     expect(table.get('the')).toBe(-1);
     expect(table.get('gamma')).toBe(-1);
-    expect(table.toMap()).toEqual(new Map([['beta', 0], ['alpha', 1]]));
+    expect(table.toMap()).toEqual(
+      new Map([
+        ['beta', 0],
+        ['alpha', 1],
+      ]),
+    );
   });
 
   it('matches tokenize on arbitrary Unicode text, with one table reused across texts', () => {
     const tricky = fc.constantFrom(
-      'a', 'B', 'z9', 'É', 'é', 'e\u0301', 'İ', 'Σ', 'ß', 'K', '\u212a', '²', '½', '٣', 'Ⅻ', '中', '𝐀', '𐐀',
-      '😀', ' ', '-', '.', "'", '_', '\u00a0', '\u3000', '\ud800', '\udc00', 'THE', 'The', 'and', 'x',
+      'a',
+      'B',
+      'z9',
+      'É',
+      'é',
+      'e\u0301',
+      'İ',
+      'Σ',
+      'ß',
+      'K',
+      '\u212a',
+      '²',
+      '½',
+      '٣',
+      'Ⅻ',
+      '中',
+      '𝐀',
+      '𐐀',
+      '😀',
+      ' ',
+      '-',
+      '.',
+      "'",
+      '_',
+      '\u00a0',
+      '\u3000',
+      '\ud800',
+      '\udc00',
+      'THE',
+      'The',
+      'and',
+      'x',
     );
     const text = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 60 }),

@@ -13,7 +13,16 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** Observable's ten categorical colours (Plot's "observable10"), cycled when there are more candidates. */
 export const CANDIDATE_COLORS: readonly string[] = [
-  '#4269d0', '#efb118', '#ff725c', '#6cc5b0', '#3ca951', '#ff8ab7', '#a463f2', '#97bbf5', '#9c6b4e', '#9498a0',
+  '#4269d0',
+  '#efb118',
+  '#ff725c',
+  '#6cc5b0',
+  '#3ca951',
+  '#ff8ab7',
+  '#a463f2',
+  '#97bbf5',
+  '#9c6b4e',
+  '#9498a0',
 ];
 
 export interface DepthPlotOptions {
@@ -108,9 +117,7 @@ function panel(
     marginTop: 28,
     style: { fontFamily: 'system-ui, sans-serif', fontSize: '11px', background: 'transparent' },
     x: { type: 'point', domain: report.depth_list, label: 'depth k', padding: 0.3 },
-    y: isRate
-      ? { label: 'negative-flip rate (%)', percent: true, grid: true, zero: true }
-      : { label: 'net gain (queries)', grid: true },
+    y: isRate ? { label: 'negative-flip rate (%)', percent: true, grid: true, zero: true } : { label: 'net gain (queries)', grid: true },
     color: { type: 'ordinal', domain: [...names], range: names.map((_, i) => CANDIDATE_COLORS[i % CANDIDATE_COLORS.length]!) },
     marks: [
       ...(isRate ? [] : [Plot.ruleY([0], { stroke: 'currentColor', strokeOpacity: 0.5 })]),
@@ -126,7 +133,11 @@ function panel(
   return el as unknown as SVGSVGElement;
 }
 
-function svgEl<K extends keyof SVGElementTagNameMap>(doc: Document, tag: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
+function svgEl<K extends keyof SVGElementTagNameMap>(
+  doc: Document,
+  tag: K,
+  attrs: Record<string, string | number>,
+): SVGElementTagNameMap[K] {
   const e = doc.createElementNS(SVG_NS, tag);
   for (const [name, value] of Object.entries(attrs)) e.setAttribute(name, String(value));
   return e;
@@ -161,7 +172,12 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
     const item = svgEl(doc, 'g', { transform: `translate(${x},${y})` });
     item.append(
       svgEl(doc, 'line', {
-        x1: 0, y1: -4, x2: 20, y2: -4, stroke: color, 'stroke-width': 3,
+        x1: 0,
+        y1: -4,
+        x2: 20,
+        y2: -4,
+        stroke: color,
+        'stroke-width': 3,
         ...(partial.includes(name) ? { 'stroke-dasharray': '6 4' } : {}),
       }),
     );

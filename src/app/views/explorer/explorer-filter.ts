@@ -6,7 +6,6 @@
 import { candidateNames } from '../../../core/flips/analyze.ts';
 import type { ExplorerFilter, FlipReport, TransitionState } from '../../types.ts';
 
-
 export interface ExplorerQuery {
   /** Candidate name (one of the report's candidate runs). */
   readonly candidate: string;
@@ -47,7 +46,8 @@ export function filterQueries(report: FlipReport, query: ExplorerQuery, queryTex
   const perQuery = report.per_query;
   if (perQuery === undefined) throw new RangeError('the report has no per-query rows (build it with perQuery: true)');
   const ci = candidateNames(report).indexOf(query.candidate);
-  if (ci < 0) throw new RangeError(`unknown candidate ${JSON.stringify(query.candidate)}: expected one of ${candidateNames(report).join(', ')}`);
+  if (ci < 0)
+    throw new RangeError(`unknown candidate ${JSON.stringify(query.candidate)}: expected one of ${candidateNames(report).join(', ')}`);
   const d = query.depthIndex;
   if (!Number.isInteger(d) || d < 0 || d >= report.depth_list.length) {
     throw new RangeError(`depth index ${d} is outside the report's ${report.depth_list.length} depths`);
