@@ -258,7 +258,8 @@ const api = {
       const problem = await findMissingFiles(config, dtype, options.source);
       if (problem !== null) {
         throw new LocalModelError(
-          `Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ${problem}${localModels.has(config.model) ? '' : ' (register the folder first)'}`,
+          `Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ` +
+            `${problem}${localModels.has(config.model) ? '' : ' (register the folder first)'}`,
         );
       }
     }

@@ -82,7 +82,8 @@ export function checkLocalModel(config: EncoderConfig, modelDir: string | undefi
   for (const f of [...REQUIRED_MODEL_FILES, ONNX_FILE_BY_DTYPE[dtype] ?? 'onnx/model.onnx']) {
     if (!existsSync(join(folder, f))) {
       throw new UsageError(
-        `model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx)`,
+        `model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js ` +
+          `layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx)`,
       );
     }
   }
@@ -152,7 +153,8 @@ export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config:
     },
   }).catch((e: unknown) => {
     throw new UsageError(
-      `could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`,
+      `could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ` +
+        `${e instanceof Error ? e.message : String(e)}`,
     );
   });
   return { config, encoder };

@@ -10,6 +10,7 @@ import { TopKHeap, type TopK } from '../core/retrieve/topk.ts';
 
 /** The serialized graph (341 bytes); a unit test checks it equals what the generator writes. */
 export const DENSE_TOPK_ONNX_BASE64 =
+  // eslint-disable-next-line max-len -- data, not prose
   'CAgSB2ZsaXBsYWIaATEyEWV4YWN0IGRlbnNlIHRvcC1rOq0CCikKB3F1ZXJpZXMKBmRvY3NfdBIGc2NvcmVzGgZzY29yZXMiBk1hdE11bApdCgZzY29yZXMKAWsSBnZhbHVlcxIHaW5kaWNlcxoEdG9wayIEVG9wSyoUCgRheGlzGP///////////wGgAQIqDgoHbGFyZ2VzdBgBoAECKg0KBnNvcnRlZBgBoAECEhJmbGlwbGFiX2RlbnNlX3RvcGtaHQoHcXVlcmllcxISChAIARIMCgMSAXEKBRIDZGltWhwKBmRvY3NfdBISChAIARIMCgUSA2RpbQoDEgFuWg8KAWsSCgoICAcSBAoCCAFiHgoGdmFsdWVzEhQKEggBEg4KAxIBcQoHEgVrX291dGIfCgdpbmRpY2VzEhQKEggHEg4KAxIBcQoHEgVrX291dEICEBE=';
 
 /** Documents scored per ONNX call: bounds the [queries × block] score matrix the runtime allocates. */

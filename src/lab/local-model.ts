@@ -140,7 +140,8 @@ export function selectLocalModelFiles<F>(
   const roots = configs.filter((p) => depth(p) === shallowest);
   if (roots.length > 1) {
     throw new LocalModelError(
-      `The picked folder holds several models (${roots.map((p) => p.slice(0, -'config.json'.length) || './').join(', ')}): pick one model folder.`,
+      `The picked folder holds several models (${roots.map((p) => p.slice(0, -'config.json'.length) || './').join(', ')}): ` +
+        `pick one model folder.`,
     );
   }
   const firstSegment = entries[0]!.path.includes('/') ? entries[0]!.path.split('/')[0]! : '';
@@ -158,7 +159,8 @@ export function selectLocalModelFiles<F>(
         ? ` (the folder has weights for: ${availableDtypes.join(', ')})`
         : '';
     throw new LocalModelError(
-      `The model folder "${folder}" is missing ${missing.join(', ')}: a ${dtype} model needs ${requiredModelFiles(dtype).join(', ')}${alternatives}.`,
+      `The model folder "${folder}" is missing ${missing.join(', ')}: a ${dtype} model needs ` +
+        `${requiredModelFiles(dtype).join(', ')}${alternatives}.`,
       missing,
     );
   }
@@ -231,7 +233,8 @@ export function validateRegisteredModel(name: string, paths: readonly string[]):
   const bad = paths.filter((p) => p === '' || p.startsWith('/') || p.split('/').includes('..'));
   if (bad.length > 0)
     throw new LocalModelError(
-      `local model ${name}: invalid file paths ${bad.map((p) => JSON.stringify(p)).join(', ')} (expected paths relative to the model folder).`,
+      `local model ${name}: invalid file paths ${bad.map((p) => JSON.stringify(p)).join(', ')} (expected paths relative to ` +
+        `the model folder).`,
     );
   const have = new Set(paths);
   const missing: string[] = CONFIG_FILES.filter((p) => !have.has(p));

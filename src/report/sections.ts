@@ -80,7 +80,8 @@ export function buildSections(input: ReportInput): Section[] {
     id: 'retrievers',
     heading: 'Retrievers',
     notes: [
-      `Reference "${ref.name}" against ${r.runs.length - 1} candidate(s) on ${r.queries} queries with a positive judgment (grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}.`,
+      `Reference "${ref.name}" against ${r.runs.length - 1} candidate(s) on ${r.queries} queries with a positive judgment ` +
+        `(grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}.`,
       'A query missing from a run is unsupported by that run (counted, never dropped).',
     ],
     tables: [
@@ -121,7 +122,8 @@ export function buildSections(input: ReportInput): Section[] {
     id: 'transitions',
     heading: 'Query-level transitions',
     notes: [
-      'Fix rate = fixed / reference failures; negative-flip rate = broken / reference-supported; compatibility = preserved / reference-supported (95% Wilson intervals). Net gain = fixed − broken (95% Wald interval).',
+      'Fix rate = fixed / reference failures; negative-flip rate = broken / reference-supported; compatibility = preserved / ' +
+        'reference-supported (95% Wilson intervals). Net gain = fixed − broken (95% Wald interval).',
     ],
     tables: r.depths.map((d) => fromRows(`k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`, transitionRows(d))),
   });
@@ -137,7 +139,8 @@ export function buildSections(input: ReportInput): Section[] {
     id: 'strata',
     heading: "Negative flips by the reference's supporting rank",
     notes: [
-      `Reference-supported queries grouped by the rank at which the reference supports them (${r.label === 'strict' ? 'last' : 'first'} positive).`,
+      `Reference-supported queries grouped by the rank at which the reference supports them ` +
+        `(${r.label === 'strict' ? 'last' : 'first'} positive).`,
     ],
     tables: [fromRows('Strata', strataRows(r))],
   });
@@ -148,7 +151,8 @@ export function buildSections(input: ReportInput): Section[] {
     notes:
       r.paired.length > 0
         ? [
-            'Negative flips on reference-supported queries: only A = broken by A and preserved by B. Exact McNemar; Holm across the depths of each pair.',
+            'Negative flips on reference-supported queries: only A = broken by A and preserved by B. Exact McNemar; Holm ' +
+              'across the depths of each pair.',
           ]
         : ['One candidate: there is no pair to test.'],
     tables: r.paired.length > 0 ? [fromRows('Paired negative flips', pairedRows(r), 3)] : [],

@@ -37,7 +37,8 @@ export class StorageFullError extends Error {
     readonly availableBytes: number | undefined,
   ) {
     super(
-      `browser storage is full: storing these vectors needs about ${formatBytes(neededBytes)}${availableBytes === undefined ? '' : ` and about ${formatBytes(availableBytes)} is free`}. ` +
+      `browser storage is full: storing these vectors needs about ` +
+        `${formatBytes(neededBytes)}${availableBytes === undefined ? '' : ` and about ${formatBytes(availableBytes)} is free`}. ` +
         'Everything encoded so far is kept; free space (delete cached models or corpora) and resume.',
     );
   }

@@ -168,7 +168,8 @@ export class EncodeBridge {
         throw error;
       // WebGPU failed mid-job (device lost, out of memory, driver reset). The failed worker is gone; a fresh
       // one on WASM continues from the last committed batch, since committed vectors are cache hits.
-      const reason = `webgpu failed (${error instanceof Error ? error.message : String(error)}); continued on wasm from the last committed batch`;
+      const reason =
+        `webgpu failed (${error instanceof Error ? error.message : String(error)}); continued on wasm from the ` + `last committed batch`;
       const result = await run({ ...request, load: { ...request.load, device: 'wasm' } });
       return { ...result, fallback: reason };
     }

@@ -153,7 +153,9 @@ export class Lab {
         name: id,
         kind: 'dense',
         status: 'error',
-        error: `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again: local folders are not stored by the lab (its vectors are, so nothing is encoded twice)`,
+        error:
+          `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again: local folders are not stored ` +
+          `by the lab (its vectors are, so nothing is encoded twice)`,
       });
     } else if (config) void this.addEncoder(config);
   }

@@ -29,7 +29,8 @@ export function registerBm25(program: Command, io: Io, _setExit: (code: number) 
       const run = runBm25(index, col.corpus, col.queries, selected, opts.depth, tag);
       writeOutput(io, Array.from(formatRunLines(run, tag)).join(''), opts.out);
       io.stderr(
-        `bm25: ${selected.length} queries × top ${opts.depth} over ${col.corpus.ids.length} documents (k1 = ${opts.k1}, b = ${opts.b}) in ${((performance.now() - started) / 1000).toFixed(2)} s\n`,
+        `bm25: ${selected.length} queries × top ${opts.depth} over ${col.corpus.ids.length} documents ` +
+          `(k1 = ${opts.k1}, b = ${opts.b}) in ${((performance.now() - started) / 1000).toFixed(2)} s\n`,
       );
     });
 }

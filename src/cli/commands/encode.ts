@@ -50,7 +50,8 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       const tokens = vectors.reduce((s, v) => s + v.tokens, 0);
       const seconds = (performance.now() - started) / 1000;
       io.stderr(
-        `encode: ${rows.length} ${role}s, ${tokens} tokens with ${config.model}@${config.revision} (${encoder.dtype}, ${encoder.device}) in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s) → ${opts.out}\n`,
+        `encode: ${rows.length} ${role}s, ${tokens} tokens with ${config.model}@${config.revision} (${encoder.dtype}, ` +
+          `${encoder.device}) in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s) → ${opts.out}\n`,
       );
     });
 }

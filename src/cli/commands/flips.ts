@@ -99,7 +99,8 @@ export function nameRuns(paths: string[], given: readonly string[] = []): string
   if (given.length > 0) {
     if (given.length !== paths.length) {
       throw new UsageError(
-        `--name was given ${given.length} time(s) for ${paths.length} runs: name every run, the reference first, then each --candidate in order`,
+        `--name was given ${given.length} time(s) for ${paths.length} runs: name every run, the reference first, then each ` +
+          `--candidate in order`,
       );
     }
     const repeated = given.find((n, i) => given.indexOf(n) !== i);
@@ -197,7 +198,8 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
           io.stderr(
             v.rate === null
               ? `gate: "${v.name}" negative-flip rate at k = ${gate.k} is undefined (the reference supports no query); failing closed\n`
-              : `gate: "${v.name}" negative-flip rate at k = ${gate.k} is ${(100 * v.rate).toFixed(2)}% > ${(100 * gate.rate).toFixed(2)}%\n`,
+              : `gate: "${v.name}" negative-flip rate at k = ${gate.k} is ${(100 * v.rate).toFixed(2)}% > ` +
+                  `${(100 * gate.rate).toFixed(2)}%\n`,
           );
         }
         if (bad.length === 0)

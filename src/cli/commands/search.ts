@@ -77,7 +77,9 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       });
       writeOutput(io, Array.from(formatRunLines(run, tag)).join(''), opts.out);
       io.stderr(
-        `search: ${config.model}@${config.revision} (${encoder.dtype}, ${encoder.device}, ${config.pooling}) — ${queryIds.length} queries × top ${opts.depth} over ${col.corpus.ids.length} passages in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+        `search: ${config.model}@${config.revision} (${encoder.dtype}, ${encoder.device}, ${config.pooling}) — ` +
+          `${queryIds.length} queries × top ${opts.depth} over ${col.corpus.ids.length} passages in ` +
+          `${((performance.now() - started) / 1000).toFixed(1)} s\n`,
       );
     });
 }

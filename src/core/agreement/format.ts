@@ -22,7 +22,8 @@ function table(header: string[], rows: string[][]): string {
 export function formatAgreement(r: AgreementReport): string {
   const ref = r.runs.find((x) => x.role === 'reference');
   const out = [
-    `Agreement with reference "${ref?.name ?? '?'}" on ${r.queries} queries (no judgments needed): overlap@k and RBO@k (p = ${r.rbo_p}), means with ${r.interval} intervals`,
+    `Agreement with reference "${ref?.name ?? '?'}" on ${r.queries} queries (no judgments needed): overlap@k and RBO@k (p = ` +
+      `${r.rbo_p}), means with ${r.interval} intervals`,
   ];
   for (const run of r.runs) {
     if (run.missing_queries > 0) out.push(`note: run "${run.name}" has no ranking for ${run.missing_queries} of these queries (scored 0)`);

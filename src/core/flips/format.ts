@@ -96,7 +96,8 @@ export function formatFlipReport(r: FlipReport): string {
   const out: string[] = [];
   const ref = r.runs.find((x) => x.role === 'reference')!;
   out.push(
-    `RAGFlip transitions against reference "${ref.name}": ${r.queries} queries with a positive judgment (grade ≥ ${r.relevance_level}), label "${r.label}"`,
+    `RAGFlip transitions against reference "${ref.name}": ${r.queries} queries with a positive judgment (grade ≥ ` +
+      `${r.relevance_level}), label "${r.label}"`,
   );
   for (const run of r.runs) {
     if (run.missing_queries > 0)

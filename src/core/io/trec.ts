@@ -38,7 +38,8 @@ export class QrelsBuilder {
       throw new InputError(
         this.file,
         lineNo,
-        `expected 4 columns "qid iter docid rel" (TREC qrels) or 3 columns "query-id corpus-id score" (BEIR TSV), got ${f.length}: ${quote(raw)}`,
+        `expected 4 columns "qid iter docid rel" (TREC qrels) or 3 columns "query-id corpus-id score" (BEIR TSV), got ` +
+          `${f.length}: ${quote(raw)}`,
       );
     }
     const gradeField = f[f.length - 1]!;
@@ -62,7 +63,8 @@ export class QrelsBuilder {
         throw new InputError(
           this.file,
           lineNo,
-          `query ${quote(qid)} judges document ${quote(docid)} twice with different grades (${prev} on line ${this.firstLine.get(key)}, ${grade} here)`,
+          `query ${quote(qid)} judges document ${quote(docid)} twice with different grades (${prev} on line ` +
+            `${this.firstLine.get(key)}, ${grade} here)`,
         );
       }
       this.duplicates++;

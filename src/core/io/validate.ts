@@ -40,7 +40,9 @@ export function checkQrels(qrels: Qrels, file: string, opts: { corpus?: Corpus; 
       out.push({
         severity: 'warning',
         file,
-        message: `${missing} of ${total} judgments name documents not in the corpus (e.g. ${examples.map((s) => quote(s)).join(', ')}); kept, but no retriever over this corpus can return them`,
+        message:
+          `${missing} of ${total} judgments name documents not in the corpus (e.g. ` +
+          `${examples.map((s) => quote(s)).join(', ')}); kept, but no retriever over this corpus can return them`,
       });
     }
   }

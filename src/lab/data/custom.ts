@@ -95,7 +95,8 @@ export async function feedCsv(builder: Builder, bytes: Uint8Array, file: string,
     throw new InputError(
       file,
       1,
-      `expected a CSV header with an id column (one of ${id.join(', ')}) and a text column (one of ${textAliases.join(', ')}), got ${quote(fields.join(','))}`,
+      `expected a CSV header with an id column (one of ${id.join(', ')}) and a text column (one of ` +
+        `${textAliases.join(', ')}), got ${quote(fields.join(','))}`,
     );
   }
   const firstError = parsed.errors[0];

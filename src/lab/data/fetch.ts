@@ -219,6 +219,7 @@ export async function fetchCatalogCollection(name: string, options: CatalogFetch
     }
   }
   throw new Error(
-    `BEIR set "${name}": no judgments for split "${split}" at ${base} (404 on ${datasetFileUrl(base, qrelsRepo, `${split}.tsv`)} and its parquet conversion).`,
+    `BEIR set "${name}": no judgments for split "${split}" at ${base} (404 on ` +
+      `${datasetFileUrl(base, qrelsRepo, `${split}.tsv`)} and its parquet conversion).`,
   );
 }

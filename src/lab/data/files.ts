@@ -157,7 +157,8 @@ function unknown(file: CollectionFile, reason: string): Pending {
 }
 
 const EXPECTED =
-  'expected a BEIR corpus.jsonl / queries.jsonl (optionally .gz), parquet with _id/text, qrels (qrels/<split>.tsv or TREC "qid iter docid rel"), ' +
+  'expected a BEIR corpus.jsonl / queries.jsonl (optionally .gz), parquet with _id/text, qrels (qrels/<split>.tsv or TREC ' +
+  '"qid iter docid rel"), ' +
   'a TREC run ("qid Q0 docid rank score tag"), queries as "qid<TAB>text", a CSV/JSONL with id and text columns, or .txt/.md documents';
 
 async function classifyOne(file: CollectionFile): Promise<Pending> {
@@ -193,7 +194,8 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
     if (r.role === null)
       return unknown(
         file,
-        `CSV header ${JSON.stringify(head.slice(0, 120))}: expected an id column (${aliasesFor('corpus').id.join(', ')}) and a text column (${aliasesFor('corpus').text.join(', ')})`,
+        `CSV header ${JSON.stringify(head.slice(0, 120))}: expected an id column (${aliasesFor('corpus').id.join(', ')}) and ` +
+          `a text column (${aliasesFor('corpus').text.join(', ')})`,
       );
     return { file, role: r.role === 'records' ? 'corpus' : r.role, format: 'csv', by: r.by };
   }
@@ -208,7 +210,8 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
     if (r.role === null)
       return unknown(
         file,
-        `JSON fields ${keys.join(', ')}: expected an id field and a text field (${aliasesFor('corpus').id.join('/')}, ${aliasesFor('corpus').text.join('/')})`,
+        `JSON fields ${keys.join(', ')}: expected an id field and a text field (${aliasesFor('corpus').id.join('/')}, ` +
+          `${aliasesFor('corpus').text.join('/')})`,
       );
     const native = keys.includes('_id') && keys.includes('text');
     return { file, role: r.role, format: native ? 'jsonl' : 'jsonl-aliased', by: r.by };
@@ -235,7 +238,8 @@ export async function classifyFiles(input: readonly CollectionFile[]): Promise<C
       ...p,
       role: 'unknown',
       reason:
-        'could be a corpus or queries (id and text fields, no title): name it corpus.* or queries.* (or put it in a corpus/ or queries/ folder)',
+        'could be a corpus or queries (id and text fields, no title): name it corpus.* or queries.* (or put it in a corpus/ ' +
+        'or queries/ folder)',
     };
   });
   const structuredCorpus = settled.find((c) => c.role === 'corpus');
@@ -244,7 +248,9 @@ export async function classifyFiles(input: readonly CollectionFile[]): Promise<C
       ? {
           ...c,
           role: 'ignored' as const,
-          reason: `not used as a document: the corpus comes from ${structuredCorpus.file.path} (.txt/.md files form a corpus only when no corpus file is given)`,
+          reason:
+            `not used as a document: the corpus comes from ${structuredCorpus.file.path} (.txt/.md files form a corpus ` +
+            `only when no corpus file is given)`,
         }
       : c,
   );

@@ -41,9 +41,11 @@ export interface LoadOptions {
 const SPLIT_ORDER = ['test', 'dev', 'validation', 'train'];
 
 export const ACCEPTED_CORPUS =
-  'corpus.jsonl or corpus.jsonl.gz (BEIR), corpus/*.parquet, a CSV or JSONL with an id column (_id, id, docid, doc_id, pid) and a text column (text, contents, content, body, passage), or a folder of .txt/.md files';
+  'corpus.jsonl or corpus.jsonl.gz (BEIR), corpus/*.parquet, a CSV or JSONL with an id column (_id, id, docid, doc_id, pid) ' +
+  'and a text column (text, contents, content, body, passage), or a folder of .txt/.md files';
 export const ACCEPTED_QUERIES =
-  'queries.jsonl or queries.jsonl.gz (BEIR), queries/*.parquet, queries.tsv ("qid<TAB>text"), or a CSV/JSONL named queries.* with id and text columns (or give a TREC run: then queries are optional)';
+  'queries.jsonl or queries.jsonl.gz (BEIR), queries/*.parquet, queries.tsv ("qid<TAB>text"), or a CSV/JSONL named queries.* ' +
+  'with id and text columns (or give a TREC run: then queries are optional)';
 
 /** Name the files share: the first folder (without .zip) when all paths start with it. */
 export function guessName(files: readonly CollectionFile[]): string {
@@ -71,7 +73,8 @@ function shards(what: string, list: readonly ClassifiedFile[]): ClassifiedFile[]
     throw new InputError(
       other.file.path,
       undefined,
-      `expected one ${what}, but ${sorted[0]!.file.path} is one too (shards must share a folder and format, names differing only in digits); remove one of them`,
+      `expected one ${what}, but ${sorted[0]!.file.path} is one too (shards must share a folder and format, names differing ` +
+        `only in digits); remove one of them`,
     );
   }
   return sorted;
@@ -232,7 +235,9 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
     diagnostics.push({
       severity: 'warning',
       file: name,
-      message: `no queries file: using the ${queries.ids.length} query ids of the judgments and runs without text (imported runs can be compared; BM25 and encoders need ${ACCEPTED_QUERIES})`,
+      message:
+        `no queries file: using the ${queries.ids.length} query ids of the judgments and runs without text (imported ` +
+        `runs can be compared; BM25 and encoders need ${ACCEPTED_QUERIES})`,
     });
   } else {
     throw new InputError(name, undefined, `no queries found among ${listing}; expected ${ACCEPTED_QUERIES}`);

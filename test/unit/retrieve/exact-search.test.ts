@@ -24,15 +24,13 @@ describe('dense exact top-k', () => {
   it('equals brute force for any shapes, k and ties', () => {
     fc.assert(
       fc.property(
-        fc
-          .integer({ min: 1, max: 9 })
-          .chain((dim) =>
-            fc.record({
-              docs: fc.array(arbVec(dim), { minLength: 1, maxLength: 30 }),
-              queries: fc.array(arbVec(dim), { minLength: 1, maxLength: 9 }),
-              k: fc.integer({ min: 1, max: 35 }),
-            }),
-          ),
+        fc.integer({ min: 1, max: 9 }).chain((dim) =>
+          fc.record({
+            docs: fc.array(arbVec(dim), { minLength: 1, maxLength: 30 }),
+            queries: fc.array(arbVec(dim), { minLength: 1, maxLength: 9 }),
+            k: fc.integer({ min: 1, max: 35 }),
+          }),
+        ),
         ({ docs, queries, k }) => {
           const got = denseTopK(denseMatrix(docs), denseMatrix(queries), k);
           expect(got).toHaveLength(queries.length);

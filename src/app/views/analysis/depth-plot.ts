@@ -69,7 +69,9 @@ export function depthPlotPoints(report: FlipReport, partial: readonly string[] =
         lo: nfr.lo,
         hi: nfr.hi,
         partial: isPartial,
-        title: `${c.name}${suffix}, k = ${block.k}: negative-flip rate ${nfr.value === null ? 'undefined (the reference supports no query)' : formatRate(nfr)}`,
+        title:
+          `${c.name}${suffix}, k = ${block.k}: negative-flip rate ` +
+          `${nfr.value === null ? 'undefined (the reference supports no query)' : formatRate(nfr)}`,
       });
       const ng = c.net_gain;
       points.push({
@@ -203,7 +205,9 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
   const title = svgEl(doc, 'title', {});
   title.textContent = `Negative-flip rate and net gain against depth k, relative to ${ref} (label "${report.label}"), with 95% intervals`;
   const desc = svgEl(doc, 'desc', {});
-  desc.textContent = `Candidates: ${names.map((n) => (partial.includes(n) ? `${n} (partial)` : n)).join(', ')}. Depths: ${report.depth_list.join(', ')}.`;
+  desc.textContent =
+    `Candidates: ${names.map((n) => (partial.includes(n) ? `${n} (partial)` : n)).join(', ')}. Depths: ` +
+    `${report.depth_list.join(', ')}.`;
   root.append(title, desc, legend);
 
   (['negative_flip_rate', 'net_gain'] as const).forEach((metric, i) => {

@@ -87,7 +87,10 @@ export function undefinedReason(kind: RateKind, k: number, ranks?: string): stri
     case 'net_gain':
       return 'Undefined: there are no queries to compare.';
     case 'stratum':
-      return `Undefined: no query is first supported by the reference at rank${ranks?.includes('-') ? 's' : ''} ${ranks ?? '?'} (denominator 0).`;
+      return (
+        `Undefined: no query is first supported by the reference at rank${ranks?.includes('-') ? 's' : ''} ` +
+        `${ranks ?? '?'} (denominator 0).`
+      );
   }
 }
 
