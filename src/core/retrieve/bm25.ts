@@ -213,7 +213,9 @@ export function resolveBm25Params(params: Partial<Bm25Params> = {}): Bm25Params 
   const precision = params.precision ?? DEFAULT_BM25_PARAMS.precision;
   if (!Number.isFinite(k1) || k1 < 0) throw new RangeError(`BM25 k1 must be a finite number ≥ 0, got ${k1}`);
   if (!Number.isFinite(b) || b < 0 || b > 1) throw new RangeError(`BM25 b must be in [0, 1], got ${b}`);
-  if (precision !== 'float32' && precision !== 'float64') throw new RangeError(`BM25 precision must be 'float32' or 'float64', got ${String(precision)}`);
+  if (precision !== 'float32' && precision !== 'float64') {
+    throw new RangeError(`BM25 precision must be 'float32' or 'float64', got ${String(precision)}`);
+  }
   return { k1, b, precision };
 }
 
