@@ -2,20 +2,49 @@
  * Node edge of core/io: files become TextSources, BEIR folders are located. Only the CLI, benches and
  * tests import this; the core itself never touches the file system.
  */
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import type { Corpus, Diagnostic, Qrels, Queries } from '../core/types.ts';
 import { InputError } from '../core/io/errors.ts';
-import type { TextSource } from '../core/io/lines.ts';
+import { isGzip, type TextSource } from '../core/io/lines.ts';
 import { parseCorpus, parseQueries } from '../core/io/beir.ts';
 import { parseQrels } from '../core/io/trec.ts';
 
 const READ_CHUNK_BYTES = 64 * 1024;
 
-export function fileSource(path: string): TextSource {
+/** The name errors use for standard input (`-` on the command line). */
+export const STDIN_NAME = '<stdin>';
+
+function checkFile(path: string): void {
   if (!existsSync(path)) throw new InputError(path, undefined, 'file not found');
   if (statSync(path).isDirectory()) throw new InputError(path, undefined, 'expected a file, got a directory');
+}
+
+/** A file as a stream of bytes; `-` is standard input. */
+export function fileSource(path: string): TextSource {
+  if (path === '-') return process.stdin;
+  checkFile(path);
   return createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+}
+
+/** A whole file's bytes, gunzipped when they are gzip (by content, not name); `-` reads standard input. */
+export async function readFileBytes(path: string): Promise<Uint8Array> {
+  let bytes: Uint8Array;
+  if (path === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    bytes = Buffer.concat(chunks);
+  } else {
+    checkFile(path);
+    bytes = readFileSync(path);
+  }
+  if (!isGzip(bytes)) return bytes;
+  try {
+    return gunzipSync(bytes);
+  } catch (e) {
+    throw new InputError(path === '-' ? STDIN_NAME : path, undefined, `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`);
+  }
 }
 
 /** First existing of `name` and `name.gz` inside `dir`. */

@@ -3,7 +3,15 @@
  * same evaluate options, same formatter), so an exported evaluation is byte for byte the CLI's text; and
  * the measures row the lab and the reports show next to the flip numbers.
  */
-import { evaluate, findMeasure, formatTrecEval, outputNames, parseMeasures, type EvalResult } from '../core/metrics/index.ts';
+import {
+  evaluate,
+  findMeasure,
+  formatTrecEval,
+  outputNames,
+  parseMeasures,
+  type EvalResult,
+  type TrecEvalVersion,
+} from '../core/metrics/index.ts';
 import type { Qrels, Run } from '../core/types.ts';
 
 /** trec_eval measure values of one run (keys are trec_eval names: "recip_rank_cut.10", "ndcg_cut.10", ...). */
@@ -34,14 +42,17 @@ export interface TrecEvalOptions {
   readonly relevanceLevel?: number;
   /** `-M`: documents evaluated per query. */
   readonly maxRetrieved?: number;
+  /** The trec_eval release to reproduce (default 10.0). */
+  readonly version?: TrecEvalVersion;
 }
 
 /** Evaluate with `fliplab eval`'s defaults. Throws the measure parser's Error for an unknown measure. */
 export function evaluateRun(qrels: Qrels, run: Run, opts: TrecEvalOptions = {}): EvalResult {
-  const measures = parseMeasures(opts.measures !== undefined && opts.measures.length > 0 ? opts.measures : ['official']);
+  const measures = parseMeasures(opts.measures !== undefined && opts.measures.length > 0 ? opts.measures : ['official'], opts.version);
   return evaluate(qrels, run, measures, {
     relevanceLevel: opts.relevanceLevel ?? 1,
     complete: opts.complete === true,
+    ...(opts.version === undefined ? {} : { version: opts.version }),
     ...(opts.maxRetrieved === undefined ? {} : { maxRetrieved: opts.maxRetrieved }),
   });
 }

@@ -1,6 +1,10 @@
 /**
- * Parity with trec_eval 9.0.8's own self-test (the test/ folder of the Anserini trec_eval.9.0.8
- * tarball, in shared/data/trec_eval-selftest; COMMANDS.md there maps each expected file to its command).
+ * Parity with trec_eval's own self-test (the test/ folder of the Anserini trec_eval tarball, in
+ * shared/data/trec_eval-selftest; COMMANDS.md there maps each expected file to its command). Those outputs
+ * come from a 10.0 pre-release: 10.0's numbers (lround recall cutoffs, rbp, unj), but under `-c -q` it did not
+ * yet print the judged queries the run lacks ("-c mode now prints out skipped queries in -q mode", 10.0's
+ * CHANGELOG), so for those two files the placeholder blocks of the released 10.0 are left out here;
+ * test/parity/trec-eval-versions.test.ts checks them against the released 10.0.
  *
  * For every expected output, every line of a measure we implement — every query and `all` — must be
  * printed identically (name padding, query id, 4 decimals or integer), in the same order, and no line
@@ -128,11 +132,16 @@ const lineKey = (line: string): string => {
   return `${name!.trimEnd()}\t${qid}`;
 };
 
-describe('trec_eval 9.0.8 self-test parity', () => {
+describe('trec_eval self-test parity (10.0 pre-release outputs)', () => {
   it.each(CASES.map((c) => [c.expected, c]))('%s', async (_, c) => {
     const qrels = (await parseQrels(readFileSync(join(SELFTEST, c.qrels), 'utf8'), c.qrels)).value;
     const run = (await parseRun(firstSixColumns(readFileSync(join(SELFTEST, c.results), 'utf8')), c.results)).value;
-    const got = formatTrecEval(evaluate(qrels, run, parseMeasures(c.measures), c.opts), { perQuery: c.perQuery });
+    const result = evaluate(qrels, run, parseMeasures(c.measures), c.opts);
+    const got = formatTrecEval(result, { perQuery: c.perQuery })
+      .split('\n')
+      .filter((l) => !result.missing.has(l.split('\t')[1] as never))
+      .join('\n');
+    if (c.opts.complete) expect(result.missing.size, 'results.trunc lacks judged query 302').toBe(1);
     const expected = readFileSync(join(SELFTEST, c.expected), 'utf8');
 
     const expectedLines = expected.split('\n').filter((l) => l.length > 0);

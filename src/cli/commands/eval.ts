@@ -1,11 +1,16 @@
 /**
- * `fliplab eval`: trec_eval 9.0.8 measures of a TREC run. Evaluation and text come from src/report/metrics.ts,
- * the same functions the lab's exports use, so an exported trec_eval file is byte for byte this output.
+ * `fliplab eval`: trec_eval measures of a TREC run, byte for byte the output of trec_eval 10.0 (default) or
+ * 9.0.8 (`--trec-eval 9.0.8`). The run is evaluated from its bytes (core/metrics/run-bytes.ts); anything
+ * that path does not take goes through the validating text parser and src/report/metrics.ts — the same
+ * functions the lab's exports use, so an exported trec_eval file is byte for byte this output.
  */
 import type { Command } from 'commander';
-import { parseMeasures } from '../../core/metrics/index.ts';
-import { parseQrels, parseRun } from '../../core/io/trec.ts';
-import { fileSource } from '../../node/files.ts';
+import { EvalPlan, formatTrecEval, parseMeasures, parseTrecEvalVersion, type EvalResult } from '../../core/metrics/index.ts';
+import { queryBlockPrinter } from '../../core/metrics/format.ts';
+import { evaluateRunBytes } from '../../core/metrics/run-bytes.ts';
+import { otherTagsWarning, parseQrels, parseRun } from '../../core/io/trec.ts';
+import type { Diagnostic } from '../../core/types.ts';
+import { fileSource, readFileBytes, STDIN_NAME } from '../../node/files.ts';
 import { evaluateRun, trecEvalResultText } from '../../report/metrics.ts';
 import { collect, parseIntFlag } from '../args.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
@@ -17,36 +22,75 @@ interface EvalOpts {
   l?: number;
   M?: number;
   json?: boolean;
+  trecEval: string;
 }
+
+/** Output is written in pieces of about this many characters while it streams. */
+const FLUSH_CHARS = 1 << 16;
 
 export function registerEval(program: Command, io: Io, _setExit: (code: number) => void): void {
   program
     .command('eval')
-    .description('evaluate a TREC run like trec_eval 9.0.8 (same measures, names, ties and averaging)')
+    .description('evaluate a TREC run like trec_eval 10.0 (or 9.0.8): same measures, names, ties, averaging and bytes')
     .argument('<qrels>', 'TREC qrels (qid iter docid rel) or BEIR qrels TSV')
-    .argument('<run>', 'TREC run (qid Q0 docid rank score tag)')
+    .argument('<run>', 'TREC run (qid Q0 docid rank score tag); - reads standard input')
     .option('-m, --measure <name>', 'measure, trec_eval syntax (ndcg_cut.5,10) or alias (nDCG@10); repeatable', collect, [])
     .option('-q', 'also print per-query values')
     .option('-c', 'average over every qrels query (missing ones score 0)')
     .option('-l <n>', 'minimum grade that counts as relevant for binary measures', parseIntFlag('-l', -1000000), 1)
     .option('-M <n>', 'evaluate at most this many documents per query', parseIntFlag('-M', 1))
+    .option('--trec-eval <release>', 'trec_eval release to reproduce: 10.0 or 9.0.8 (pytrec_eval, ir_measures, most papers)', '10.0')
     .option('--json', 'print JSON instead of trec_eval text')
     .action(async (qrelsPath: string, runPath: string, opts: EvalOpts) => {
+      const version = parseTrecEvalVersion(opts.trecEval);
+      if (version === undefined) throw new UsageError(`--trec-eval expects 10.0 or 9.0.8, got "${opts.trecEval}"`);
+      if (qrelsPath === '-') throw new UsageError('the qrels cannot come from standard input (only the run can: fliplab eval <qrels> -)');
       // A bad -m is a usage error, reported before any file is read.
+      let plan: EvalPlan;
       try {
-        parseMeasures(opts.measure);
+        plan = new EvalPlan(parseMeasures(opts.measure.length > 0 ? opts.measure : ['official'], version), version);
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
-      const [qrels, run] = await Promise.all([parseQrels(fileSource(qrelsPath), qrelsPath), parseRun(fileSource(runPath), runPath)]);
-      reportDiagnostics(io, [...qrels.warnings, ...run.warnings]);
-      const result = evaluateRun(qrels.value, run.value, {
-        measures: opts.measure,
+      const runName = runPath === '-' ? STDIN_NAME : runPath;
+      const [qrels, bytes] = await Promise.all([parseQrels(fileSource(qrelsPath), qrelsPath), readFileBytes(runPath)]);
+      const evalOpts = {
         relevanceLevel: opts.l ?? 1,
         complete: opts.c === true,
-        ...(opts.M === undefined ? {} : { maxRetrieved: opts.M }),
+        maxRetrieved: opts.M ?? Number.POSITIVE_INFINITY,
+        version,
+      };
+      const streaming = opts.q === true && !opts.json;
+      let pending = '';
+      const block = streaming ? queryBlockPrinter(plan) : undefined;
+      const fast = evaluateRunBytes(qrels.value, bytes, plan, {
+        ...evalOpts,
+        ...(block && {
+          onQuery: (qid, row, texts) => {
+            pending += block(qid, row, texts);
+            if (pending.length >= FLUSH_CHARS) io.stdout(pending), (pending = '');
+          },
+        }),
       });
+      let result: EvalResult;
+      let warnings: Diagnostic[];
+      if (fast) {
+        result = fast.result;
+        warnings = fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : [];
+      } else {
+        const run = await parseRun(bytes, runName);
+        warnings = [...run.warnings];
+        result = evaluateRun(qrels.value, run.value, {
+          measures: opts.measure,
+          relevanceLevel: evalOpts.relevanceLevel,
+          complete: evalOpts.complete,
+          version,
+          ...(opts.M === undefined ? {} : { maxRetrieved: opts.M }),
+        });
+        if (streaming) pending = trecEvalResultText(result, run.value.name, true);
+      }
+      reportDiagnostics(io, [...qrels.warnings, ...warnings]);
       if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-      else io.stdout(trecEvalResultText(result, run.value.name, opts.q === true));
+      else io.stdout(pending + (streaming && !fast ? '' : formatTrecEval(result, { perQuery: false })));
     });
 }

@@ -1,11 +1,15 @@
 /**
  * TREC qrels (`qid iter docid rel`), BEIR qrels TSV (`query-id corpus-id score`, header line) and TREC
- * runs (`qid Q0 docid rank score tag`): parse with validation, and write runs.
+ * runs (`qid Q0 docid rank score tag`): parse with validation, and write runs. A line whose first
+ * character is `#` is a comment in qrels and runs, as trec_eval 10.0 reads them.
  */
 import type { Diagnostic, DocId, Qrels, QueryId, RankedList, Run } from '../types.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, asQueryId } from './ids.ts';
 import { readLineRanges, readLines, splitFields, type TextSource } from './lines.ts';
+
+/** `#`: a line starting with it is a comment (trec_eval 10.0). */
+const HASH = 0x23;
 
 export interface ParseResult<T> {
   readonly value: T;
@@ -30,6 +34,7 @@ export class QrelsBuilder {
   constructor(private readonly file: string) {}
 
   line(raw: string, lineNo: number): void {
+    if (raw.charCodeAt(0) === HASH) return;
     const f = splitFields(raw);
     if (f.length === 0) return;
     const isFirst = !this.sawContent;
@@ -173,6 +178,7 @@ export class RunBuilder {
 
   /** Feed one line as text[start, end). */
   range(text: string, start: number, end: number, lineNo: number): void {
+    if (text.charCodeAt(start) === HASH) return;
     const count = this.scan(text, start, end);
     if (count === 0) return;
     if (count < 6) {
@@ -223,13 +229,7 @@ export class RunBuilder {
 
   finish(name?: string): ParseResult<Run> {
     if (this.pending.size === 0) throw new InputError(this.file, undefined, 'expected at least one run line, found none');
-    if (this.otherTags > 0) {
-      this.warnings.push({
-        severity: 'warning',
-        file: this.file,
-        message: `${this.otherTags} line(s) carry a run tag other than ${quote(this.tag ?? '')}; treated as one run`,
-      });
-    }
+    if (this.otherTags > 0) this.warnings.push(otherTagsWarning(this.file, this.otherTags, this.tag ?? ''));
     if (this.extraColumns > 0) {
       this.warnings.push({
         severity: 'warning',
@@ -242,6 +242,11 @@ export class RunBuilder {
     for (const [qid, p] of this.pending) byQuery.set(qid, orderByRank(p));
     return { value: { name: name ?? this.tag ?? this.file, byQuery }, warnings: this.warnings };
   }
+}
+
+/** The warning for lines whose run tag differs from the first line's (shared with the byte-level evaluator). */
+export function otherTagsWarning(file: string, count: number, tag: string): Diagnostic {
+  return { severity: 'warning', file, message: `${count} line(s) carry a run tag other than ${quote(tag)}; treated as one run` };
 }
 
 function orderByRank(p: PendingList): RankedList {

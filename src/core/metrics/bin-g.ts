@@ -15,6 +15,7 @@ export const binG: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'binary G (relevant documents discounted by non-relevant above)',
   compute(ctx, _p, out, at) {
     const { rels, numRet, numRel, relevanceLevel: level } = ctx;

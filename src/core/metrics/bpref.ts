@@ -36,6 +36,7 @@ export const bpref: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'binary preference (judged documents only)',
   compute(ctx, _p, out, at) {
     out[at] = bprefOfContext(ctx);

@@ -6,7 +6,7 @@
  *
  * With parameters the name carries them as given (`11pt_avg_.25,.5,.75`). trec_eval does not sort these
  * parameters; the same reverse scan runs over them in the given order, and so does ours.
- * Cite: trec_eval 9.0.8 m_11pt_avg.c.
+ * The recall→count conversion follows the release (see iprec_at_recall). Cite: trec_eval m_11pt_avg.c.
  */
 import { interpolatedPrecision } from './iprec-at-recall.ts';
 import type { MeasureDef } from './measure.ts';
@@ -20,6 +20,7 @@ export const elevenPtAvg: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'mean interpolated precision over recall levels',
   compute(ctx, p, out, at) {
     const n = p.values.length;

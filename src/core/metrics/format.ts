@@ -5,7 +5,7 @@
  * plain-object form.
  */
 import type { QueryId } from '../types.ts';
-import type { EvalResult } from './evaluate.ts';
+import type { EvalPlan, EvalResult } from './evaluate.ts';
 import { formatLong, formatValue } from './printf.ts';
 
 export interface FormatOptions {
@@ -46,10 +46,34 @@ export function formatTrecEval(result: EvalResult, opts: FormatOptions): string 
   return out.join('');
 }
 
+/**
+ * One query's `-q` block from a plan row (`plan.slots` values, as EvalPlan.compute writes it): the same
+ * bytes formatTrecEval prints for that query, for output that streams query by query.
+ */
+export function queryBlockPrinter(plan: EvalPlan): (qid: string, row: Float64Array, texts: Readonly<Record<string, string>> | undefined) => string {
+  const slot = new Map(plan.valueNames.map((n, j) => [n, plan.slotOf[j]!]));
+  const cols = plan.columns.filter((c) => c.perQuery).map((c) => ({ ...c, slot: slot.get(c.name) ?? -1, head: c.name.padEnd(22) }));
+  return (qid, row, texts) => {
+    let out = '';
+    for (const c of cols) {
+      const v =
+        c.format === 'text' ? `'${texts?.[c.name] ?? ''}'` : c.format === 'long' ? formatLong(row[c.slot]!) : formatValue(row[c.slot]!);
+      out += `${c.head}\t${qid}\t${v}\n`;
+    }
+    return out;
+  };
+}
+
 /** JSON-friendly form: arrays keep trec_eval query order (object keys like "301" would not). */
 export interface EvalResultJson {
   readonly runid: string;
-  readonly options: { readonly relevanceLevel: number; readonly complete: boolean; readonly maxRetrieved: number | null };
+  readonly options: {
+    readonly relevanceLevel: number;
+    readonly complete: boolean;
+    readonly maxRetrieved: number | null;
+    /** The trec_eval release reproduced ("10.0" or "9.0.8"). */
+    readonly version: string;
+  };
   readonly measures: readonly string[];
   readonly queries: readonly { readonly qid: QueryId; readonly values: Readonly<Record<string, number | string>> }[];
   readonly all: Readonly<Record<string, number>>;

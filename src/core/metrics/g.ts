@@ -16,6 +16,7 @@ export const gMeasure: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'G (gain discounted by shortfall from the ideal)',
   compute(ctx, p, out, at) {
     const t = gainTable(ctx.judged, p);

@@ -12,6 +12,7 @@ export const gmBpref: MeasureDef = {
   aggregation: 'geometric',
   integer: false,
   perQuery: false,
+  origin: 'trec_eval',
   description: 'geometric mean of bpref (floor 0.00001)',
   compute(ctx, _p, out, at) {
     out[at] = Math.log(Math.max(bprefOfContext(ctx), MIN_GEO_MEAN));

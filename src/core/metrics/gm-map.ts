@@ -17,6 +17,7 @@ export const gmMap: MeasureDef = {
   aggregation: 'geometric',
   integer: false,
   perQuery: false,
+  origin: 'trec_eval',
   description: 'geometric mean of average precision (floor 0.00001)',
   compute(ctx, _p, out, at) {
     out[at] = Math.log(Math.max(averagePrecision(ctx.rels, ctx.numRet, ctx.numRel, ctx.relevanceLevel), MIN_GEO_MEAN));

@@ -20,6 +20,7 @@ export const infAP: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'inferred average precision (grade -1 = pooled but unjudged)',
   compute(ctx, _p, out, at) {
     const { rels, numRet, numRel, relevanceLevel: level } = ctx;

@@ -5,18 +5,13 @@
  *
  * R = num_rel (grade ≥ `-l` level). A recall level the run never reaches takes the interpolated
  * precision at the end of the ranking region scanned (0 when no relevant document was retrieved).
- * The recall→count rounding is lround (halves away from zero), as in 9.0.8; trec_eval up to v9.0 added 0.9
- * and truncated (the parity fixtures distinguish the two).
- * Default levels 0.0,0.1,…,1.0; names print with `%3.2f` (iprec_at_recall_0.10).
- * Cite: trec_eval 9.0.8 m_iprec_at_recall.c.
+ * The recall→count conversion is the one place the releases differ (`recallCutoff`): trec_eval 10.0
+ * rounds (lround), 9.0.8 and earlier add 0.9 and truncate — DL19's iprec_at_recall_0.10 is 0.7023 in
+ * 10.0 and 0.6696 in 9.0.8. Default levels 0.0,0.1,…,1.0; names print with `%3.2f` (iprec_at_recall_0.10).
+ * Cite: trec_eval m_iprec_at_recall.c (10.0 and 9.0.8).
  */
 import type { MeasureDef, QueryContext } from './measure.ts';
-
-/** trec_eval 9.0.8's conversion of a recall fraction into a number of relevant documents (lround). */
-export const recallCount = (fraction: number, numRel: number): number => lround(fraction * numRel);
-
-/** C lround: nearest integer, halves away from zero. */
-const lround = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x));
+import { recallCutoff } from './version.ts';
 
 let scratch = new Float64Array(16);
 
@@ -29,7 +24,7 @@ export function interpolatedPrecision(ctx: QueryContext, fractions: Float64Array
   const n = fractions.length;
   if (scratch.length < n) scratch = new Float64Array(n);
   const cutoffs = scratch;
-  for (let i = 0; i < n; i++) cutoffs[i] = recallCount(fractions[i]!, numRel);
+  for (let i = 0; i < n; i++) cutoffs[i] = recallCutoff(fractions[i]!, numRel, ctx.version);
   let cur = n - 1;
   while (cur >= 0 && cutoffs[cur]! > numRelRet) cur--;
   let intPrecis = numRelRet / numRet;
@@ -52,6 +47,7 @@ export const iprecAtRecall: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'interpolated precision at recall levels',
   compute(ctx, p, out, at) {
     interpolatedPrecision(ctx, p.values, out, at);

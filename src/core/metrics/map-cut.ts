@@ -14,6 +14,7 @@ export const mapCut: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'average precision truncated at cutoffs',
   compute(ctx, p, out, at) {
     const numRel = ctx.numRel;

@@ -34,6 +34,7 @@ export const map: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'mean average precision',
   compute(ctx, _p, out, at) {
     out[at] = averagePrecision(ctx.rels, ctx.numRet, ctx.numRel, ctx.relevanceLevel);

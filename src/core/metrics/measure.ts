@@ -7,6 +7,7 @@
  * pass per query.
  */
 import type { JudgedQuery } from './judged.ts';
+import type { TrecEvalVersion } from './version.ts';
 
 /** Relevance code of a retrieved document that is not in the qrels (trec_eval RELVALUE_NONPOOL). */
 export const RELVALUE_NONPOOL = -1;
@@ -39,6 +40,8 @@ export interface QueryContext {
   readonly relevanceLevel: number;
   /** Run-independent facts about this query's judgments. */
   readonly judged: JudgedQuery;
+  /** The trec_eval release being reproduced (iprec_at_recall and 11pt_avg convert recall levels differently). */
+  readonly version: TrecEvalVersion;
 }
 
 /** How a measure takes parameters on the trec_eval command line (`-m name.params`). */
@@ -92,6 +95,11 @@ export interface MeasureDef {
   readonly perQuery: boolean;
   /** Short explanation shown in error messages and help. */
   readonly description: string;
+  /**
+   * Where the measure comes from: 'trec_eval' (every release we reproduce), 'trec_eval-10' (added in
+   * 10.0: refused under `--trec-eval 9.0.8`), or 'fliplab' (our extension, available in both modes).
+   */
+  readonly origin: 'trec_eval' | 'trec_eval-10' | 'fliplab';
   /**
    * Write this query's value(s) into `out[at..]`: one per cutoff for cutoff kinds, else one. Slots start
    * at 0 (trec_eval zeroes every value before calling a measure, and many leave it untouched).

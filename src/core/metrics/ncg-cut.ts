@@ -19,6 +19,7 @@ export const ncgCut: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'fliplab',
   description: 'normalised cumulative gain at cutoffs (no discount; extension)',
   compute(ctx, p, out, at) {
     const { rels, numRet } = ctx;

@@ -20,6 +20,7 @@ export const ndcgCut: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'nDCG at cutoffs (gain = grade, log2(rank+1) discount)',
   compute(ctx, p, out, at) {
     const { rels, numRet } = ctx;

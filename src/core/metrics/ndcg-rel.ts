@@ -15,6 +15,7 @@ export const ndcgRel: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'nDCG averaged over relevant documents',
   compute(ctx, p, out, at) {
     const t = gainTable(ctx.judged, p);

@@ -12,6 +12,7 @@ export const numNonrelJudgedRet: MeasureDef = {
   aggregation: 'sum',
   integer: true,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'number of retrieved documents judged non-relevant (summed over queries)',
   compute(ctx, _p, out, at) {
     out[at] = ctx.numRet - ctx.numNonpool - ctx.numUnjudged - ctx.numRelRet;

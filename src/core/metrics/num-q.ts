@@ -11,6 +11,7 @@ export const numQ: MeasureDef = {
   aggregation: 'num-q',
   integer: true,
   perQuery: false,
+  origin: 'trec_eval',
   description: 'number of queries averaged over',
   compute() {},
 };

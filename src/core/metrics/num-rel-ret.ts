@@ -11,6 +11,7 @@ export const numRelRet: MeasureDef = {
   aggregation: 'sum',
   integer: true,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'number of relevant documents retrieved (summed over queries)',
   compute(ctx, _p, out, at) {
     out[at] = ctx.numRelRet;

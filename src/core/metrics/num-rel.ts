@@ -13,6 +13,7 @@ export const numRel: MeasureDef = {
   aggregation: 'num-rel',
   integer: true,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'number of relevant documents (grade ≥ -l level; summed over queries)',
   compute(ctx, _p, out, at) {
     out[at] = ctx.numRel;

@@ -11,6 +11,7 @@ export const numRet: MeasureDef = {
   aggregation: 'sum',
   integer: true,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'number of retrieved documents (summed over queries)',
   compute(ctx, _p, out, at) {
     out[at] = ctx.numRet;

@@ -10,7 +10,8 @@
  */
 import { formatFixed } from './printf.ts';
 import type { MeasureDef, MeasureParams } from './measure.ts';
-import { findMeasure, MEASURES, measureOrder, NICKNAMES } from './registry.ts';
+import { findMeasure, inRelease, MEASURES, measureOrder, nicknames } from './registry.ts';
+import { DEFAULT_TREC_EVAL_VERSION, type TrecEvalVersion } from './version.ts';
 
 /** A requested measure: trec_eval root name plus its parameter text (null = the measure's defaults). */
 export interface MeasureSpec {
@@ -49,17 +50,22 @@ const PLAIN_ALIASES: Readonly<Record<string, string>> = {
   numrelret: 'num_rel_ret',
 };
 
-function validNames(): string {
+function validNames(version: TrecEvalVersion): string {
   return [
-    `trec_eval measures: ${MEASURES.map((m) => m.name).join(', ')}`,
-    `sets: ${Object.keys(NICKNAMES).join(', ')}`,
+    `trec_eval ${version} measures: ${MEASURES.filter((m) => m.origin !== 'fliplab' && inRelease(m, version))
+      .map((m) => m.name)
+      .join(', ')}`,
+    `fliplab extensions: ${MEASURES.filter((m) => m.origin === 'fliplab')
+      .map((m) => m.name)
+      .join(', ')}`,
+    `sets: ${Object.keys(nicknames(version)).join(', ')}`,
     'parameters: name.params, e.g. P.5,10 ndcg_cut.10 iprec_at_recall.0.1,0.5 ndcg.1=3,2=9',
     'aliases: nDCG, nDCG@k, RR, RR@k (MRR@k), AP, AP@k, P@k, R@k, NCG@k, Success@k, Rprec (R-Prec), bpref, infAP',
   ].join('\n  ');
 }
 
-function unknown(spec: string, why: string): Error {
-  return new Error(`unknown measure ${JSON.stringify(spec)}: ${why}. Valid names:\n  ${validNames()}`);
+function unknown(spec: string, why: string, version: TrecEvalVersion): Error {
+  return new Error(`unknown measure ${JSON.stringify(spec)}: ${why}. Valid names:\n  ${validNames(version)}`);
 }
 
 /** atol / strtol: optional sign and leading digits ("23.4" → 23); NaN when there are none. */
@@ -130,10 +136,16 @@ interface Pending {
   explicit: string[];
 }
 
-function request(pending: Map<string, Pending>, name: string, params: string | null, spec: string): void {
+function request(pending: Map<string, Pending>, name: string, params: string | null, spec: string, version: TrecEvalVersion): void {
   const def = findMeasure(name);
-  if (!def) throw unknown(spec, `no measure named ${JSON.stringify(name)}`);
-  if (params !== null && def.params === 'none') throw unknown(spec, `${def.name} takes no parameters`);
+  if (!def) throw unknown(spec, `no measure named ${JSON.stringify(name)}`, version);
+  if (!inRelease(def, version)) {
+    throw new Error(
+      `measure ${JSON.stringify(spec)} is not in trec_eval ${version} (${def.name} was added in trec_eval 10.0); ` +
+        'evaluate with trec_eval 10.0 (the default) to use it',
+    );
+  }
+  if (params !== null && def.params === 'none') throw unknown(spec, `${def.name} takes no parameters`, version);
   let p = pending.get(def.name);
   if (!p) pending.set(def.name, (p = { def, explicit: [] }));
   if (params !== null) {
@@ -142,46 +154,48 @@ function request(pending: Map<string, Pending>, name: string, params: string | n
   }
 }
 
-function resolveAlias(spec: string, pending: Map<string, Pending>): boolean {
+function resolveAlias(spec: string, pending: Map<string, Pending>, version: TrecEvalVersion): boolean {
   const m = /^([A-Za-z][A-Za-z-]*)(?:@(\d+))?$/.exec(spec);
   if (!m) return false;
   const key = m[1]!.toLowerCase();
   if (m[2] !== undefined) {
     const target = CUTOFF_ALIASES[key];
     if (!target) return false;
-    if (Number(m[2]) <= 0) throw unknown(spec, 'cutoff must be a positive integer');
-    request(pending, target, String(Number(m[2])), spec);
+    if (Number(m[2]) <= 0) throw unknown(spec, 'cutoff must be a positive integer', version);
+    request(pending, target, String(Number(m[2])), spec, version);
     return true;
   }
   const target = PLAIN_ALIASES[key];
   if (!target) return false;
-  request(pending, target, null, spec);
+  request(pending, target, null, spec, version);
   return true;
 }
 
 /**
  * Parse measure requests (each string may hold several, whitespace separated) into one spec per
- * measure, in trec_eval print order. Throws an Error listing the valid names for anything unknown.
+ * measure, in trec_eval print order. Sets (`all_trec`, `official`, `set`) expand as in `version`, and a
+ * measure that release lacks is refused. Throws an Error listing the valid names for anything unknown.
  */
-export function parseMeasures(specs: readonly string[]): MeasureSpec[] {
+export function parseMeasures(specs: readonly string[], version: TrecEvalVersion = DEFAULT_TREC_EVAL_VERSION): MeasureSpec[] {
   const pending = new Map<string, Pending>();
+  const sets = nicknames(version);
   for (const raw of specs) {
     for (const spec of raw.split(/\s+/).filter((s) => s.length > 0)) {
       const dot = spec.indexOf('.');
       const name = dot < 0 ? spec : spec.slice(0, dot);
       const params = dot < 0 ? null : spec.slice(dot + 1);
-      if (params === '') throw unknown(spec, 'empty parameter list after "."');
-      const set = NICKNAMES[name];
+      if (params === '') throw unknown(spec, 'empty parameter list after "."', version);
+      const set = sets[name];
       if (set) {
-        for (const n of set) request(pending, n, null, spec);
+        for (const n of set) request(pending, n, null, spec, version);
         continue;
       }
       if (findMeasure(name)) {
-        request(pending, name, params, spec);
+        request(pending, name, params, spec, version);
         continue;
       }
-      if (params === null && resolveAlias(spec, pending)) continue;
-      throw unknown(spec, `no measure named ${JSON.stringify(name)}`);
+      if (params === null && resolveAlias(spec, pending, version)) continue;
+      throw unknown(spec, `no measure named ${JSON.stringify(name)}`, version);
     }
   }
   return [...pending.values()]

@@ -34,6 +34,7 @@ export const precision: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'precision at cutoffs',
   compute(ctx, p, out, at) {
     const cutoffs = p.values;

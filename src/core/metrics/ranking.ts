@@ -11,6 +11,7 @@ import type { RankedList } from '../types.ts';
 import type { JudgedQuery } from './judged.ts';
 import { countAtLeast } from './judged.ts';
 import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED, type QueryContext } from './measure.ts';
+import type { TrecEvalVersion } from './version.ts';
 
 const surrogateFix = (c: number): number => (c < 0xe000 ? c + 0x2000 : c - 0x800);
 
@@ -90,7 +91,57 @@ export class ContextBuilder implements QueryContext {
   constructor(
     readonly relevanceLevel: number,
     private readonly maxRetrieved: number,
+    readonly version: TrecEvalVersion,
   ) {}
+
+  /** Make room for `n` relevance codes in `rels` (callers that write codes themselves, then `commit`). */
+  reserve(n: number): Int32Array {
+    if (this.rels.length < n) this.rels = new Int32Array(Math.max(n, this.rels.length * 2));
+    return this.rels;
+  }
+
+  /** Finish a context whose first `n` codes the caller wrote into `rels` (in trec_eval order, truncated). */
+  commit(n: number, judged: JudgedQuery): QueryContext {
+    const rels = this.rels;
+    const level = this.relevanceLevel;
+    let relRet = 0;
+    let nonpool = 0;
+    let unjudged = 0;
+    for (let i = 0; i < n; i++) {
+      const g = rels[i]!;
+      if (g === RELVALUE_NONPOOL) nonpool++;
+      else if (g === RELVALUE_UNJUDGED) unjudged++;
+      else if (g >= level) relRet++;
+    }
+    this.numRet = n;
+    this.numRelRet = relRet;
+    this.numNonpool = nonpool;
+    this.numUnjudged = unjudged;
+    this.numRel = countAtLeast(judged, level);
+    this.judged = judged;
+    return this;
+  }
+
+  /** `-M`: how many of a list's documents are evaluated. */
+  depthOf(listLength: number): number {
+    return Math.min(listLength, this.maxRetrieved);
+  }
+
+  /**
+   * trec_eval 10.0's placeholder for a judged query without results under -c: a ranking of one document
+   * that is in no qrels ("ceci_nest_pas_un_docno", trec_eval.c).
+   */
+  fillPlaceholder(judged: JudgedQuery): QueryContext {
+    const n = Math.min(1, this.maxRetrieved);
+    this.rels[0] = RELVALUE_NONPOOL;
+    this.numRet = n;
+    this.numRelRet = 0;
+    this.numNonpool = n;
+    this.numUnjudged = 0;
+    this.numRel = countAtLeast(judged, this.relevanceLevel);
+    this.judged = judged;
+    return this;
+  }
 
   /** Fill the context for one query: order the list, truncate to maxRetrieved, look up grades. */
   fill(list: RankedList, judged: JudgedQuery): QueryContext {

@@ -17,6 +17,7 @@ export const rbpResid: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval-10',
   description: 'rank-biased precision residual (p = 0.9)',
   compute(ctx, _p, out, at) {
     const p = DEFAULT_RBP_PERSISTENCE;

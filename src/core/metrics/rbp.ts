@@ -21,6 +21,7 @@ export const rbp: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval-10',
   description: 'rank-biased precision (p = 0.9 unless p=… is given)',
   compute(ctx, p, out, at) {
     let persistence = DEFAULT_RBP_PERSISTENCE;

@@ -15,6 +15,7 @@ export const recall: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'recall at cutoffs',
   compute(ctx, p, out, at) {
     if (ctx.numRel === 0) return;

@@ -18,6 +18,7 @@ export const recipRankCut: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'fliplab',
   description: 'reciprocal rank of the first relevant document within the top k (MRR@k; extension)',
   compute(ctx, p, out, at) {
     const cutoffs = p.values;

@@ -20,6 +20,7 @@ export const recipRank: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'reciprocal rank of the first relevant document',
   compute(ctx, _p, out, at) {
     const i = firstRelevant(ctx.rels, ctx.numRet, ctx.relevanceLevel);

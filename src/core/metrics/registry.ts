@@ -1,7 +1,8 @@
 /**
- * The measures, keyed by trec_eval name, in trec_eval's table order (measures.c of the Anserini
- * trec_eval 9.0.8 build, which adds rbp, rbp_resid and unj). Output is always in this order, whatever
- * order they were requested in — as trec_eval prints. Our extensions (recip_rank_cut, ncg_cut) follow.
+ * The measures, keyed by trec_eval name, in trec_eval's table order (measures.c of trec_eval 10.0; 9.0.8's
+ * table is the same without dcg, ideal_dcg, rbp, rbp_resid and unj). Output is always in this order,
+ * whatever order they were requested in — as trec_eval prints. Our extensions (recip_rank_cut, ncg_cut)
+ * follow.
  */
 import { binG } from './bin-g.ts';
 import { bpref } from './bpref.ts';
@@ -15,7 +16,7 @@ import { map } from './map.ts';
 import { mapCut } from './map-cut.ts';
 import type { MeasureDef } from './measure.ts';
 import { ncgCut } from './ncg-cut.ts';
-import { ndcg } from './ndcg.ts';
+import { dcg, idealDcg, ndcg } from './ndcg.ts';
 import { ndcgCut } from './ndcg-cut.ts';
 import { ndcgRel } from './ndcg-rel.ts';
 import { numNonrelJudgedRet } from './num-nonrel-judged-ret.ts';
@@ -43,6 +44,8 @@ import { setRelativePrecision } from './set-relative-precision.ts';
 import { success } from './success.ts';
 import { unjudged } from './unjudged.ts';
 import { utility } from './utility.ts';
+import type { TrecEvalVersion } from './version.ts';
+import { yaap } from './yaap.ts';
 
 /** Every implemented measure in print order. */
 export const MEASURES: readonly MeasureDef[] = [
@@ -67,6 +70,8 @@ export const MEASURES: readonly MeasureDef[] = [
   elevenPtAvg,
   binG,
   gMeasure,
+  dcg,
+  idealDcg,
   ndcg,
   ndcgRel,
   rndcg,
@@ -80,6 +85,7 @@ export const MEASURES: readonly MeasureDef[] = [
   setMap,
   setF,
   numNonrelJudgedRet,
+  yaap,
   rbp,
   rbpResid,
   unjudged,
@@ -100,33 +106,36 @@ export function measureOrder(name: string): number {
   return MEASURES.findIndex((m) => m.name === name);
 }
 
-/** trec_eval's measure sets (`-m official`, `-m all_trec`, `-m set`), limited to what is implemented. */
-export const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
-  official: [
-    'runid',
-    'num_q',
-    'num_ret',
-    'num_rel',
-    'num_rel_ret',
-    'map',
-    'gm_map',
-    'Rprec',
-    'bpref',
-    'recip_rank',
-    'iprec_at_recall',
-    'P',
-  ],
-  all_trec: MEASURES.filter((m) => m !== recipRankCut && m !== ncgCut).map((m) => m.name),
-  set: ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'utility', 'set_P', 'set_recall', 'set_relative_P', 'set_map', 'set_F'],
-};
+/** Whether `def` exists in this trec_eval release (our extensions exist in both modes). */
+export function inRelease(def: MeasureDef, version: TrecEvalVersion): boolean {
+  return def.origin !== 'trec_eval-10' || version === '10.0';
+}
+
+const OFFICIAL = ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank', 'iprec_at_recall', 'P'];
+const SET = ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'utility', 'set_P', 'set_recall', 'set_relative_P', 'set_map', 'set_F'];
+/** all_trec as each release's measures.c lists it (yaap, dcg and ideal_dcg are in neither). */
+const ALL_TREC_9 = [
+  ...OFFICIAL,
+  ...['relstring', 'recall', 'infAP', 'gm_bpref', 'utility', '11pt_avg', 'ndcg', 'relative_P', 'Rprec_mult', 'success'],
+  ...['map_cut', 'ndcg_cut', 'ndcg_rel', 'Rndcg', 'binG', 'G', 'set_P', 'set_recall', 'set_relative_P', 'set_map', 'set_F'],
+  'num_nonrel_judged_ret',
+];
+const ALL_TREC_10 = [...ALL_TREC_9, 'unj', 'rbp', 'rbp_resid'];
+
+/** trec_eval's measure sets (`-m official`, `-m all_trec`, `-m set`) in a release. */
+export function nicknames(version: TrecEvalVersion): Readonly<Record<string, readonly string[]>> {
+  return { official: OFFICIAL, all_trec: version === '10.0' ? ALL_TREC_10 : ALL_TREC_9, set: SET };
+}
+
+/** trec_eval 10.0's measure sets (the default release). */
+export const NICKNAMES: Readonly<Record<string, readonly string[]>> = nicknames('10.0');
 
 /**
- * Measures of trec_eval 9.0.8's all_trec set that are not implemented: none — every measure the Anserini
- * 9.0.8 build prints for `-m all_trec` is here (the self-test parity checks all of them).
+ * Measures of trec_eval's all_trec set that are not implemented: none, in either release (the parity
+ * suites check every one of them).
  *
  * Outside all_trec, not implemented: the preference measures (prefs_*, need the prefs/qrels_prefs input
- * formats), the judgment-group measures (map_avgjg, P_avgjg, Rprec_mult_avgjg, need qrels_jg), yaap, and
- * dcg/ideal_dcg (added in later trec_eval releases). Options not supported: -J (judged documents only),
+ * formats) and the judgment-group measures (map_avgjg, P_avgjg, Rprec_mult_avgjg, need qrels_jg). Options not supported: -J (judged documents only),
  * -N (collection size, used by utility's 4th coefficient; taken as 0 like trec_eval's default), -Z.
  */
 export const NOT_IMPLEMENTED_ALL_TREC: readonly string[] = [];
@@ -150,7 +159,4 @@ export const NOT_IMPLEMENTED_OTHER: readonly string[] = [
   'map_avgjg',
   'P_avgjg',
   'Rprec_mult_avgjg',
-  'yaap',
-  'dcg',
-  'ideal_dcg',
 ];

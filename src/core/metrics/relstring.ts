@@ -13,6 +13,7 @@ export const relstring: MeasureDef = {
   aggregation: 'none',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'relevance codes of the top documents as text',
   compute() {},
   text(ctx, p) {

@@ -14,6 +14,7 @@ export const rndcg: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'nDCG averaged at ideal grade-level boundaries',
   compute(ctx, p, out, at) {
     if (ctx.numRel === 0) return;

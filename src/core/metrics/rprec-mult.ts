@@ -17,6 +17,7 @@ export const rprecMult: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'precision after multiples of R documents',
   compute(ctx, p, out, at) {
     const { rels, numRet, numRel, numRelRet, relevanceLevel: level } = ctx;

@@ -22,6 +22,7 @@ export const rprec: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'precision after R (= num_rel) documents',
   compute(ctx, _p, out, at) {
     out[at] = rPrecision(ctx.rels, ctx.numRet, ctx.numRel, ctx.relevanceLevel);

@@ -12,6 +12,7 @@ export const runid: MeasureDef = {
   aggregation: 'runid',
   integer: false,
   perQuery: false,
+  origin: 'trec_eval',
   description: 'run tag',
   compute() {},
 };

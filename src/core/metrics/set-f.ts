@@ -3,9 +3,9 @@
  *
  *   F = (β + 1) · P · R / (β · P + R)
  *
- * trec_eval weights with β, not β² (kept). 0 when nothing is retrieved or nothing is relevant; a query
- * with no relevant document retrieved gives 0/0 = NaN, printed "-nan", as in trec_eval.
- * Cite: trec_eval 9.0.8 m_set_F.c; van Rijsbergen, Information Retrieval (1979), ch. 7.
+ * trec_eval weights with β, not β² (kept). 0 when no relevant document is retrieved (trec_eval only
+ * computes F when num_rel_ret > 0, so the 0/0 of P = R = 0 never happens).
+ * Cite: trec_eval m_set_F.c; van Rijsbergen, Information Retrieval (1979), ch. 7.
  */
 import type { MeasureDef } from './measure.ts';
 
@@ -16,9 +16,10 @@ export const setF: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'F measure of the retrieved set',
   compute(ctx, p, out, at) {
-    if (!ctx.numRet || !ctx.numRel) return;
+    if (!ctx.numRelRet) return;
     const precision = ctx.numRelRet / ctx.numRet;
     const recall = ctx.numRelRet / ctx.numRel;
     const beta = p.values[0] ?? 1;

@@ -11,6 +11,7 @@ export const setMap: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'set precision times set recall',
   compute(ctx, _p, out, at) {
     if (ctx.numRet && ctx.numRel) out[at] = (ctx.numRelRet * ctx.numRelRet) / (ctx.numRet * ctx.numRel);

@@ -11,6 +11,7 @@ export const setPrecision: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'precision of the retrieved set',
   compute(ctx, _p, out, at) {
     if (ctx.numRet) out[at] = ctx.numRelRet / ctx.numRet;

@@ -11,6 +11,7 @@ export const setRecall: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'recall of the retrieved set',
   compute(ctx, _p, out, at) {
     if (ctx.numRel) out[at] = ctx.numRelRet / ctx.numRel;

@@ -1,6 +1,6 @@
 /**
- * set_relative_P — num_rel_ret / min(num_ret, num_rel); NaN (printed "-nan") when num_rel = 0, as in
- * trec_eval. Cite: trec_eval 9.0.8 m_set_rel_P.c.
+ * set_relative_P — num_rel_ret / min(num_ret, num_rel); 0 when nothing is retrieved or nothing is
+ * relevant (trec_eval computes it only when both are > 0). Cite: trec_eval m_set_rel_P.c.
  */
 import type { MeasureDef } from './measure.ts';
 
@@ -11,8 +11,9 @@ export const setRelativePrecision: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'relevant retrieved over min(retrieved, relevant)',
   compute(ctx, _p, out, at) {
-    if (ctx.numRet) out[at] = ctx.numRelRet / Math.min(ctx.numRet, ctx.numRel);
+    if (ctx.numRet && ctx.numRel) out[at] = ctx.numRelRet / Math.min(ctx.numRet, ctx.numRel);
   },
 };

@@ -15,6 +15,7 @@ export const success: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'success (a relevant document retrieved) at cutoffs',
   compute(ctx, p, out, at) {
     const cutoffs = p.values;

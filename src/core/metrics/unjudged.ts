@@ -15,6 +15,7 @@ export const unjudged: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval-10',
   description: 'fraction of unjudged documents at cutoffs',
   compute(ctx, p, out, at) {
     const { rels, numRet } = ctx;

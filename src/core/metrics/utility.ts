@@ -18,6 +18,7 @@ export const utility: MeasureDef = {
   aggregation: 'mean',
   integer: false,
   perQuery: true,
+  origin: 'trec_eval',
   description: 'linear utility with coefficients a,b,c,d',
   compute(ctx, p, out, at) {
     const v = p.values;

@@ -31,9 +31,10 @@ describe('which queries are averaged', () => {
     expect(r.aggregate.gm_map).toBeCloseTo(Math.exp((Math.log(1) + Math.log(1 / 2)) / 2), 15);
   });
 
-  it('with -c: every qrels query; missing ones score 0, print no per-query lines, count ln(0.00001) in gm_map', () => {
-    const r = evaluate(Q, R, MEASURES, { complete: true });
+  it('with -c (9.0.8): every qrels query; missing ones score 0, print no per-query lines, count ln(0.00001) in gm_map', () => {
+    const r = evaluate(Q, R, parseMeasures(['official', 'num_rel'], '9.0.8'), { complete: true, version: '9.0.8' });
     expect(r.queries).toEqual(['q1', 'q2']);
+    expect(r.missing.size).toBe(0);
     expect(r.perQuery.has('q3' as never)).toBe(false);
     expect(r.aggregate.num_q).toBe(3);
     expect(r.aggregate.map).toBeCloseTo((1 + 1 / 2 + 0) / 3, 15);
@@ -41,6 +42,22 @@ describe('which queries are averaged', () => {
     // trec_eval's -c summary of num_rel counts grade > 0 in every qrels query: a, b, c, d
     expect(r.aggregate.num_rel).toBe(4);
     expect(formatTrecEval(r, { perQuery: true })).not.toMatch(/\tq3\t/);
+  });
+
+  it('with -c (10.0): missing queries are printed, evaluated on a one-document placeholder, and average the same', () => {
+    const r = evaluate(Q, R, parseMeasures(['official', 'num_rel', 'relstring', 'unj.5', 'utility']), { complete: true });
+    expect(r.queries).toEqual(['q1', 'q2', 'q3']);
+    expect([...r.missing]).toEqual(['q3']);
+    const q3 = r.perQuery.get('q3' as never)!;
+    // the placeholder's one document is cleared from num_ret, unj and utility; num_rel is the real count
+    expect(q3).toMatchObject({ num_ret: 0, num_rel_ret: 0, map: 0, P_5: 0, unj_5: 0, utility: 0 });
+    expect(q3.num_rel).toBe(2); // c and d
+    expect(r.perQueryText.get('q3' as never)).toEqual({ relstring: '' });
+    expect(formatTrecEval(r, { perQuery: true })).toMatch(/^relstring {13}\tq3\t''$/m);
+    const old = evaluate(Q, R, parseMeasures(['official', 'num_rel']), { complete: true, version: '9.0.8' });
+    expect(r.aggregate.map).toBe(old.aggregate.map);
+    expect(r.aggregate.gm_map).toBeCloseTo(old.aggregate.gm_map!, 15);
+    expect(r.aggregate.num_q).toBe(3);
   });
 
   it('-c counts grade > 0 for num_rel whatever -l says (trec_eval te_calc_avg_num_rel)', () => {

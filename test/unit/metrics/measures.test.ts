@@ -164,16 +164,28 @@ describe('queries without relevant documents and negative grades', () => {
     ],
   });
 
-  it('a judged query with no relevant document is evaluated: 0 for ratio measures, NaN where trec_eval divides 0 by 0', () => {
+  it('a judged query with no relevant document is evaluated: 0 everywhere, never 0/0 (trec_eval guards each division)', () => {
     const v = values(
       q,
       r,
-      ['map', 'recip_rank', 'P.1', 'recall.1', 'ndcg', 'ndcg_cut.1', 'Rprec', 'bpref', 'relative_P.1', 'num_rel'],
+      ['map', 'recip_rank', 'P.1', 'recall.1', 'ndcg', 'ndcg_cut.1', 'Rprec', 'bpref', 'relative_P.1', 'set_relative_P', 'set_F', 'num_rel'],
       {},
       'q1',
     );
-    expect(v).toMatchObject({ map: 0, recip_rank: 0, P_1: 0, recall_1: 0, ndcg: 0, ndcg_cut_1: 0, Rprec: 0, bpref: 0, num_rel: 0 });
-    expect(v.relative_P_1).toBeNaN();
+    expect(v).toEqual({
+      map: 0,
+      recip_rank: 0,
+      P_1: 0,
+      recall_1: 0,
+      ndcg: 0,
+      ndcg_cut_1: 0,
+      Rprec: 0,
+      bpref: 0,
+      relative_P_1: 0,
+      set_relative_P: 0,
+      set_F: 0,
+      num_rel: 0,
+    });
   });
   it('negative grades are neither relevant nor judged non-relevant and gain nothing', () => {
     const v = values(q, r, ['num_rel', 'num_rel_ret', 'num_nonrel_judged_ret', 'ndcg', 'unj.2', 'bpref'], {}, 'q2');

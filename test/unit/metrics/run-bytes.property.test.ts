@@ -1,0 +1,162 @@
+/**
+ * The byte-level evaluator (`fliplab eval`'s fast path) against the text path it replaces: on random runs
+ * written in the ways real files are written (sorted or shuffled lines, a query's lines split across the
+ * file, scores as "1.5", "1.50", "15e-1" or "+1.5", comments, CRLF, tabs, non-ASCII ids, tied scores), both
+ * must print the same bytes for every release and option; on malformed files the fast path must decline
+ * (undefined), leaving the error to the text parser.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseRun } from '../../../src/core/io/trec.ts';
+import { evaluate, EvalPlan, formatTrecEval, parseMeasures, type TrecEvalVersion } from '../../../src/core/metrics/index.ts';
+import { evaluateRunBytes, parseScoreBytes } from '../../../src/core/metrics/run-bytes.ts';
+import { qrels as makeQrels } from './helpers.ts';
+
+const docId = fc.constantFrom('d0', 'd1', 'd2', 'd3', 'd10', 'D1', 'é1', 'd\u00e92', '文1', 'z');
+const queryId = fc.constantFrom('q1', 'q2', 'q10', 'q3', 'Q1');
+const score = fc.constantFrom(0, 0.5, 1, 1.5, 2, -1, 1e-7, 123456.789);
+const grade = fc.constantFrom(-1, 0, 0, 1, 1, 2, 3);
+const judgmentsArb = fc.dictionary(queryId, fc.dictionary(docId, grade, { minKeys: 1, maxKeys: 6 }), { minKeys: 1, maxKeys: 4 });
+const listsArb = fc.dictionary(queryId, fc.uniqueArray(fc.tuple(docId, score), { minLength: 1, maxLength: 10, selector: ([d]) => d }), {
+  minKeys: 1,
+  maxKeys: 4,
+});
+const styleArb = fc.record({
+  shuffle: fc.boolean(),
+  crlf: fc.boolean(),
+  tabs: fc.boolean(),
+  comment: fc.boolean(),
+  scoreForm: fc.constantFrom('plain', 'fixed', 'exp', 'plus'),
+  tags: fc.constantFrom('one', 'mixed'),
+});
+type Style = { shuffle: boolean; crlf: boolean; tabs: boolean; comment: boolean; scoreForm: string; tags: string };
+
+const optsArb = fc.record({
+  version: fc.constantFrom<TrecEvalVersion>('10.0', '9.0.8'),
+  complete: fc.boolean(),
+  level: fc.constantFrom(1, 2),
+  maxRetrieved: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+  perQuery: fc.boolean(),
+});
+
+function formatScore(s: number, form: string): string {
+  if (form === 'fixed') return s.toFixed(6);
+  if (form === 'exp') return s.toExponential();
+  if (form === 'plus' && s >= 0) return `+${s}`;
+  return String(s);
+}
+
+function writeRun(lists: Record<string, [string, number][]>, style: Style, seed: number): string {
+  const lines: string[] = [];
+  for (const [q, docs] of Object.entries(lists)) {
+    docs.forEach(([d, s], i) => {
+      const sep = style.tabs ? '\t' : ' ';
+      const tag = style.tags === 'mixed' && i % 3 === 2 ? 'other' : 'run1';
+      lines.push([q, 'Q0', d, String(i + 1), formatScore(s, style.scoreForm), tag].join(sep));
+    });
+  }
+  if (style.shuffle) {
+    let x = seed;
+    for (let i = lines.length - 1; i > 0; i--) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      const j = x % (i + 1);
+      [lines[i], lines[j]] = [lines[j]!, lines[i]!];
+    }
+  }
+  if (style.comment) lines.splice(Math.min(1, lines.length), 0, '# a comment line');
+  return lines.join(style.crlf ? '\r\n' : '\n') + '\n';
+}
+
+const MEASURES = ['all_trec', 'relstring', 'ncg_cut.5', 'recip_rank_cut.3'];
+
+describe('evaluateRunBytes equals the text path', () => {
+  it('prints the same bytes on random runs, formats, releases and options', async () => {
+    await fc.assert(
+      fc.asyncProperty(judgmentsArb, listsArb, styleArb, optsArb, fc.nat(), async (judgments, lists, style, o, seed) => {
+        const qrels = makeQrels(judgments);
+        const text = writeRun(lists, style, seed);
+        const bytes = new TextEncoder().encode(text);
+        const specs = parseMeasures(MEASURES, o.version);
+        const options = {
+          relevanceLevel: o.level,
+          complete: o.complete,
+          version: o.version,
+          maxRetrieved: o.maxRetrieved ?? Number.POSITIVE_INFINITY,
+        };
+        const run = (await parseRun(text, 'r.txt')).value;
+        let expected: string | undefined;
+        try {
+          expected = formatTrecEval(evaluate(qrels, run, specs, options), { perQuery: o.perQuery });
+        } catch {
+          expected = undefined; // no evaluable query: the fast path must decline too
+        }
+        const fast = evaluateRunBytes(qrels, bytes, new EvalPlan(specs, o.version), options);
+        if (expected === undefined) {
+          expect(fast).toBeUndefined();
+          return;
+        }
+        expect(fast).toBeDefined();
+        expect(formatTrecEval(fast!.result, { perQuery: o.perQuery })).toBe(expected);
+        expect(fast!.tag).toBe(run.name);
+        const tags = text
+          .split('\n')
+          .filter((l) => l.length > 0 && !l.startsWith('#'))
+          .map((l) => l.trim().split(/\s+/)[5]);
+        expect(fast!.otherTags).toBe(tags.filter((t) => t !== tags[0]).length);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('streams each printed query once, in print order, with the row the result keeps', () => {
+    const qrels = makeQrels({ b: { x: 1 }, a: { y: 2 }, c: { z: 1 } });
+    const bytes = new TextEncoder().encode('b Q0 x 1 2 t\na Q0 y 1 3 t\nb Q0 w 2 1 t\n');
+    const seen: string[] = [];
+    const plan = new EvalPlan(parseMeasures(['map', 'num_ret']), '10.0');
+    const fast = evaluateRunBytes(qrels, bytes, plan, {
+      relevanceLevel: 1,
+      complete: true,
+      maxRetrieved: Infinity,
+      version: '10.0',
+      onQuery: (qid, row) => seen.push(`${qid}:${row[plan.slotOf[plan.valueNames.indexOf('num_ret')]!]}`),
+    });
+    expect(seen).toEqual(['a:1', 'b:2', 'c:0']);
+    expect([...fast!.result.missing]).toEqual(['c']);
+  });
+
+  it.each([
+    ['five columns', 'q1 Q0 d1 1 2\n'],
+    ['seven columns', 'q1 Q0 d1 1 2 t extra\n'],
+    ['a non-integer rank', 'q1 Q0 d1 one 2 t\n'],
+    ['a score that is not a number', 'q1 Q0 d1 1 high t\n'],
+    ['an infinite score', 'q1 Q0 d1 1 1e999 t\n'],
+    ['a document twice in one query, far apart', 'q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n'],
+    ['invalid UTF-8 in a docid', new Uint8Array([...new TextEncoder().encode('q1 Q0 d'), 0xff, ...new TextEncoder().encode(' 1 2 t\n')])],
+  ])('declines on %s (the text parser reports it)', (_, input) => {
+    const qrels = makeQrels({ q1: { d1: 1 }, q2: { d1: 1 } });
+    const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : input;
+    const plan = new EvalPlan(parseMeasures(['map']), '10.0');
+    expect(evaluateRunBytes(qrels, bytes, plan, { relevanceLevel: 1, complete: false, maxRetrieved: Infinity, version: '10.0' })).toBeUndefined();
+  });
+
+  it('parses scores exactly as Number() does (correctly rounded)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+          fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((x) => x.toFixed(fc.sample(fc.nat(12), 1)[0]!)),
+          fc.tuple(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: -30, max: 30 })).map(([m, e]) => `${m}e${e}`),
+          fc.stringMatching(/^[+-]?\d{0,18}(\.\d{0,18})?([eE][+-]?\d{1,3})?$/),
+        ),
+        (s) => {
+          const b = new TextEncoder().encode(s);
+          const want = Number(s);
+          const got = parseScoreBytes(b, 0, b.length);
+          if (s.trim() === '' || !Number.isFinite(want)) expect(got).toBeNaN();
+          else expect(Object.is(got, want) || (got === 0 && want === 0), s).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
