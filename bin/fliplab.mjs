@@ -1,8 +1,28 @@
 #!/usr/bin/env node
-// The CLI runs its TypeScript sources through tsx, so `npx fliplab` is always the code in src/ — no build
-// step to forget, no stale bundle.
-import { register } from 'tsx/esm/api';
+// The CLI runs compiled JavaScript (dist-cli/, built by scripts/build-cli.mjs at `npm install`). In a
+// checkout, a bundle older than any of its sources is rebuilt first (a few hundred ms, once), so
+// `npx fliplab` always runs the code in src/.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bundle = join(root, 'dist-cli', 'fliplab.mjs');
+
+function fresh() {
+  if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) return existsSync(bundle); // an installed package: no sources
+  try {
+    const built = statSync(bundle).mtimeMs;
+    const { inputs } = JSON.parse(readFileSync(join(root, 'dist-cli', 'inputs.json'), 'utf8'));
+    return inputs.every((f) => statSync(join(root, f)).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
+
+if (!fresh()) {
+  const { buildCli } = await import('../scripts/build-cli.mjs');
+  await buildCli();
+}
+const { main } = await import(bundle);
 process.exitCode = await main(process.argv.slice(2));

@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_REMOTE_HOST, loadEncoder, type EncoderDevice, type LoadedEncoder } from '../encoders/encoder.ts';
+// Types only: transformers.js and onnxruntime-node load when a command really encodes (loadEncoderFromOptions),
+// so `fliplab eval`, `bm25`, `flips` and `compare` never pay for them.
+import type { EncoderDevice, LoadedEncoder } from '../encoders/encoder.ts';
 import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, type EncodeProgress } from '../encoders/job.ts';
 import type { BatchPlan } from '../encoders/batching.ts';
 import { isPresetId, PRESETS, type EncoderConfig, type EncoderDtype, type Pooling } from '../encoders/presets.ts';
@@ -142,6 +144,7 @@ export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config:
     throw new UsageError(`--device expects ${DEVICES.join(' or ')}, got "${opts.device}"`);
   const config = resolveEncoderConfig(opts);
   if (opts.offline) checkLocalModel(config, opts.modelDir, opts.dtype ?? config.dtype);
+  const { DEFAULT_REMOTE_HOST, loadEncoder } = await import('../encoders/encoder.ts');
   const encoder = await loadEncoder(config, {
     device: opts.device as EncoderDevice,
     ...(opts.dtype ? { dtype: opts.dtype as EncoderDtype } : {}),

@@ -43,7 +43,11 @@ export async function readFileBytes(path: string): Promise<Uint8Array> {
   try {
     return gunzipSync(bytes);
   } catch (e) {
-    throw new InputError(path === '-' ? STDIN_NAME : path, undefined, `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`);
+    throw new InputError(
+      path === '-' ? STDIN_NAME : path,
+      undefined,
+      `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`,
+    );
   }
 }
 

@@ -89,6 +89,55 @@ describe('fliplab eval', () => {
   });
 });
 
+describe('fliplab eval: releases, comments, stdin, bad qrels', () => {
+  it('--trec-eval 9.0.8 refuses measures 9.0.8 lacks, and an unknown release is a usage error', async () => {
+    const r = await cli('eval', '--trec-eval', '9.0.8', '-m', 'rbp', DL19_QRELS, DL19_RUN);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/"rbp" is not in trec_eval 9\.0\.8/);
+    const v = await cli('eval', '--trec-eval', '8.1', DL19_QRELS, DL19_RUN);
+    expect([v.code, v.stderr]).toEqual([2, expect.stringContaining('--trec-eval expects 10.0 or 9.0.8, got "8.1"')]);
+    expect((await cli('eval', '-m', 'rbp', DL19_QRELS, DL19_RUN)).code).toBe(0);
+  });
+
+  it('reads # comment lines in runs and qrels as trec_eval 10.0 does, and repeated judgments warn once', async () => {
+    const qrels = join(tmp, 'commented.qrels');
+    const run = join(tmp, 'commented.run');
+    writeFileSync(qrels, '# judged by hand\nq1 0 d1 1\nq1 0 d1 1\nq1 0 d2 0\n');
+    writeFileSync(run, '# produced by a test\nq1 Q0 d2 1 2 t\n#another\nq1 Q0 d1 2 1 t\n');
+    const r = await cli('eval', '-m', 'map', '-m', 'num_ret', qrels, run);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('num_ret               \tall\t2\nmap                   \tall\t0.5000\n');
+    expect(r.stderr).toContain(`warning: ${qrels}: 1 repeated judgment line(s) with the same grade were counted once`);
+  });
+
+  it('a judgment repeated with another grade is an error with both lines, as before the byte path', async () => {
+    const qrels = join(tmp, 'conflict.qrels');
+    writeFileSync(qrels, '19335 0 1 1\n19335 0 1 2\n');
+    const r = await cli('eval', qrels, DL19_RUN);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${qrels}:2: query "19335" judges document "1" twice with different grades (1 on line 1, 2 here)`);
+  });
+
+  it('reads the run from standard input (-), like trec_eval 10.0', async () => {
+    const expected = await promisify(execFile)(process.execPath, [
+      join(ROOT, 'bin/fliplab.mjs'),
+      'eval',
+      '-m',
+      'ndcg_cut.10',
+      DL19_QRELS,
+      DL19_RUN,
+    ]);
+    const piped = await new Promise<string>((resolve, reject) => {
+      const child = execFile(process.execPath, [join(ROOT, 'bin/fliplab.mjs'), 'eval', '-m', 'ndcg_cut.10', DL19_QRELS, '-'], (e, out) =>
+        e ? reject(e) : resolve(out),
+      );
+      child.stdin!.end(readFileSync(DL19_RUN));
+    });
+    expect(piped).toBe(expected.stdout);
+    expect(piped).toMatch(/^ndcg_cut_10 {11}\tall\t0\.5058\n$/);
+  });
+});
+
 // A candidate that reverses each DL19 query's top 20: some queries keep support at k = 10, others lose it.
 const candidatePath = join(tmp, 'reversed.run');
 
@@ -229,6 +278,37 @@ describe('the installed bin', () => {
   });
 
   const run = promisify(execFile);
+  it('eval, bm25, flips and compare never load onnxruntime, transformers.js or sharp; search does', async () => {
+    // a module resolve hook (node:module register) records every specifier the real bin imports
+    const log = join(tmp, 'imports.log');
+    writeFileSync(
+      join(tmp, 'hooks.mjs'),
+      "import { appendFileSync } from 'node:fs';\n" +
+        'export async function resolve(specifier, context, next) {\n' +
+        '  appendFileSync(process.env.FLIPLAB_IMPORT_LOG, specifier + "\\n");\n' +
+        '  return next(specifier, context);\n}\n',
+    );
+    writeFileSync(join(tmp, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+    const heavy = (argv: string[]): Promise<string[]> => {
+      writeFileSync(log, '');
+      return run(process.execPath, ['--import', join(tmp, 'register.mjs'), join(ROOT, 'bin/fliplab.mjs'), ...argv], {
+        env: { ...process.env, FLIPLAB_IMPORT_LOG: log, HOME: tmp, XDG_CACHE_HOME: tmp },
+      })
+        .catch(() => undefined)
+        .then(() =>
+          readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((l) => /onnxruntime|transformers|sharp/.test(l)),
+        );
+    };
+    expect(await heavy(['eval', DL19_QRELS, DL19_RUN])).toEqual([]);
+    expect(await heavy(['bm25', TINY])).toEqual([]);
+    expect(await heavy(['flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', DL19_RUN])).toEqual([]);
+    expect(await heavy(['compare', DL19_RUN, DL19_RUN])).toEqual([]);
+    // the probe can see them: a search that loads a model resolves transformers.js
+    expect(await heavy(['search', TINY, '--model', 'bge-large', '--host', 'http://127.0.0.1:9/'])).not.toEqual([]);
+  });
+
   it('runs through node like npx would, with real exit statuses', async () => {
     const help = await run(process.execPath, [join(ROOT, 'bin/fliplab.mjs'), '--help']);
     expect(help.stdout).toMatch(/Usage: fliplab/);

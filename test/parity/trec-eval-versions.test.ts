@@ -105,7 +105,8 @@ describe('trec_eval 10.0 and 9.0.8 reference outputs, byte for byte', () => {
 
   it('the releases really differ where their changelog says (so passing both is not passing one twice)', () => {
     const read = (v: string, f: string): string => readFileSync(join(VERSIONS_DIR, v, f), 'utf8');
-    const line = (text: string, name: string): string | undefined => text.split('\n').find((l) => l.startsWith(`${name.padEnd(22)}\tall\t`));
+    const line = (text: string, name: string): string | undefined =>
+      text.split('\n').find((l) => l.startsWith(`${name.padEnd(22)}\tall\t`));
     expect(line(read('10.0', 'dl19.q_all.txt'), 'iprec_at_recall_0.10')).toMatch(/\t0\.7023$/);
     expect(line(read('9.0.8', 'dl19.q_all.txt'), 'iprec_at_recall_0.10')).toMatch(/\t0\.6696$/);
     expect(line(read('10.0', 'dl19.q_all.txt'), 'rbp')).toBeDefined();

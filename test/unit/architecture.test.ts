@@ -28,7 +28,8 @@ const ALLOWED: Readonly<Record<Exclude<Area, 'test' | 'bench' | 'scripts'>, read
   workers: ['core', 'report', 'encoders', 'store', 'lab', 'workers'],
   node: ['core', 'report', 'encoders', 'store', 'node'],
   cli: ['core', 'report', 'encoders', 'store', 'node', 'cli'],
-  bin: ['cli'],
+  // bin runs the compiled CLI (dist-cli/, not a source) and rebuilds it with scripts/build-cli.mjs when stale
+  bin: ['cli', 'scripts'],
   app: ['core', 'report', 'encoders', 'store', 'lab', 'workers', 'app'],
 };
 

@@ -7,10 +7,10 @@
 import type { Command } from 'commander';
 import { EvalPlan, formatTrecEval, parseMeasures, parseTrecEvalVersion, type EvalResult } from '../../core/metrics/index.ts';
 import { queryBlockPrinter } from '../../core/metrics/format.ts';
-import { evaluateRunBytes } from '../../core/metrics/run-bytes.ts';
-import { otherTagsWarning, parseQrels, parseRun } from '../../core/io/trec.ts';
+import { evaluateRunBytes, parseQrelsBytes } from '../../core/metrics/run-bytes.ts';
+import { otherTagsWarning, parseQrels, parseRun, repeatedJudgmentsWarning } from '../../core/io/trec.ts';
 import type { Diagnostic } from '../../core/types.ts';
-import { fileSource, readFileBytes, STDIN_NAME } from '../../node/files.ts';
+import { readFileBytes, STDIN_NAME } from '../../node/files.ts';
 import { evaluateRun, trecEvalResultText } from '../../report/metrics.ts';
 import { collect, parseIntFlag } from '../args.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
@@ -53,7 +53,8 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         throw new UsageError((e as Error).message);
       }
       const runName = runPath === '-' ? STDIN_NAME : runPath;
-      const [qrels, bytes] = await Promise.all([parseQrels(fileSource(qrelsPath), qrelsPath), readFileBytes(runPath)]);
+      const [qrelsBytes, bytes] = await Promise.all([readFileBytes(qrelsPath), readFileBytes(runPath)]);
+      const byteQrels = parseQrelsBytes(qrelsBytes);
       const evalOpts = {
         relevanceLevel: opts.l ?? 1,
         complete: opts.c === true,
@@ -63,23 +64,33 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
       const streaming = opts.q === true && !opts.json;
       let pending = '';
       const block = streaming ? queryBlockPrinter(plan) : undefined;
-      const fast = evaluateRunBytes(qrels.value, bytes, plan, {
-        ...evalOpts,
-        ...(block && {
-          onQuery: (qid, row, texts) => {
-            pending += block(qid, row, texts);
-            if (pending.length >= FLUSH_CHARS) io.stdout(pending), (pending = '');
-          },
-        }),
-      });
+      const fast =
+        byteQrels &&
+        evaluateRunBytes(byteQrels, bytes, plan, {
+          ...evalOpts,
+          ...(block && {
+            onQuery: (qid, row, texts) => {
+              pending += block(qid, row, texts);
+              if (pending.length >= FLUSH_CHARS) {
+                io.stdout(pending);
+                pending = '';
+              }
+            },
+          }),
+        });
       let result: EvalResult;
       let warnings: Diagnostic[];
       if (fast) {
         result = fast.result;
-        warnings = fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : [];
+        warnings = [
+          ...(byteQrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, byteQrels.duplicates)] : []),
+          ...(fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : []),
+        ];
       } else {
+        // the validating text parsers: exact messages (file:line) for bad input, and the rare files the byte path declines
+        const qrels = await parseQrels(qrelsBytes, qrelsPath);
         const run = await parseRun(bytes, runName);
-        warnings = [...run.warnings];
+        warnings = [...qrels.warnings, ...run.warnings];
         result = evaluateRun(qrels.value, run.value, {
           measures: opts.measure,
           relevanceLevel: evalOpts.relevanceLevel,
@@ -89,7 +100,7 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         });
         if (streaming) pending = trecEvalResultText(result, run.value.name, true);
       }
-      reportDiagnostics(io, [...qrels.warnings, ...warnings]);
+      reportDiagnostics(io, warnings);
       if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
       else io.stdout(pending + (streaming && !fast ? '' : formatTrecEval(result, { perQuery: false })));
     });

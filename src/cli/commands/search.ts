@@ -4,7 +4,6 @@ import { InputError } from '../../core/io/errors.ts';
 import { formatRunLines } from '../../core/io/trec.ts';
 import { checkQrels, selectEvaluationQueries } from '../../core/io/validate.ts';
 import { vectorRun } from '../../core/retrieve/vector-run.ts';
-import * as ortNode from 'onnxruntime-node';
 import { denseTopKOnnx, type OrtLike } from '../../encoders/dense-onnx.ts';
 import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
 import { encodingIdentity, encodingKey, textKeys } from '../../encoders/identity.ts';
@@ -70,6 +69,7 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       );
       await encoder.dispose();
       const tag = opts.tag ?? config.id.replace(/[^\w.-]+/g, '_');
+      const ortNode = await import('onnxruntime-node');
       const run = await vectorRun(col.corpus, passages, queryIds, queries, {
         depth: opts.depth,
         name: tag,

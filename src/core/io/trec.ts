@@ -80,13 +80,7 @@ export class QrelsBuilder {
   }
 
   finish(): ParseResult<Qrels> {
-    if (this.duplicates > 0) {
-      this.warnings.push({
-        severity: 'warning',
-        file: this.file,
-        message: `${this.duplicates} repeated judgment line(s) with the same grade were counted once`,
-      });
-    }
+    if (this.duplicates > 0) this.warnings.push(repeatedJudgmentsWarning(this.file, this.duplicates));
     if (this.byQuery.size === 0) throw new InputError(this.file, undefined, 'expected at least one judgment line, found none');
     return { value: { byQuery: this.byQuery }, warnings: this.warnings };
   }
@@ -242,6 +236,11 @@ export class RunBuilder {
     for (const [qid, p] of this.pending) byQuery.set(qid, orderByRank(p));
     return { value: { name: name ?? this.tag ?? this.file, byQuery }, warnings: this.warnings };
   }
+}
+
+/** The warning for qrels lines that repeat a judgment with the same grade (shared with the byte-level evaluator). */
+export function repeatedJudgmentsWarning(file: string, count: number): Diagnostic {
+  return { severity: 'warning', file, message: `${count} repeated judgment line(s) with the same grade were counted once` };
 }
 
 /** The warning for lines whose run tag differs from the first line's (shared with the byte-level evaluator). */

@@ -100,7 +100,8 @@ interface Compiled {
 
 const KERNEL_FREE = new Set<Aggregation>(['num-q', 'runid']);
 /** Values trec_eval 10.0 clears after evaluating a placeholder ranking (trec_eval.c, "clean up leftovers"). */
-const PLACEHOLDER_CLEARED = (name: string): boolean => name === 'num_ret' || name === 'utility' || name === 'rbp_resid' || name.startsWith('unj');
+const PLACEHOLDER_CLEARED = (name: string): boolean =>
+  name === 'num_ret' || name === 'utility' || name === 'rbp_resid' || name.startsWith('unj');
 
 /**
  * Requested measures compiled once: their kernels, parameters, printed names, and where each value sits in
@@ -147,7 +148,10 @@ export class EvalPlan {
     const cleared: number[] = [];
     for (const m of this.numeric) {
       m.names.forEach((name, j) => {
-        if (m.def.perQuery) valueNames.push(name), slotOf.push(m.offset + j);
+        if (m.def.perQuery) {
+          valueNames.push(name);
+          slotOf.push(m.offset + j);
+        }
         if (PLACEHOLDER_CLEARED(m.def.name)) cleared.push(m.offset + j);
       });
     }
@@ -184,7 +188,13 @@ export class EvalPlan {
    * included); `denominator` is what means divide by (the qrels' query count under -c);
    * `positiveJudgments` is num_rel's -c summary.
    */
-  aggregate(sums: Float64Array, evaluated: number, denominator: number, complete: boolean, positiveJudgments: number): Record<string, number> {
+  aggregate(
+    sums: Float64Array,
+    evaluated: number,
+    denominator: number,
+    complete: boolean,
+    positiveJudgments: number,
+  ): Record<string, number> {
     const aggregate: Record<string, number> = {};
     for (const m of this.measures) {
       const agg = m.def.aggregation;
@@ -238,7 +248,8 @@ export function evaluate(qrels: Qrels, run: Run, specs: readonly MeasureSpec[], 
   const queries = (withPlaceholders ? [...judged.keys()] : [...run.byQuery.keys()].filter((q) => judged.has(q))).sort(compareUtf8);
   const missing = new Set<QueryId>();
   if (withPlaceholders) for (const q of queries) if (!run.byQuery.has(q)) missing.add(q);
-  if (queries.length === missing.size) throw new Error('no queries with both results and relevance info (no query id of the run is in the qrels)');
+  if (queries.length === missing.size)
+    throw new Error('no queries with both results and relevance info (no query id of the run is in the qrels)');
 
   const slots = plan.slots;
   const values = new Float64Array(queries.length * slots);
@@ -248,7 +259,7 @@ export function evaluate(qrels: Qrels, run: Run, specs: readonly MeasureSpec[], 
     const qid = queries[qi]!;
     const list = run.byQuery.get(qid);
     const base = qi * slots;
-    const c = list === undefined ? ctx.fillPlaceholder(judged.get(qid)!) : ctx.fill(list, judged.get(qid)!);
+    const c = list === undefined ? ctx.fillPlaceholder(judged.get(qid)!) : ctx.fill(list, qrels.byQuery.get(qid)!, judged.get(qid)!);
     const t = plan.compute(c, values, base);
     if (list === undefined) plan.clearPlaceholder(values, base, t);
     texts.push(t);

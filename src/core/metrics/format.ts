@@ -50,7 +50,9 @@ export function formatTrecEval(result: EvalResult, opts: FormatOptions): string 
  * One query's `-q` block from a plan row (`plan.slots` values, as EvalPlan.compute writes it): the same
  * bytes formatTrecEval prints for that query, for output that streams query by query.
  */
-export function queryBlockPrinter(plan: EvalPlan): (qid: string, row: Float64Array, texts: Readonly<Record<string, string>> | undefined) => string {
+export function queryBlockPrinter(
+  plan: EvalPlan,
+): (qid: string, row: Float64Array, texts: Readonly<Record<string, string>> | undefined) => string {
   const slot = new Map(plan.valueNames.map((n, j) => [n, plan.slotOf[j]!]));
   const cols = plan.columns.filter((c) => c.perQuery).map((c) => ({ ...c, slot: slot.get(c.name) ?? -1, head: c.name.padEnd(22) }));
   return (qid, row, texts) => {

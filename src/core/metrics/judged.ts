@@ -2,11 +2,9 @@
  * Run-independent facts about one query's judgments, computed once per Qrels object and reused by every
  * evaluation against it (trec_eval recomputes them per query in form_res_rels.c; we cache).
  */
-import type { DocId, Qrels, QueryId } from '../types.ts';
+import type { Qrels, QueryId } from '../types.ts';
 
 export interface JudgedQuery {
-  /** docid → grade, as parsed (grades may be 0 or negative). */
-  readonly grades: ReadonlyMap<DocId, number>;
   /** Distinct non-negative grades present, ascending (trec_eval rel_levels with zero counts dropped). */
   readonly levels: Int32Array;
   /** counts[i] = number of judged documents with grade levels[i]. */
@@ -45,7 +43,6 @@ class Judged implements JudgedQuery {
   private cg: Float64Array | undefined;
 
   constructor(
-    readonly grades: ReadonlyMap<DocId, number>,
     readonly levels: Int32Array,
     readonly counts: Int32Array,
     readonly numRelLevels: number,
@@ -74,9 +71,10 @@ class Judged implements JudgedQuery {
   }
 }
 
-export function summarizeJudgments(grades: ReadonlyMap<DocId, number>): JudgedQuery {
+/** Summary of one query's judgments from its grades (any order; negative grades are not levels). */
+export function summarizeJudgments(grades: Iterable<number>): JudgedQuery {
   const sorted: number[] = [];
-  for (const g of grades.values()) if (g >= 0) sorted.push(g);
+  for (const g of grades) if (g >= 0) sorted.push(g);
   sorted.sort((a, b) => a - b);
   let distinct = 0;
   for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct++;
@@ -92,7 +90,7 @@ export function summarizeJudgments(grades: ReadonlyMap<DocId, number>): JudgedQu
   const idealGains = new Float64Array(sorted.length - firstPositive);
   for (let i = 0; i < idealGains.length; i++) idealGains[i] = sorted[sorted.length - 1 - i]!;
   const numRelLevels = distinct === 0 ? 0 : levels[distinct - 1]! + 1;
-  return new Judged(grades, levels, counts, numRelLevels, idealGains.length, idealGains);
+  return new Judged(levels, counts, numRelLevels, idealGains.length, idealGains);
 }
 
 /** The cached summary of every query in `qrels`. */
@@ -100,7 +98,7 @@ export function judgedQueries(qrels: Qrels): Map<QueryId, JudgedQuery> {
   let m = cache.get(qrels);
   if (!m) {
     m = new Map();
-    for (const [qid, grades] of qrels.byQuery) m.set(qid, summarizeJudgments(grades));
+    for (const [qid, grades] of qrels.byQuery) m.set(qid, summarizeJudgments(grades.values()));
     cache.set(qrels, m);
   }
   return m;

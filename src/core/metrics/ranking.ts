@@ -7,7 +7,7 @@
  * (U+D800–DFFF, i.e. a character above U+FFFF) meets U+E000–U+FFFF, so `compareUtf8` corrects that case.
  * Docids are ASCII in every TREC collection we know of; the correction only matters beyond that.
  */
-import type { RankedList } from '../types.ts';
+import type { DocId, RankedList } from '../types.ts';
 import type { JudgedQuery } from './judged.ts';
 import { countAtLeast } from './judged.ts';
 import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED, type QueryContext } from './measure.ts';
@@ -144,13 +144,12 @@ export class ContextBuilder implements QueryContext {
   }
 
   /** Fill the context for one query: order the list, truncate to maxRetrieved, look up grades. */
-  fill(list: RankedList, judged: JudgedQuery): QueryContext {
+  fill(list: RankedList, grades: ReadonlyMap<DocId, number>, judged: JudgedQuery): QueryContext {
     if (this.order.length < list.docs.length) this.order = new Uint32Array(Math.max(list.docs.length, this.order.length * 2));
     const order = trecEvalOrder(list, this.order);
     const n = Math.min(list.docs.length, this.maxRetrieved);
     if (this.rels.length < n) this.rels = new Int32Array(Math.max(n, this.rels.length * 2));
     const rels = this.rels;
-    const grades = judged.grades;
     const docs = list.docs;
     const level = this.relevanceLevel;
     let relRet = 0;

@@ -111,7 +111,20 @@ export function inRelease(def: MeasureDef, version: TrecEvalVersion): boolean {
   return def.origin !== 'trec_eval-10' || version === '10.0';
 }
 
-const OFFICIAL = ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank', 'iprec_at_recall', 'P'];
+const OFFICIAL = [
+  'runid',
+  'num_q',
+  'num_ret',
+  'num_rel',
+  'num_rel_ret',
+  'map',
+  'gm_map',
+  'Rprec',
+  'bpref',
+  'recip_rank',
+  'iprec_at_recall',
+  'P',
+];
 const SET = ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'utility', 'set_P', 'set_recall', 'set_relative_P', 'set_map', 'set_F'];
 /** all_trec as each release's measures.c lists it (yaap, dcg and ideal_dcg are in neither). */
 const ALL_TREC_9 = [
@@ -135,8 +148,9 @@ export const NICKNAMES: Readonly<Record<string, readonly string[]>> = nicknames(
  * suites check every one of them).
  *
  * Outside all_trec, not implemented: the preference measures (prefs_*, need the prefs/qrels_prefs input
- * formats) and the judgment-group measures (map_avgjg, P_avgjg, Rprec_mult_avgjg, need qrels_jg). Options not supported: -J (judged documents only),
- * -N (collection size, used by utility's 4th coefficient; taken as 0 like trec_eval's default), -Z.
+ * formats) and the judgment-group measures (map_avgjg, P_avgjg, Rprec_mult_avgjg, need qrels_jg).
+ * Options not supported: -J (judged documents only), -N (collection size, used by utility's 4th
+ * coefficient; taken as 0 like trec_eval's default), -Z.
  */
 export const NOT_IMPLEMENTED_ALL_TREC: readonly string[] = [];
 

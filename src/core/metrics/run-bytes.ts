@@ -17,10 +17,10 @@
  * parser on the same bytes, which reports the problem with file and line (or handles the rare case). So bad
  * input gets exactly the messages it always got.
  */
-import type { DocId, Qrels, QueryId } from '../types.ts';
+import type { QueryId } from '../types.ts';
 import { asQueryId } from '../io/ids.ts';
 import { makeResult, type EvalPlan, type EvalResult } from './evaluate.ts';
-import { judgedQueries, type JudgedQuery } from './judged.ts';
+import { summarizeJudgments, type JudgedQuery } from './judged.ts';
 import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED } from './measure.ts';
 import { compareUtf8, ContextBuilder } from './ranking.ts';
 import type { TrecEvalVersion } from './version.ts';
@@ -48,6 +48,42 @@ const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 11 || c === 12 || c === 13;
+/** Byte classes for the hot loops: 0 part of a field, 1 field separator (ASCII whitespace but newline), 2 newline. */
+const CLASS = new Uint8Array(256);
+for (const c of [32, 9, 11, 12, 13]) CLASS[c] = 1;
+CLASS[NL] = 2;
+const FIELD_START = new Int32Array(6);
+const FIELD_END = new Int32Array(6);
+
+/**
+ * Fields of the line at bytes[pos..] into FIELD_START/FIELD_END (at most `max`); returns the position after
+ * the line's newline and stores the count in `out.count` (max + 1 when there are more), the OR of the
+ * field bytes in `out.high` (≥ 0x80: not ASCII).
+ */
+function scanLine(bytes: Uint8Array, pos: number, end: number, max: number, out: { count: number; high: number }): number {
+  let count = 0;
+  let high = 0;
+  for (;;) {
+    let c = 0;
+    while (pos < end && (c = CLASS[bytes[pos]!]!) === 1) pos++;
+    if (pos >= end || c === 2) break;
+    const s = pos;
+    while (pos < end && CLASS[(c = bytes[pos]!)] === 0) {
+      high |= c;
+      pos++;
+    }
+    if (count === max) {
+      count++;
+      while (pos < end && bytes[pos] !== NL) pos++;
+      break;
+    }
+    FIELD_START[count] = s;
+    FIELD_END[count++] = pos;
+  }
+  out.count = count;
+  out.high = high;
+  return pos + 1;
+}
 
 /** The byte ranges of one query's lines. */
 interface QueryRanges {
@@ -133,42 +169,24 @@ export function scanRunBytes(bytes: Uint8Array): Scan | undefined {
   return { queries, tag };
 }
 
-/** A query's judged docids as UTF-8 bytes in an open-addressing table, for lookups by run bytes. */
+/** A query's judged docids as byte ranges of the qrels buffer in an open-addressing table, for lookups by run bytes. */
 class JudgedBytes {
   readonly table: Int32Array;
   readonly mask: number;
-  readonly arena: Uint8Array;
-  readonly offsets: Int32Array;
-  readonly codes: Int32Array;
-  readonly hashes: Int32Array;
 
-  constructor(grades: ReadonlyMap<DocId, number>) {
-    const encoder = new TextEncoder();
-    const ids = [...grades.keys()];
-    const encoded = ids.map((d) => encoder.encode(d));
-    let total = 0;
-    for (const e of encoded) total += e.length;
-    this.arena = new Uint8Array(total);
-    this.offsets = new Int32Array(ids.length + 1);
-    this.codes = new Int32Array(ids.length);
-    this.hashes = new Int32Array(ids.length);
+  constructor(
+    readonly arena: Uint8Array,
+    readonly starts: Int32Array,
+    readonly lengths: Int32Array,
+    readonly hashes: Int32Array,
+    readonly codes: Int32Array,
+  ) {
     let size = 16;
-    while (size < ids.length * 2) size <<= 1;
+    while (size < starts.length * 2) size <<= 1;
     this.table = new Int32Array(size).fill(-1);
     this.mask = size - 1;
-    let at = 0;
-    for (let i = 0; i < ids.length; i++) {
-      const e = encoded[i]!;
-      this.arena.set(e, at);
-      this.offsets[i] = at;
-      at += e.length;
-      this.offsets[i + 1] = at;
-      const g = grades.get(ids[i]!)!;
-      this.codes[i] = g < 0 ? RELVALUE_UNJUDGED : g;
-      let h = FNV_OFFSET;
-      for (let k = 0; k < e.length; k++) h = Math.imul(h ^ e[k]!, FNV_PRIME);
-      this.hashes[i] = h;
-      let slot = h & this.mask;
+    for (let i = 0; i < starts.length; i++) {
+      let slot = hashes[i]! & this.mask;
       while (this.table[slot] !== -1) slot = (slot + 1) & this.mask;
       this.table[slot] = i;
     }
@@ -176,14 +194,13 @@ class JudgedBytes {
 
   /** Relevance code of the docid bytes[s, e) with hash h: its grade, RELVALUE_UNJUDGED, or RELVALUE_NONPOOL. */
   code(bytes: Uint8Array, s: number, e: number, h: number): number {
-    const { table, mask, hashes, offsets, arena } = this;
+    const { table, mask, hashes, starts, lengths, arena } = this;
     const len = e - s;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const i = table[slot]!;
       if (i < 0) return RELVALUE_NONPOOL;
-      if (hashes[i] !== h) continue;
-      const o = offsets[i]!;
-      if (offsets[i + 1]! - o !== len) continue;
+      if (hashes[i] !== h || lengths[i] !== len) continue;
+      const o = starts[i]!;
       let k = 0;
       while (k < len && arena[o + k] === bytes[s + k]) k++;
       if (k === len) return this.codes[i]!;
@@ -191,7 +208,136 @@ class JudgedBytes {
   }
 }
 
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+/** Qrels read by the byte path: per judged query its summary and its docid table. */
+export interface ByteQrels {
+  readonly queries: ReadonlyMap<string, { readonly judged: JudgedQuery; readonly table: JudgedBytes }>;
+  /** Judgments with grade > 0 over every query (num_rel's -c summary). */
+  readonly positive: number;
+  /** Lines that repeat a judgment with the same grade (the text parser warns about them). */
+  readonly duplicates: number;
+}
+
+const hashBytes = (bytes: Uint8Array, s: number, e: number): number => {
+  let h = FNV_OFFSET;
+  for (let b = s; b < e; b++) h = Math.imul(h ^ bytes[b]!, FNV_PRIME);
+  return h;
+};
+
+/** An integer grade from bytes (atol-like digits with a sign); undefined for anything else (the text parser decides). */
+function gradeOf(bytes: Uint8Array, s: number, e: number): number | undefined {
+  let i = s;
+  let neg = false;
+  if (bytes[i] === 45 || bytes[i] === 43) neg = bytes[i++] === 45;
+  if (i >= e || e - i > 9) return undefined;
+  let v = 0;
+  for (; i < e; i++) {
+    const d = bytes[i]! - 48;
+    if (d < 0 || d > 9) return undefined;
+    v = v * 10 + d;
+  }
+  return neg ? -v : v;
+}
+
+/**
+ * Qrels (TREC 4 columns or BEIR 3 columns with its header) from bytes, with the text parser's rules;
+ * undefined when that parser must take over (malformed line, a judgment repeated with another grade, a
+ * grade like "1.0", invalid UTF-8).
+ */
+export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
+  const n = bytes.length;
+  let pos = n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const building = new Map<string, { starts: number[]; lengths: number[]; hashes: number[]; codes: number[]; grades: number[] }>();
+  const line = { count: 0, high: 0 };
+  let columns = 0;
+  let sawContent = false;
+  let cur: ReturnType<typeof building.get>;
+  let curStart = -1;
+  let curLen = 0;
+  while (pos < n) {
+    if (bytes[pos] === HASH_SIGN) {
+      const nl = bytes.indexOf(NL, pos);
+      pos = nl < 0 ? n : nl + 1;
+      continue;
+    }
+    pos = scanLine(bytes, pos, n, 4, line);
+    const count = line.count;
+    if (count === 0) continue;
+    if (count !== 3 && count !== 4) return undefined;
+    const first = !sawContent;
+    sawContent = true;
+    const grade = gradeOf(bytes, FIELD_START[count - 1]!, FIELD_END[count - 1]!);
+    if (grade === undefined) {
+      // BEIR header (query-id corpus-id score): a first 3-column line whose last field is no integer at all
+      const text = decode(bytes, FIELD_START[count - 1]!, FIELD_END[count - 1]!);
+      if (first && count === 3 && text !== undefined && !Number.isInteger(Number(text))) continue;
+      return undefined; // "1.0", "+1e0": integers the text parser takes; or an error it reports
+    }
+    if (columns === 0) columns = count;
+    else if (columns !== count) return undefined;
+    if (line.high >= 0x80 && decode(bytes, FIELD_START[0]!, FIELD_END[count - 1]!) === undefined) return undefined;
+    const qs = FIELD_START[0]!;
+    const ql = FIELD_END[0]! - qs;
+    let same = cur !== undefined && ql === curLen;
+    for (let k = 0; same && k < ql; k++) same = bytes[qs + k] === bytes[curStart + k];
+    if (!same) {
+      const q = decode(bytes, qs, qs + ql)!;
+      cur = building.get(q);
+      if (!cur) building.set(q, (cur = { starts: [], lengths: [], hashes: [], codes: [], grades: [] }));
+      curStart = qs;
+      curLen = ql;
+    }
+    const ds = FIELD_START[count - 2]!;
+    const de = FIELD_END[count - 2]!;
+    cur!.starts.push(ds);
+    cur!.lengths.push(de - ds);
+    cur!.hashes.push(hashBytes(bytes, ds, de));
+    cur!.codes.push(grade < 0 ? RELVALUE_UNJUDGED : grade);
+    cur!.grades.push(grade);
+  }
+  if (building.size === 0) return undefined;
+  const queries = new Map<string, { judged: JudgedQuery; table: JudgedBytes }>();
+  let duplicates = 0;
+  let positive = 0;
+  for (const [qid, b] of building) {
+    const table = new JudgedBytes(
+      bytes,
+      Int32Array.from(b.starts),
+      Int32Array.from(b.lengths),
+      Int32Array.from(b.hashes),
+      Int32Array.from(b.codes),
+    );
+    // repeated docids: the same grade is counted once (a warning), another grade is an error (the text parser's)
+    const keep: number[] = [];
+    for (let i = 0; i < b.starts.length; i++) {
+      const h = b.hashes[i]!;
+      let dup = -1;
+      for (let slot = h & table.mask; ; slot = (slot + 1) & table.mask) {
+        const j = table.table[slot]!;
+        if (j < 0) break;
+        if (j >= i) continue;
+        if (
+          b.hashes[j] === h &&
+          b.lengths[j] === b.lengths[i] &&
+          compareBytes(bytes, b.starts[j]!, b.lengths[j]!, b.starts[i]!, b.lengths[i]!) === 0
+        ) {
+          dup = j;
+          break;
+        }
+      }
+      if (dup < 0) keep.push(b.grades[i]!);
+      else if (b.grades[dup] !== b.grades[i]) return undefined;
+      else duplicates++;
+    }
+    const judged = summarizeJudgments(keep);
+    positive += judged.numPositive;
+    queries.set(qid, { judged, table });
+  }
+  return { queries, positive, duplicates };
+}
+
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /**
  * A decimal score from bytes, correctly rounded: with at most 15 significant digits and a decimal exponent
@@ -345,7 +491,7 @@ class QueryLines {
     const byDocDesc = (x: number, y: number): number => compareBytes(bytes, docStart[y]!, docLen[y]!, docStart[x]!, docLen[x]!);
     if (byScore) {
       // sorted by score already: insertion-sort each group of equal scores by docid, descending
-      for (let start = 0; start < n; ) {
+      for (let start = 0; start < n;) {
         let end = start + 1;
         while (end < n && scores[end] === scores[start]) end++;
         for (let i = start + 1; i < end; i++) {
@@ -383,50 +529,43 @@ function parseQuery(
   tally: { otherTags: number },
 ): boolean {
   lines.n = 0;
-  const st = [0, 0, 0, 0, 0, 0];
-  const en = [0, 0, 0, 0, 0, 0];
+  const line = { count: 0, high: 0 };
+  const st = FIELD_START;
+  const en = FIELD_END;
   for (let r = 0; r < ranges.length; r += 2) {
     const end = ranges[r + 1]!;
     let pos = ranges[r]!;
     while (pos < end) {
-      let nl = bytes.indexOf(NL, pos);
-      if (nl < 0 || nl > end) nl = end;
       if (bytes[pos] === HASH_SIGN) {
-        pos = nl + 1;
+        const nl = bytes.indexOf(NL, pos);
+        pos = nl < 0 || nl >= end ? end : nl + 1;
         continue;
       }
-      let count = 0;
-      let i = pos;
-      let high = 0;
-      while (i < nl) {
-        while (i < nl && isSpace(bytes[i]!)) i++;
-        if (i >= nl) break;
-        if (count === 6) return false; // more than six columns: the text parser warns
-        const s = i;
-        while (i < nl && !isSpace(bytes[i]!)) high |= bytes[i++]!;
-        st[count] = s;
-        en[count++] = i;
-      }
-      pos = nl + 1;
+      pos = scanLine(bytes, pos, end, 6, line);
+      const count = line.count;
       if (count === 0) continue;
-      if (count !== 6) return false;
-      if (high >= 0x80 && decode(bytes, st[2]!, en[2]!) === undefined) return false;
+      if (count !== 6) return false; // fewer: malformed; more: the text parser warns about extra columns
+      if (line.high >= 0x80 && decode(bytes, st[2]!, en[2]!) === undefined) return false;
       // rank: an integer (the text parser's rule), otherwise ignored
       let k = st[3]!;
+      const rankEnd = en[3]!;
       if (bytes[k] === 45 || bytes[k] === 43) k++;
-      if (k >= en[3]! || en[3]! - k > 15) return false;
-      for (; k < en[3]!; k++) if (bytes[k]! < 48 || bytes[k]! > 57) return false;
+      if (k >= rankEnd || rankEnd - k > 15) return false;
+      for (; k < rankEnd; k++) {
+        const c = bytes[k]!;
+        if (c < 48 || c > 57) return false;
+      }
       const score = parseScoreBytes(bytes, st[4]!, en[4]!);
-      if (Number.isNaN(score)) return false;
-      const tl = en[5]! - st[5]!;
+      if (score !== score) return false; // NaN
+      const ts = st[5]!;
+      const tl = en[5]! - ts;
       let sameTag = tl === tag.length;
-      for (let t = 0; sameTag && t < tl; t++) sameTag = bytes[st[5]! + t] === tag[t];
+      for (let t = 0; sameTag && t < tl; t++) sameTag = bytes[ts + t] === tag[t];
       if (!sameTag) tally.otherTags++;
       const d = lines.push();
       const ds = st[2]!;
       const de = en[2]!;
-      let h = FNV_OFFSET;
-      for (let b = ds; b < de; b++) h = Math.imul(h ^ bytes[b]!, FNV_PRIME);
+      const h = hashBytes(bytes, ds, de);
       lines.docStart[d] = ds;
       lines.docLen[d] = de - ds;
       lines.docHash[d] = h;
@@ -441,17 +580,17 @@ function parseQuery(
  * Evaluate the run in `bytes` with `plan`; undefined when the text parser must take over (see the module
  * comment). `qrels` come from the usual parser (they are small next to runs).
  */
-export function evaluateRunBytes(qrels: Qrels, bytes: Uint8Array, plan: EvalPlan, opts: ByteEvalOptions): ByteEvalResult | undefined {
+export function evaluateRunBytes(qrels: ByteQrels, bytes: Uint8Array, plan: EvalPlan, opts: ByteEvalOptions): ByteEvalResult | undefined {
   const scan = scanRunBytes(bytes);
   if (!scan) return undefined;
-  const judged = judgedQueries(qrels);
+  const judged = qrels.queries;
   const withPlaceholders = opts.complete && opts.version === '10.0';
   const lines = new QueryLines();
   const tag = new TextEncoder().encode(scan.tag);
   const tally = { otherTags: 0 };
 
   // Every query of the run is parsed (so bad lines anywhere are found), judged ones in print order first.
-  const printed = (withPlaceholders ? [...judged.keys()] : [...scan.queries.keys()].filter((q) => judged.has(q as QueryId))).sort(
+  const printed = (withPlaceholders ? [...judged.keys()] : [...scan.queries.keys()].filter((q) => judged.has(q))).sort(
     compareUtf8,
   ) as QueryId[];
   const unjudged = [...scan.queries.values()].filter((q) => !judged.has(q.qid));
@@ -469,14 +608,14 @@ export function evaluateRunBytes(qrels: Qrels, bytes: Uint8Array, plan: EvalPlan
     const j = judged.get(qid)!;
     const q = scan.queries.get(qid);
     if (!q) {
-      parsed.push({ judged: j, codes: undefined });
+      parsed.push({ judged: j.judged, codes: undefined });
       continue;
     }
-    if (!parseQuery(bytes, q.ranges, lines, new JudgedBytes(j.grades), tag, tally)) return undefined;
+    if (!parseQuery(bytes, q.ranges, lines, j.table, tag, tally)) return undefined;
     const depth = ctx.depthOf(lines.n);
     const codes = new Int32Array(depth);
     lines.ordered(bytes, codes, depth);
-    parsed.push({ judged: j, codes });
+    parsed.push({ judged: j.judged, codes });
   }
   for (let qi = 0; qi < printed.length; qi++) {
     const p = parsed[qi]!;
@@ -495,12 +634,11 @@ export function evaluateRunBytes(qrels: Qrels, bytes: Uint8Array, plan: EvalPlan
     opts.onQuery?.(printed[qi]!, values.subarray(base, base + slots), t);
   }
 
-  const denominator = opts.complete ? qrels.byQuery.size : printed.length;
+  const denominator = opts.complete ? judged.size : printed.length;
   const sums = new Float64Array(slots);
   for (let qi = 0, base = 0; qi < printed.length; qi++, base += slots)
     for (let j = 0; j < slots; j++) sums[j] = sums[j]! + values[base + j]!;
-  let positive = 0;
-  for (const j of judged.values()) positive += j.numPositive;
+  const positive = qrels.positive;
   const perQueryText = new Map<QueryId, Record<string, string>>();
   if (plan.hasText) printed.forEach((q, qi) => perQueryText.set(q, texts[qi]!));
   const result = makeResult({

@@ -168,7 +168,20 @@ describe('queries without relevant documents and negative grades', () => {
     const v = values(
       q,
       r,
-      ['map', 'recip_rank', 'P.1', 'recall.1', 'ndcg', 'ndcg_cut.1', 'Rprec', 'bpref', 'relative_P.1', 'set_relative_P', 'set_F', 'num_rel'],
+      [
+        'map',
+        'recip_rank',
+        'P.1',
+        'recall.1',
+        'ndcg',
+        'ndcg_cut.1',
+        'Rprec',
+        'bpref',
+        'relative_P.1',
+        'set_relative_P',
+        'set_F',
+        'num_rel',
+      ],
       {},
       'q1',
     );

@@ -7,9 +7,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRun } from '../../../src/core/io/trec.ts';
+import { QrelsBuilder, parseRun } from '../../../src/core/io/trec.ts';
+import { judgedQueries } from '../../../src/core/metrics/judged.ts';
 import { evaluate, EvalPlan, formatTrecEval, parseMeasures, type TrecEvalVersion } from '../../../src/core/metrics/index.ts';
-import { evaluateRunBytes, parseScoreBytes } from '../../../src/core/metrics/run-bytes.ts';
+import { evaluateRunBytes, parseQrelsBytes, parseScoreBytes, type ByteQrels } from '../../../src/core/metrics/run-bytes.ts';
 import { qrels as makeQrels } from './helpers.ts';
 
 const docId = fc.constantFrom('d0', 'd1', 'd2', 'd3', 'd10', 'D1', 'é1', 'd\u00e92', '文1', 'z');
@@ -67,6 +68,14 @@ function writeRun(lists: Record<string, [string, number][]>, style: Style, seed:
   return lines.join(style.crlf ? '\r\n' : '\n') + '\n';
 }
 
+/** The same judgments as bytes for the byte path (TREC 4 columns). */
+function byteQrels(spec: Record<string, Record<string, number>>): ByteQrels {
+  const lines = Object.entries(spec).flatMap(([q, docs]) => Object.entries(docs).map(([d, g]) => `${q} 0 ${d} ${g}\n`));
+  const parsed = parseQrelsBytes(new TextEncoder().encode(lines.join('')));
+  if (!parsed) throw new Error('parseQrelsBytes declined well-formed qrels');
+  return parsed;
+}
+
 const MEASURES = ['all_trec', 'relstring', 'ncg_cut.5', 'recip_rank_cut.3'];
 
 describe('evaluateRunBytes equals the text path', () => {
@@ -90,7 +99,7 @@ describe('evaluateRunBytes equals the text path', () => {
         } catch {
           expected = undefined; // no evaluable query: the fast path must decline too
         }
-        const fast = evaluateRunBytes(qrels, bytes, new EvalPlan(specs, o.version), options);
+        const fast = evaluateRunBytes(byteQrels(judgments), bytes, new EvalPlan(specs, o.version), options);
         if (expected === undefined) {
           expect(fast).toBeUndefined();
           return;
@@ -109,7 +118,7 @@ describe('evaluateRunBytes equals the text path', () => {
   });
 
   it('streams each printed query once, in print order, with the row the result keeps', () => {
-    const qrels = makeQrels({ b: { x: 1 }, a: { y: 2 }, c: { z: 1 } });
+    const qrels = byteQrels({ b: { x: 1 }, a: { y: 2 }, c: { z: 1 } });
     const bytes = new TextEncoder().encode('b Q0 x 1 2 t\na Q0 y 1 3 t\nb Q0 w 2 1 t\n');
     const seen: string[] = [];
     const plan = new EvalPlan(parseMeasures(['map', 'num_ret']), '10.0');
@@ -133,10 +142,12 @@ describe('evaluateRunBytes equals the text path', () => {
     ['a document twice in one query, far apart', 'q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n'],
     ['invalid UTF-8 in a docid', new Uint8Array([...new TextEncoder().encode('q1 Q0 d'), 0xff, ...new TextEncoder().encode(' 1 2 t\n')])],
   ])('declines on %s (the text parser reports it)', (_, input) => {
-    const qrels = makeQrels({ q1: { d1: 1 }, q2: { d1: 1 } });
+    const qrels = byteQrels({ q1: { d1: 1 }, q2: { d1: 1 } });
     const bytes = typeof input === 'string' ? new TextEncoder().encode(input) : input;
     const plan = new EvalPlan(parseMeasures(['map']), '10.0');
-    expect(evaluateRunBytes(qrels, bytes, plan, { relevanceLevel: 1, complete: false, maxRetrieved: Infinity, version: '10.0' })).toBeUndefined();
+    expect(
+      evaluateRunBytes(qrels, bytes, plan, { relevanceLevel: 1, complete: false, maxRetrieved: Infinity, version: '10.0' }),
+    ).toBeUndefined();
   });
 
   it('parses scores exactly as Number() does (correctly rounded)', () => {
@@ -157,6 +168,43 @@ describe('evaluateRunBytes equals the text path', () => {
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('parseQrelsBytes equals the text qrels parser', () => {
+  const line = fc.tuple(queryId, docId, fc.constantFrom('0', '1', '2', '-1', '1.0', 'x'));
+  it('takes the same judgments (repeats counted once) or declines where the text parser errs or is unusual', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean(), fc.constantFrom(3, 4), (lines, header, columns) => {
+        const text =
+          (header && columns === 3 ? 'query-id\tcorpus-id\tscore\n' : '') +
+          lines.map(([q, d, g]) => (columns === 4 ? `${q} 0 ${d} ${g}` : `${q}\t${d}\t${g}`)).join('\n');
+        const b = new QrelsBuilder('q.txt');
+        let expected: ReturnType<QrelsBuilder['finish']> | undefined;
+        try {
+          text.split('\n').forEach((l, i) => b.line(l, i + 1));
+          expected = b.finish();
+        } catch {
+          expected = undefined;
+        }
+        const got = parseQrelsBytes(new TextEncoder().encode(text));
+        if (expected === undefined) {
+          expect(got).toBeUndefined();
+          return;
+        }
+        if (got === undefined) {
+          // declining is allowed only for what the byte path leaves to the text parser: grades like "1.0"
+          expect(lines.some(([, , g]) => g === '1.0')).toBe(true);
+          return;
+        }
+        const judged = judgedQueries(expected.value);
+        expect([...got.queries.keys()].sort()).toEqual([...judged.keys()].sort());
+        for (const [qid, j] of judged) expect(got.queries.get(qid)!.judged).toEqual(j);
+        const repeats = expected.warnings.find((w) => /repeated judgment/.test(w.message));
+        expect(got.duplicates).toBe(repeats ? Number(/^(\d+)/.exec(repeats.message)![1]) : 0);
+      }),
+      { numRuns: 500 },
     );
   });
 });

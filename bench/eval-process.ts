@@ -1,0 +1,145 @@
+/**
+ * Whole-process eval bench: `fliplab eval -m all_trec` as a user runs it (node bin/fliplab.mjs, start-up
+ * included) on a generated 1,000,000-line run — 1,000 queries × 1,000 documents, tie-heavy scores (two
+ * decimals in [0, 20]), graded qrels (~100 judgments per query, 0–3, half on retrieved documents) — next
+ * to the C trec_eval when one is built locally:
+ *
+ *   TREC_EVAL=/path/to/trec_eval npm run bench:metrics     (a -O2 build of usnistgov/trec_eval 10.0)
+ *   TREC_EVAL_9=/path/to/trec_eval-9.0.8                   (optional: the same for --trec-eval 9.0.8)
+ *
+ * Without TREC_EVAL the bench says so and reports fliplab alone. With it, each output must be byte for
+ * byte the C program's, and the goals are checked: fliplab ≥ 2× faster than trec_eval, peak memory
+ * within 3× of trec_eval's. Times are the median of 3 runs after one warm-up; peak RSS comes from
+ * /usr/bin/time when the machine has it. Generated files live in os.tmpdir() and are removed afterwards.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mulberry32 } from './lib/rng.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin/fliplab.mjs');
+const QUERIES = 1000;
+const DOCS = 1000;
+const JUDGED = 100;
+const RUNS = 3;
+const TIME = '/usr/bin/time';
+
+function generate(dir: string): { run: string; qrels: string; lines: number; bytes: number } {
+  const rand = mulberry32(20261201);
+  const run: string[] = [];
+  const qrels: string[] = [];
+  for (let q = 0; q < QUERIES; q++) {
+    const qid = String(100000 + q);
+    const used = new Set<number>();
+    const docs: { id: string; score: number }[] = [];
+    while (docs.length < DOCS) {
+      const d = Math.floor(rand() * 8_800_000);
+      if (used.has(d)) continue;
+      used.add(d);
+      docs.push({ id: `D${d}`, score: Math.round(rand() * 2000) / 100 }); // 2,001 distinct scores: ties everywhere
+    }
+    docs.sort((a, b) => b.score - a.score);
+    docs.forEach((d, i) => run.push(`${qid} Q0 ${d.id} ${i + 1} ${d.score.toFixed(2)} bench\n`));
+    const judged = new Set<string>();
+    for (let j = 0; j < JUDGED; j++) {
+      const id = j % 2 === 0 ? docs[Math.floor(rand() * docs.length)]!.id : `D${9_000_000 + q * JUDGED + j}`;
+      if (judged.has(id)) continue;
+      judged.add(id);
+      qrels.push(`${qid} 0 ${id} ${Math.floor(rand() * 4)}\n`);
+    }
+  }
+  const runPath = join(dir, 'run.1m.txt');
+  const qrelsPath = join(dir, 'qrels.1m.txt');
+  writeFileSync(runPath, run.join(''));
+  writeFileSync(qrelsPath, qrels.join(''));
+  return { run: runPath, qrels: qrelsPath, lines: run.length, bytes: statSync(runPath).size };
+}
+
+interface Timed {
+  readonly ms: number;
+  readonly rssKiB: number | undefined;
+  readonly stdout: string;
+}
+
+/** Median wall time of `RUNS` runs (after one warm-up), peak RSS of the slowest-memory run, the output. */
+function timeCommand(cmd: string, args: string[]): Timed {
+  const haveTime = existsSync(TIME);
+  const once = (): { ms: number; rss: number | undefined; stdout: string } => {
+    const t0 = performance.now();
+    const r = haveTime
+      ? spawnSync(TIME, ['-f', '%M', cmd, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 })
+      : spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const ms = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    const rss = haveTime ? Number(r.stderr.trim().split('\n').pop()) : undefined;
+    return { ms, rss, stdout: r.stdout };
+  };
+  once();
+  const runs = Array.from({ length: RUNS }, once);
+  const sorted = [...runs].sort((a, b) => a.ms - b.ms);
+  const rss = runs.every((r) => r.rss !== undefined) ? Math.max(...runs.map((r) => r.rss!)) : undefined;
+  return { ms: sorted[Math.floor(RUNS / 2)]!.ms, rssKiB: rss, stdout: runs[0]!.stdout };
+}
+
+const mib = (kib: number | undefined): string => (kib === undefined ? 'n/a' : `${(kib / 1024).toFixed(0)} MiB`);
+const ms = (x: number): string => `${x.toFixed(0)} ms`;
+
+function main(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'fliplab-bench-eval-'));
+  try {
+    const gen = generate(dir);
+    console.log(
+      `eval process bench — node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)}; ` +
+        `run ${gen.lines.toLocaleString('en-US')} lines (${QUERIES} q × ${DOCS}, tie-heavy), ${(gen.bytes / 2 ** 20).toFixed(0)} MiB; ` +
+        `qrels ${readFileSync(gen.qrels, 'utf8').split('\n').length - 1} lines graded 0–3; median of ${RUNS} after a warm-up`,
+    );
+    if (!existsSync(TIME)) console.log(`(${TIME} not found: peak memory not measured)`);
+    const modes: { label: string; flag: string[]; env: string }[] = [
+      { label: '10.0', flag: [], env: 'TREC_EVAL' },
+      { label: '9.0.8', flag: ['--trec-eval', '9.0.8'], env: 'TREC_EVAL_9' },
+    ];
+    const rows: string[][] = [['command', 'wall', 'peak RSS', 'vs trec_eval', 'output']];
+    const goals: string[] = [];
+    for (const mode of modes) {
+      for (const q of [false, true]) {
+        const args = ['-m', 'all_trec', ...(q ? ['-q'] : []), gen.qrels, gen.run];
+        const ours = timeCommand(process.execPath, [BIN, 'eval', ...mode.flag, ...args]);
+        const cPath = process.env[mode.env];
+        const label = `fliplab eval${mode.flag.length ? ` ${mode.flag.join(' ')}` : ''} -m all_trec${q ? ' -q' : ''}`;
+        if (!cPath || !existsSync(cPath)) {
+          rows.push([label, ms(ours.ms), mib(ours.rssKiB), `${mode.env} not set: no C peer`, '']);
+          continue;
+        }
+        const c = timeCommand(cPath, args);
+        const same = ours.stdout === c.stdout;
+        const speed = c.ms / ours.ms;
+        rows.push([label, ms(ours.ms), mib(ours.rssKiB), `${speed.toFixed(2)}× faster`, same ? 'identical' : 'DIFFERENT']);
+        rows.push([`  trec_eval ${mode.label}${q ? ' -q' : ''} (${cPath})`, ms(c.ms), mib(c.rssKiB), '', '']);
+        if (!q) {
+          goals.push(
+            `${speed >= 2 && same ? 'PASS' : 'FAIL'}  [${mode.label}] ≥ 2× faster than trec_eval, same output: ${speed.toFixed(2)}×, ${same ? 'identical' : 'different'}`,
+          );
+          if (ours.rssKiB !== undefined && c.rssKiB !== undefined) {
+            const ratio = ours.rssKiB / c.rssKiB;
+            goals.push(
+              `${ratio <= 3 ? 'PASS' : 'FAIL'}  [${mode.label}] peak memory within 3× of trec_eval: ${ratio.toFixed(2)}× (${mib(ours.rssKiB)} vs ${mib(c.rssKiB)})`,
+            );
+          }
+        }
+      }
+    }
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+    console.log('');
+    for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
+    console.log('');
+    if (goals.length === 0)
+      console.log('goals not checked: set TREC_EVAL to a locally built trec_eval (see the header of bench/eval-process.ts)');
+    for (const g of goals) console.log(g);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
