@@ -24,7 +24,7 @@ export async function buildCli({ quiet = true } = {}) {
   rmSync(OUT_DIR, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { fliplab: 'src/cli/main.ts' },
+    entryPoints: { fliplab: 'src/cli/main.ts', 'eval-worker': 'src/node/eval-worker.ts' },
     outdir: OUT_DIR,
     outExtension: { '.js': '.mjs' },
     bundle: true,

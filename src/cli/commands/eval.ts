@@ -5,12 +5,19 @@
  * functions the lab's exports use, so an exported trec_eval file is byte for byte this output.
  */
 import type { Command } from 'commander';
-import { EvalPlan, formatTrecEval, parseMeasures, parseTrecEvalVersion, type EvalResult } from '../../core/metrics/index.ts';
+import {
+  EvalPlan,
+  formatTrecEval,
+  parseMeasures,
+  parseTrecEvalVersion,
+  type EvalResult,
+  type MeasureSpec,
+} from '../../core/metrics/index.ts';
 import { queryBlockPrinter } from '../../core/metrics/format.ts';
-import { evaluateRunBytes, parseQrelsBytes } from '../../core/metrics/run-bytes.ts';
 import { otherTagsWarning, parseQrels, parseRun, repeatedJudgmentsWarning } from '../../core/io/trec.ts';
 import type { Diagnostic } from '../../core/types.ts';
-import { readFileBytes, STDIN_NAME } from '../../node/files.ts';
+import { STDIN_NAME } from '../../node/files.ts';
+import { evaluateFiles } from '../../node/eval-threads.ts';
 import { evaluateRun, trecEvalResultText } from '../../report/metrics.ts';
 import { collect, parseIntFlag } from '../args.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
@@ -47,14 +54,14 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
       if (qrelsPath === '-') throw new UsageError('the qrels cannot come from standard input (only the run can: fliplab eval <qrels> -)');
       // A bad -m is a usage error, reported before any file is read.
       let plan: EvalPlan;
+      let specs: MeasureSpec[];
       try {
-        plan = new EvalPlan(parseMeasures(opts.measure.length > 0 ? opts.measure : ['official'], version), version);
+        specs = parseMeasures(opts.measure.length > 0 ? opts.measure : ['official'], version);
+        plan = new EvalPlan(specs, version);
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
       const runName = runPath === '-' ? STDIN_NAME : runPath;
-      const [qrelsBytes, bytes] = await Promise.all([readFileBytes(qrelsPath), readFileBytes(runPath)]);
-      const byteQrels = parseQrelsBytes(qrelsBytes);
       const evalOpts = {
         relevanceLevel: opts.l ?? 1,
         complete: opts.c === true,
@@ -64,23 +71,24 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
       const streaming = opts.q === true && !opts.json;
       let pending = '';
       const block = streaming ? queryBlockPrinter(plan) : undefined;
-      const fast =
-        byteQrels &&
-        evaluateRunBytes(byteQrels, bytes, plan, {
-          ...evalOpts,
-          ...(block && {
-            onQuery: (qid, row, texts) => {
-              pending += block(qid, row, texts);
-              if (pending.length >= FLUSH_CHARS) {
-                io.stdout(pending);
-                pending = '';
-              }
-            },
-          }),
-        });
+      const onQuery = block
+        ? (qid: string, row: Float64Array, texts: Readonly<Record<string, string>> | undefined): void => {
+            pending += block(qid, row, texts);
+            if (pending.length >= FLUSH_CHARS) {
+              io.stdout(pending);
+              pending = '';
+            }
+          }
+        : undefined;
+      const {
+        qrelsBytes,
+        runBytes: bytes,
+        qrels: byteQrels,
+        fast,
+      } = await evaluateFiles(qrelsPath, runPath, specs, version, { ...evalOpts, ...(onQuery && { onQuery }) });
       let result: EvalResult;
       let warnings: Diagnostic[];
-      if (fast) {
+      if (fast && byteQrels) {
         result = fast.result;
         warnings = [
           ...(byteQrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, byteQrels.duplicates)] : []),

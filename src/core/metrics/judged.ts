@@ -73,24 +73,44 @@ class Judged implements JudgedQuery {
 
 /** Summary of one query's judgments from its grades (any order; negative grades are not levels). */
 export function summarizeJudgments(grades: Iterable<number>): JudgedQuery {
-  const sorted: number[] = [];
-  for (const g of grades) if (g >= 0) sorted.push(g);
-  sorted.sort((a, b) => a - b);
+  const values = Int32Array.from(grades);
+  return summarizeGrades(values, 0, values.length);
+}
+
+/**
+ * The same from grades[from, to): levels by counting (judgment grades are small integers), sorting only
+ * when a grade is large.
+ */
+export function summarizeGrades(grades: Int32Array, from: number, to: number): JudgedQuery {
+  let max = -1;
+  for (let i = from; i < to; i++) if (grades[i]! > max) max = grades[i]!;
+  if (max > 4096) {
+    const sorted = Array.from(grades.subarray(from, to)).sort((a, b) => a - b);
+    return summarizeGrades(Int32Array.from(sorted), 0, sorted.length);
+  }
+  const histogram = new Int32Array(max + 1);
+  for (let i = from; i < to; i++) {
+    const g = grades[i]!;
+    if (g >= 0) histogram[g]!++;
+  }
   let distinct = 0;
-  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct++;
+  let positive = 0;
+  for (let g = 0; g <= max; g++) {
+    if (histogram[g]! > 0) distinct++;
+    if (g > 0) positive += histogram[g]!;
+  }
   const levels = new Int32Array(distinct);
   const counts = new Int32Array(distinct);
-  let k = -1;
-  for (let i = 0; i < sorted.length; i++) {
-    if (i === 0 || sorted[i] !== sorted[i - 1]) levels[++k] = sorted[i]!;
-    counts[k]!++;
+  for (let g = 0, k = 0; g <= max; g++) {
+    if (histogram[g]! > 0) {
+      levels[k] = g;
+      counts[k++] = histogram[g]!;
+    }
   }
-  let firstPositive = 0;
-  while (firstPositive < sorted.length && sorted[firstPositive] === 0) firstPositive++;
-  const idealGains = new Float64Array(sorted.length - firstPositive);
-  for (let i = 0; i < idealGains.length; i++) idealGains[i] = sorted[sorted.length - 1 - i]!;
+  const idealGains = new Float64Array(positive);
+  for (let g = max, i = 0; g > 0; g--) for (let c = histogram[g]!; c > 0; c--) idealGains[i++] = g;
   const numRelLevels = distinct === 0 ? 0 : levels[distinct - 1]! + 1;
-  return new Judged(levels, counts, numRelLevels, idealGains.length, idealGains);
+  return new Judged(levels, counts, numRelLevels, positive, idealGains);
 }
 
 /** The cached summary of every query in `qrels`. */

@@ -10,7 +10,16 @@ import { describe, expect, it } from 'vitest';
 import { QrelsBuilder, parseRun } from '../../../src/core/io/trec.ts';
 import { judgedQueries } from '../../../src/core/metrics/judged.ts';
 import { evaluate, EvalPlan, formatTrecEval, parseMeasures, type TrecEvalVersion } from '../../../src/core/metrics/index.ts';
-import { evaluateRunBytes, parseQrelsBytes, parseScoreBytes, type ByteQrels } from '../../../src/core/metrics/run-bytes.ts';
+import {
+  assembleRanges,
+  evaluateRange,
+  evaluateRunBytes,
+  firstRunTag,
+  parseQrelsBytes,
+  parseScoreBytes,
+  splitRun,
+  type ByteQrels,
+} from '../../../src/core/metrics/run-bytes.ts';
 import { qrels as makeQrels } from './helpers.ts';
 
 const docId = fc.constantFrom('d0', 'd1', 'd2', 'd3', 'd10', 'D1', 'é1', 'd\u00e92', '文1', 'z');
@@ -76,6 +85,20 @@ function byteQrels(spec: Record<string, Record<string, number>>): ByteQrels {
   return parsed;
 }
 
+/** Whether every query's lines are together (the byte path takes only such files). */
+function grouped(text: string): boolean {
+  const qids = text
+    .split('\n')
+    .filter((l) => l.trim().length > 0 && !l.startsWith('#'))
+    .map((l) => l.trim().split(/\s+/)[0]!);
+  const done = new Set<string>();
+  for (let i = 0; i < qids.length; i++) {
+    if (i > 0 && qids[i] !== qids[i - 1]) done.add(qids[i - 1]!);
+    if (done.has(qids[i]!)) return false;
+  }
+  return true;
+}
+
 const MEASURES = ['all_trec', 'relstring', 'ncg_cut.5', 'recip_rank_cut.3'];
 
 describe('evaluateRunBytes equals the text path', () => {
@@ -100,7 +123,8 @@ describe('evaluateRunBytes equals the text path', () => {
           expected = undefined; // no evaluable query: the fast path must decline too
         }
         const fast = evaluateRunBytes(byteQrels(judgments), bytes, new EvalPlan(specs, o.version), options);
-        if (expected === undefined) {
+        if (expected === undefined || !grouped(text)) {
+          // nothing to evaluate, or a query's lines are not together: the text path decides
           expect(fast).toBeUndefined();
           return;
         }
@@ -119,7 +143,7 @@ describe('evaluateRunBytes equals the text path', () => {
 
   it('streams each printed query once, in print order, with the row the result keeps', () => {
     const qrels = byteQrels({ b: { x: 1 }, a: { y: 2 }, c: { z: 1 } });
-    const bytes = new TextEncoder().encode('b Q0 x 1 2 t\na Q0 y 1 3 t\nb Q0 w 2 1 t\n');
+    const bytes = new TextEncoder().encode('b Q0 x 1 2 t\nb Q0 w 2 1 t\na Q0 y 1 3 t\n');
     const seen: string[] = [];
     const plan = new EvalPlan(parseMeasures(['map', 'num_ret']), '10.0');
     const fast = evaluateRunBytes(qrels, bytes, plan, {
@@ -131,6 +155,38 @@ describe('evaluateRunBytes equals the text path', () => {
     });
     expect(seen).toEqual(['a:1', 'b:2', 'c:0']);
     expect([...fast!.result.missing]).toEqual(['c']);
+  });
+
+  it('cut at query boundaries, ranges evaluated apart and assembled give the whole run', async () => {
+    await fc.assert(
+      fc.asyncProperty(judgmentsArb, listsArb, optsArb, fc.double({ min: 0, max: 1, noNaN: true }), async (judgments, lists, o, cut) => {
+        const text = writeRun(lists, { shuffle: false, crlf: false, tabs: false, comment: false, scoreForm: 'plain', tags: 'one' }, 0);
+        const bytes = new TextEncoder().encode(text);
+        const qrels = byteQrels(judgments);
+        const plan = new EvalPlan(parseMeasures(MEASURES, o.version), o.version);
+        const options = { relevanceLevel: o.level, complete: o.complete, version: o.version, maxRetrieved: o.maxRetrieved ?? Infinity };
+        const whole = evaluateRunBytes(qrels, bytes, plan, options);
+        const at = splitRun(bytes, Math.floor(cut * bytes.length));
+        // the cut is a line start where the query id changes (or the end)
+        if (at < bytes.length) {
+          const before = text.slice(0, at).trimEnd().split('\n').pop()!.split(' ')[0];
+          expect(text.slice(at).split(' ')[0]).not.toBe(before);
+        }
+        const tag = new TextEncoder().encode(firstRunTag(bytes)!);
+        const parts = [evaluateRange(qrels, bytes, 0, at, plan, options, tag)!, evaluateRange(qrels, bytes, at, bytes.length, plan, options, tag)!];
+        const split = assembleRanges(qrels, plan, options, firstRunTag(bytes)!, parts);
+        expect(split === undefined).toBe(whole === undefined);
+        if (whole && split) expect(formatTrecEval(split.result, { perQuery: true })).toBe(formatTrecEval(whole.result, { perQuery: true }));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('declines a run whose query comes back after another one (the text path sorts it out)', () => {
+    const qrels = byteQrels({ q1: { d1: 1 }, q2: { d1: 1 } });
+    const plan = new EvalPlan(parseMeasures(['map']), '10.0');
+    const bytes = new TextEncoder().encode('q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n');
+    expect(evaluateRunBytes(qrels, bytes, plan, { relevanceLevel: 1, complete: false, maxRetrieved: Infinity, version: '10.0' })).toBeUndefined();
   });
 
   it.each([

@@ -1,0 +1,460 @@
+/**
+ * TREC qrels and runs read straight from bytes, for `fliplab eval`'s fast path (run-bytes.ts):
+ * qrels into per-query tables of docid byte ranges, run lines scanned in place, scores parsed from bytes,
+ * one query's list put in trec_eval order by comparing docid bytes (strcmp). Nothing here turns a run line
+ * into a string.
+ *
+ * Every reader follows the validating text parsers' rules (core/io/trec.ts) and returns undefined for
+ * anything it does not take, so that callers hand the file to those parsers, which report the problem with
+ * file and line — bad input gets exactly the messages it always got.
+ */
+import { summarizeGrades, type JudgedQuery } from './judged.ts';
+import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED } from './measure.ts';
+
+export const NL = 10;
+export const HASH_SIGN = 0x23;
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/** Byte classes for the hot loops: 0 part of a field, 1 field separator (ASCII whitespace but newline), 2 newline. */
+const CLASS = new Uint8Array(256);
+for (const c of [32, 9, 11, 12, 13]) CLASS[c] = 1;
+CLASS[NL] = 2;
+export const FIELD_START = new Int32Array(6);
+export const FIELD_END = new Int32Array(6);
+
+/**
+ * Fields of the line at bytes[pos..] into FIELD_START/FIELD_END (at most `max`); returns the position after
+ * the line's newline and stores the count in `out.count` (max + 1 when there are more), the OR of the
+ * field bytes in `out.high` (≥ 0x80: not ASCII).
+ */
+export function scanLine(bytes: Uint8Array, pos: number, end: number, max: number, out: { count: number; high: number }): number {
+  let count = 0;
+  let high = 0;
+  for (;;) {
+    let c = 0;
+    while (pos < end && (c = CLASS[bytes[pos]!]!) === 1) pos++;
+    if (pos >= end || c === 2) break;
+    const s = pos;
+    while (pos < end && CLASS[(c = bytes[pos]!)] === 0) {
+      high |= c;
+      pos++;
+    }
+    if (count === max) {
+      count++;
+      while (pos < end && bytes[pos] !== NL) pos++;
+      break;
+    }
+    FIELD_START[count] = s;
+    FIELD_END[count++] = pos;
+  }
+  out.count = count;
+  out.high = high;
+  return pos + 1;
+}
+
+export const latin1 = (bytes: Uint8Array, s: number, e: number): string => {
+  let out = '';
+  for (let i = s; i < e; i++) out += String.fromCharCode(bytes[i]!);
+  return out;
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Bytes → string: ASCII directly, UTF-8 otherwise; undefined when the bytes are not valid UTF-8. */
+export function decode(bytes: Uint8Array, s: number, e: number): string | undefined {
+  let high = 0;
+  for (let i = s; i < e; i++) high |= bytes[i]!;
+  if (high < 0x80) return latin1(bytes, s, e);
+  try {
+    return utf8.decode(bytes.subarray(s, e));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A query's judged docids as byte ranges of the qrels buffer in an open-addressing table, for lookups by run bytes. */
+export class JudgedBytes {
+  readonly table: Int32Array;
+  readonly mask: number;
+
+  constructor(
+    readonly arena: Uint8Array,
+    readonly starts: Int32Array,
+    readonly lengths: Int32Array,
+    readonly hashes: Int32Array,
+    readonly codes: Int32Array,
+  ) {
+    let size = 16;
+    while (size < starts.length * 2) size <<= 1;
+    this.table = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    for (let i = 0; i < starts.length; i++) {
+      let slot = hashes[i]! & this.mask;
+      while (this.table[slot] !== -1) slot = (slot + 1) & this.mask;
+      this.table[slot] = i;
+    }
+  }
+
+  /** Relevance code of the docid bytes[s, e) with hash h: its grade, RELVALUE_UNJUDGED, or RELVALUE_NONPOOL. */
+  code(bytes: Uint8Array, s: number, e: number, h: number): number {
+    const { table, mask, hashes, starts, lengths, arena } = this;
+    const len = e - s;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const i = table[slot]!;
+      if (i < 0) return RELVALUE_NONPOOL;
+      if (hashes[i] !== h || lengths[i] !== len) continue;
+      const o = starts[i]!;
+      let k = 0;
+      while (k < len && arena[o + k] === bytes[s + k]) k++;
+      if (k === len) return this.codes[i]!;
+    }
+  }
+}
+
+/** Qrels read by the byte path: per judged query its summary and its docid table. */
+export interface ByteQrels {
+  readonly queries: ReadonlyMap<string, { readonly judged: JudgedQuery; readonly table: JudgedBytes }>;
+  /** Judgments with grade > 0 over every query (num_rel's -c summary). */
+  readonly positive: number;
+  /** Lines that repeat a judgment with the same grade (the text parser warns about them). */
+  readonly duplicates: number;
+}
+
+export const hashBytes = (bytes: Uint8Array, s: number, e: number): number => {
+  let h = FNV_OFFSET;
+  for (let b = s; b < e; b++) h = Math.imul(h ^ bytes[b]!, FNV_PRIME);
+  return h;
+};
+
+/** An integer grade from bytes (atol-like digits with a sign); undefined for anything else (the text parser decides). */
+function gradeOf(bytes: Uint8Array, s: number, e: number): number | undefined {
+  let i = s;
+  let neg = false;
+  if (bytes[i] === 45 || bytes[i] === 43) neg = bytes[i++] === 45;
+  if (i >= e || e - i > 9) return undefined;
+  let v = 0;
+  for (; i < e; i++) {
+    const d = bytes[i]! - 48;
+    if (d < 0 || d > 9) return undefined;
+    v = v * 10 + d;
+  }
+  return neg ? -v : v;
+}
+
+/** Growable Int32Array columns, one entry per judgment line. */
+class Column {
+  data = new Int32Array(1 << 12);
+  push(n: number, v: number): void {
+    if (n === this.data.length) {
+      const grown = new Int32Array(n * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[n] = v;
+  }
+}
+
+/**
+ * Qrels (TREC 4 columns or BEIR 3 columns with its header) from bytes, with the text parser's rules;
+ * undefined when that parser must take over (malformed line, a judgment repeated with another grade, a
+ * grade like "1.0", invalid UTF-8).
+ */
+export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
+  const n = bytes.length;
+  let pos = n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const cols = { start: new Column(), length: new Column(), hash: new Column(), grade: new Column(), query: new Column() };
+  let lines = 0;
+  const queryIndex = new Map<string, number>();
+  const queryIds: string[] = [];
+  const line = { count: 0, high: 0 };
+  let columns = 0;
+  let sawContent = false;
+  let cur = -1;
+  let curStart = -1;
+  let curLen = 0;
+  while (pos < n) {
+    if (bytes[pos] === HASH_SIGN) {
+      const nl = bytes.indexOf(NL, pos);
+      pos = nl < 0 ? n : nl + 1;
+      continue;
+    }
+    pos = scanLine(bytes, pos, n, 4, line);
+    const count = line.count;
+    if (count === 0) continue;
+    if (count !== 3 && count !== 4) return undefined;
+    const first = !sawContent;
+    sawContent = true;
+    const grade = gradeOf(bytes, FIELD_START[count - 1]!, FIELD_END[count - 1]!);
+    if (grade === undefined) {
+      // BEIR header (query-id corpus-id score): a first 3-column line whose last field is no integer at all
+      const text = decode(bytes, FIELD_START[count - 1]!, FIELD_END[count - 1]!);
+      if (first && count === 3 && text !== undefined && !Number.isInteger(Number(text))) continue;
+      return undefined; // "1.0", "+1e0": integers the text parser takes; or an error it reports
+    }
+    if (columns === 0) columns = count;
+    else if (columns !== count) return undefined;
+    if (line.high >= 0x80 && decode(bytes, FIELD_START[0]!, FIELD_END[count - 1]!) === undefined) return undefined;
+    const qs = FIELD_START[0]!;
+    const ql = FIELD_END[0]! - qs;
+    let same = cur >= 0 && ql === curLen;
+    for (let k = 0; same && k < ql; k++) same = bytes[qs + k] === bytes[curStart + k];
+    if (!same) {
+      const q = decode(bytes, qs, qs + ql)!;
+      let index = queryIndex.get(q);
+      if (index === undefined) {
+        index = queryIds.length;
+        queryIndex.set(q, index);
+        queryIds.push(q);
+      }
+      cur = index;
+      curStart = qs;
+      curLen = ql;
+    }
+    const ds = FIELD_START[count - 2]!;
+    const de = FIELD_END[count - 2]!;
+    cols.start.push(lines, ds);
+    cols.length.push(lines, de - ds);
+    cols.hash.push(lines, hashBytes(bytes, ds, de));
+    cols.grade.push(lines, grade);
+    cols.query.push(lines, cur);
+    lines++;
+  }
+  if (lines === 0) return undefined;
+
+  // group the lines by query (stable counting sort: qrels are usually grouped already, then it is a copy)
+  const nq = queryIds.length;
+  const offsets = new Int32Array(nq + 1);
+  const query = cols.query.data;
+  for (let i = 0; i < lines; i++) offsets[query[i]! + 1]!++;
+  for (let q = 0; q < nq; q++) offsets[q + 1]! += offsets[q]!;
+  const fill = offsets.slice(0, nq);
+  const starts = new Int32Array(lines);
+  const lengths = new Int32Array(lines);
+  const hashes = new Int32Array(lines);
+  const grades = new Int32Array(lines);
+  for (let i = 0; i < lines; i++) {
+    const at = fill[query[i]!]!++;
+    starts[at] = cols.start.data[i]!;
+    lengths[at] = cols.length.data[i]!;
+    hashes[at] = cols.hash.data[i]!;
+    grades[at] = cols.grade.data[i]!;
+  }
+
+  const queries = new Map<string, { judged: JudgedQuery; table: JudgedBytes }>();
+  let duplicates = 0;
+  let positive = 0;
+  const kept = new Int32Array(lines);
+  for (let q = 0; q < nq; q++) {
+    const from = offsets[q]!;
+    const to = offsets[q + 1]!;
+    const codes = new Int32Array(to - from);
+    for (let i = from; i < to; i++) codes[i - from] = grades[i]! < 0 ? RELVALUE_UNJUDGED : grades[i]!;
+    const table = new JudgedBytes(bytes, starts.subarray(from, to), lengths.subarray(from, to), hashes.subarray(from, to), codes);
+    // repeated docids: the same grade is counted once (a warning), another grade is an error (the text parser's)
+    let keep = 0;
+    for (let i = from; i < to; i++) {
+      const h = hashes[i]!;
+      let dup = -1;
+      for (let slot = h & table.mask; ; slot = (slot + 1) & table.mask) {
+        const j = table.table[slot]!;
+        if (j < 0) break;
+        if (j >= i - from) continue;
+        const jj = from + j;
+        if (hashes[jj] === h && lengths[jj] === lengths[i] && compareBytes(bytes, starts[jj]!, lengths[jj]!, starts[i]!, lengths[i]!) === 0) {
+          dup = jj;
+          break;
+        }
+      }
+      if (dup < 0) kept[from + keep++] = grades[i]!;
+      else if (grades[dup] !== grades[i]) return undefined;
+      else duplicates++;
+    }
+    const judged = summarizeGrades(kept, from, from + keep);
+    positive += judged.numPositive;
+    queries.set(queryIds[q]!, { judged, table });
+  }
+  return { queries, positive, duplicates };
+}
+
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/**
+ * A decimal score from bytes, correctly rounded: with at most 15 significant digits and a decimal exponent
+ * within ±22 both the digits and the power of ten are exact doubles, so one multiplication or division
+ * rounds correctly (Clinger 1990) — the value C's atof gives. Anything else goes to the platform's parser.
+ * NaN when the text is not a finite number.
+ */
+export function parseScoreBytes(bytes: Uint8Array, s: number, e: number): number {
+  if (s >= e) return Number.NaN;
+  let i = s;
+  let neg = false;
+  const c0 = bytes[i];
+  if (c0 === 45 || c0 === 43) {
+    neg = c0 === 45;
+    i++;
+  }
+  let mantissa = 0;
+  let digits = 0;
+  let scale = 0;
+  let any = false;
+  while (i < e) {
+    const d = bytes[i]! - 48;
+    if (d < 0 || d > 9) break;
+    any = true;
+    if (digits > 0 || d > 0) digits++;
+    mantissa = mantissa * 10 + d;
+    i++;
+  }
+  if (i < e && bytes[i] === 46) {
+    i++;
+    while (i < e) {
+      const d = bytes[i]! - 48;
+      if (d < 0 || d > 9) break;
+      any = true;
+      if (digits > 0 || d > 0) digits++;
+      mantissa = mantissa * 10 + d;
+      scale--;
+      i++;
+    }
+  }
+  if (i < e && (bytes[i] === 101 || bytes[i] === 69)) {
+    i++;
+    let eneg = false;
+    if (bytes[i] === 45 || bytes[i] === 43) eneg = bytes[i++] === 45;
+    let exp = 0;
+    let expDigits = 0;
+    while (i < e && expDigits < 6) {
+      const d = bytes[i]! - 48;
+      if (d < 0 || d > 9) break;
+      exp = exp * 10 + d;
+      expDigits++;
+      i++;
+    }
+    if (expDigits === 0) return slowScore(bytes, s, e);
+    scale += eneg ? -exp : exp;
+  }
+  if (!any || i !== e) return slowScore(bytes, s, e);
+  if (digits > 15 || scale < -22 || scale > 22) return slowScore(bytes, s, e);
+  const v = scale < 0 ? mantissa / POW10[-scale]! : mantissa * POW10[scale]!;
+  return neg ? -v : v;
+}
+
+function slowScore(bytes: Uint8Array, s: number, e: number): number {
+  const v = Number(latin1(bytes, s, e));
+  return Number.isFinite(v) ? v : Number.NaN;
+}
+
+/** strcmp of bytes[a, a+la) and bytes[b, b+lb) (sign only). */
+export function compareBytes(bytes: Uint8Array, a: number, la: number, b: number, lb: number): number {
+  const n = la < lb ? la : lb;
+  for (let k = 0; k < n; k++) {
+    const d = bytes[a + k]! - bytes[b + k]!;
+    if (d !== 0) return d;
+  }
+  return la - lb;
+}
+
+/** One query's parsed lines, reused from query to query. */
+export class QueryLines {
+  n = 0;
+  docStart = new Int32Array(1024);
+  docLen = new Int32Array(1024);
+  docHash = new Int32Array(1024);
+  scores = new Float64Array(1024);
+  codes = new Int32Array(1024);
+  order = new Uint32Array(1024);
+  seen = new Int32Array(2048);
+
+  push(): number {
+    if (this.n === this.docStart.length) {
+      const grow = <T extends Int32Array | Float64Array | Uint32Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.docStart = grow(this.docStart);
+      this.docLen = grow(this.docLen);
+      this.docHash = grow(this.docHash);
+      this.scores = grow(this.scores);
+      this.codes = grow(this.codes);
+      this.order = new Uint32Array(this.docStart.length);
+    }
+    return this.n++;
+  }
+
+  /** False when the list holds a docid twice (the text parser then reports it with both line numbers). */
+  distinct(bytes: Uint8Array): boolean {
+    const n = this.n;
+    let size = 16;
+    while (size < n * 2) size <<= 1;
+    if (this.seen.length < size) this.seen = new Int32Array(size);
+    const seen = this.seen;
+    seen.fill(-1, 0, size);
+    const mask = size - 1;
+    const { docStart, docLen, docHash } = this;
+    for (let i = 0; i < n; i++) {
+      const h = docHash[i]!;
+      for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+        const j = seen[slot]!;
+        if (j < 0) {
+          seen[slot] = i;
+          break;
+        }
+        if (docHash[j] === h && compareBytes(bytes, docStart[j]!, docLen[j]!, docStart[i]!, docLen[i]!) === 0) return false;
+      }
+    }
+    return true;
+  }
+
+  /** Codes in trec_eval order (score desc, docid desc) into `into`; returns how many. */
+  ordered(bytes: Uint8Array, into: Int32Array, depth: number): void {
+    const { n, scores, docStart, docLen, codes } = this;
+    let inOrder = true;
+    let byScore = true;
+    for (let i = 1; i < n; i++) {
+      const a = scores[i - 1]!;
+      const b = scores[i]!;
+      if (a > b) continue;
+      if (a < b) {
+        inOrder = byScore = false;
+        break;
+      }
+      if (compareBytes(bytes, docStart[i - 1]!, docLen[i - 1]!, docStart[i]!, docLen[i]!) < 0) inOrder = false;
+    }
+    if (inOrder) {
+      into.set(codes.subarray(0, depth));
+      return;
+    }
+    const order = this.order.subarray(0, n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    const byDocDesc = (x: number, y: number): number => compareBytes(bytes, docStart[y]!, docLen[y]!, docStart[x]!, docLen[x]!);
+    if (byScore) {
+      // sorted by score already: insertion-sort each group of equal scores by docid, descending
+      for (let start = 0; start < n;) {
+        let end = start + 1;
+        while (end < n && scores[end] === scores[start]) end++;
+        for (let i = start + 1; i < end; i++) {
+          const v = order[i]!;
+          let j = i - 1;
+          while (j >= start && byDocDesc(order[j]!, v) > 0) {
+            order[j + 1] = order[j]!;
+            j--;
+          }
+          order[j + 1] = v;
+        }
+        start = end;
+      }
+    } else {
+      order.sort((x, y) => {
+        const sx = scores[x]!;
+        const sy = scores[y]!;
+        return sx > sy ? -1 : sx < sy ? 1 : byDocDesc(x, y);
+      });
+    }
+    for (let i = 0; i < depth; i++) into[i] = codes[order[i]!]!;
+  }
+}
+

@@ -1,0 +1,141 @@
+/**
+ * `fliplab eval` on two cores: the run's bytes are read into shared memory and cut at a query boundary
+ * near the middle (core/metrics/run-bytes.ts `splitRun`); a worker thread evaluates the second part while
+ * this thread evaluates the first, both reading the same bytes without a copy; the rows are then put in
+ * print order here. Each thread reads the qrels itself (in parallel: the same wall time as one read).
+ *
+ * Threads only pay on big runs (a worker costs ~30–50 ms to start): below THREADED_MIN_BYTES, or when the
+ * machine has one core, or when the compiled worker is not there (running from the TypeScript sources, as
+ * the tests do), everything runs on this thread. FLIPLAB_THREADS=1 forces one thread, =2 forces two.
+ */
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { gunzipSync } from 'node:zlib';
+import { InputError } from '../core/io/errors.ts';
+import { isGzip } from '../core/io/lines.ts';
+import { EvalPlan, type MeasureSpec, type TrecEvalVersion } from '../core/metrics/index.ts';
+import {
+  assembleRanges,
+  evaluateRange,
+  firstRunTag,
+  parseQrelsBytes,
+  splitRun,
+  type ByteEvalOptions,
+  type ByteEvalResult,
+  type ByteQrels,
+  type RangeResult,
+} from '../core/metrics/run-bytes.ts';
+import { readFileBytes } from './files.ts';
+
+/** Runs smaller than this are evaluated on one thread. */
+export const THREADED_MIN_BYTES = 8 << 20;
+
+/** What a worker is asked (plain data: it crosses threads). */
+export interface RangeJob {
+  readonly qrels: Uint8Array;
+  readonly run: Uint8Array;
+  readonly specs: readonly MeasureSpec[];
+  readonly version: TrecEvalVersion;
+  readonly options: Omit<ByteEvalOptions, 'onQuery'>;
+  readonly start: number;
+  readonly end: number;
+  readonly tag: string;
+}
+
+/** Evaluate a job's range: what a worker thread runs (and this thread, for its own part). */
+export function runRangeJob(job: RangeJob, qrels?: ByteQrels): RangeResult | undefined {
+  const q = qrels ?? parseQrelsBytes(job.qrels);
+  if (!q) return undefined;
+  const plan = new EvalPlan(job.specs, job.version);
+  return evaluateRange(q, job.run, job.start, job.end, plan, job.options, new TextEncoder().encode(job.tag));
+}
+
+const WORKER_URL = new URL('./eval-worker.mjs', import.meta.url);
+
+function threadsWanted(runPath: string): number {
+  const forced = process.env.FLIPLAB_THREADS;
+  if (forced === '1' || forced === '2') return Number(forced);
+  if (availableParallelism() < 2 || runPath === '-') return 1;
+  try {
+    return statSync(runPath).size >= THREADED_MIN_BYTES ? 2 : 1;
+  } catch {
+    return 1; // a missing file is reported by the read
+  }
+}
+
+/** A file's bytes in a SharedArrayBuffer (so a worker sees them without a copy), gunzipped when gzip. */
+function readShared(path: string): Uint8Array {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    throw new InputError(path, undefined, 'file not found');
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw new InputError(path, undefined, 'expected a file, got a directory');
+    const view = new Uint8Array(new SharedArrayBuffer(stat.size));
+    for (let off = 0; off < stat.size; ) {
+      const n = readSync(fd, view, off, stat.size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    if (!isGzip(view)) return view;
+    const plain = gunzipSync(view);
+    const shared = new Uint8Array(new SharedArrayBuffer(plain.length));
+    shared.set(plain);
+    return shared;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface FilesEvaluation {
+  readonly qrelsBytes: Uint8Array;
+  readonly runBytes: Uint8Array;
+  /** The byte path's qrels, when it took them (its repeated-judgment count is needed for the warning). */
+  readonly qrels: ByteQrels | undefined;
+  /** The byte path's evaluation, or undefined: then the text parsers must take the bytes. */
+  readonly fast: ByteEvalResult | undefined;
+  readonly threads: number;
+}
+
+/** Read both files and evaluate on one or two threads (see the module comment). */
+export async function evaluateFiles(
+  qrelsPath: string,
+  runPath: string,
+  specs: readonly MeasureSpec[],
+  version: TrecEvalVersion,
+  opts: ByteEvalOptions,
+): Promise<FilesEvaluation> {
+  const threads = threadsWanted(runPath) === 2 && existsSync(fileURLToPath(WORKER_URL)) ? 2 : 1;
+  // the worker boots while this thread reads the files
+  const worker = threads === 2 ? new Worker(WORKER_URL) : undefined;
+  try {
+    const [qrelsBytes, runBytes] =
+      threads === 2 ? [readShared(qrelsPath), readShared(runPath)] : await Promise.all([readFileBytes(qrelsPath), readFileBytes(runPath)]);
+    const { onQuery, ...options } = opts;
+    const tag = firstRunTag(runBytes);
+    const plan = new EvalPlan(specs, version);
+    const job = { qrels: qrelsBytes, run: runBytes, specs, version, options, tag: tag ?? '' };
+    const cut = worker && tag !== undefined ? splitRun(runBytes, runBytes.length >> 1) : runBytes.length;
+    const other =
+      worker && cut < runBytes.length
+        ? new Promise<RangeResult | undefined>((resolve, reject) => {
+            worker.once('message', (r: RangeResult | null) => resolve(r ?? undefined));
+            worker.once('error', reject);
+            worker.postMessage({ ...job, start: cut, end: runBytes.length } satisfies RangeJob);
+          })
+        : Promise.resolve(undefined);
+    const qrels = parseQrelsBytes(qrelsBytes);
+    const mine = qrels && tag !== undefined ? runRangeJob({ ...job, start: 0, end: cut }, qrels) : undefined;
+    const theirs = await other;
+    const parts = mine && (cut === runBytes.length ? [mine] : theirs && [mine, theirs]);
+    const fast = qrels && parts ? assembleRanges(qrels, plan, { ...options, ...(onQuery && { onQuery }) }, tag!, parts) : undefined;
+    return { qrelsBytes, runBytes, qrels, fast, threads };
+  } finally {
+    void worker?.terminate();
+  }
+}
