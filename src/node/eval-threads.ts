@@ -4,9 +4,12 @@
  * this thread evaluates the first, both reading the same bytes without a copy; the rows are then put in
  * print order here. Each thread reads the qrels itself (in parallel: the same wall time as one read).
  *
- * Threads only pay on big runs (a worker costs ~30–50 ms to start): below THREADED_MIN_BYTES, or when the
- * machine has one core, or when the compiled worker is not there (running from the TypeScript sources, as
- * the tests do), everything runs on this thread. FLIPLAB_THREADS=1 forces one thread, =2 forces two.
+ * Threads only pay on big runs and spare cores: a worker costs ~50 ms to start and reads the qrels again,
+ * and both threads start cold, so V8's background compiler and GC threads compete with them. Measured on
+ * the project's 2-vCPU machine, two threads were slower than one (1M lines: 0.72 s against 0.64 s, best of
+ * 7), so they are used only with at least THREADED_MIN_CORES cores and THREADED_MIN_BYTES of run, and when
+ * the compiled worker is there (not when running from the TypeScript sources, as the tests do).
+ * FLIPLAB_THREADS=1 forces one thread, =2 forces two (the tests use it to prove both give the same bytes).
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -31,6 +34,8 @@ import { readFileBytes } from './files.ts';
 
 /** Runs smaller than this are evaluated on one thread. */
 export const THREADED_MIN_BYTES = 8 << 20;
+/** Machines with fewer cores evaluate on one thread. */
+export const THREADED_MIN_CORES = 4;
 
 /** What a worker is asked (plain data: it crosses threads). */
 export interface RangeJob {
@@ -57,7 +62,7 @@ const WORKER_URL = new URL('./eval-worker.mjs', import.meta.url);
 function threadsWanted(runPath: string): number {
   const forced = process.env.FLIPLAB_THREADS;
   if (forced === '1' || forced === '2') return Number(forced);
-  if (availableParallelism() < 2 || runPath === '-') return 1;
+  if (availableParallelism() < THREADED_MIN_CORES || runPath === '-') return 1;
   try {
     return statSync(runPath).size >= THREADED_MIN_BYTES ? 2 : 1;
   } catch {
@@ -77,7 +82,7 @@ function readShared(path: string): Uint8Array {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) throw new InputError(path, undefined, 'expected a file, got a directory');
     const view = new Uint8Array(new SharedArrayBuffer(stat.size));
-    for (let off = 0; off < stat.size; ) {
+    for (let off = 0; off < stat.size;) {
       const n = readSync(fd, view, off, stat.size - off, off);
       if (n === 0) break;
       off += n;

@@ -8,7 +8,9 @@
  * self-test's truncated run, where judged queries are missing from the run — the one case where `-c -q`
  * prints differently in the two releases.
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
@@ -101,6 +103,20 @@ describe('trec_eval 10.0 and 9.0.8 reference outputs, byte for byte', () => {
     const got = await viaCli(c);
     expect(got.code, got.stderr).toBe(0);
     expect(got.stdout).toBe(readFileSync(c.expected, 'utf8'));
+  });
+
+  // The real bin with the byte path on two threads (the run cut at a query boundary, a worker thread for
+  // the second part): the same bytes. (Automatic threading needs ≥ 4 cores and a big run; forced here.)
+  const threaded = CASES.filter((c) => ['dl19', 'covid', 'trunc'].includes(c.input) && ['q_all', 'c_q_all'].includes(c.option));
+  it.each(threaded.map((c) => [`${c.version} ${c.input}.${c.option}`, c] as const))('bin, two threads: %s', async (_, c) => {
+    const { qrels, run } = INPUTS[c.input]!;
+    const version = c.version === '10.0' ? [] : ['--trec-eval', c.version];
+    const bin = join(import.meta.dirname, '../../bin/fliplab.mjs');
+    const out = await promisify(execFile)(process.execPath, [bin, 'eval', ...version, ...OPTIONS[c.option]!.flags, qrels, run], {
+      env: { ...process.env, FLIPLAB_THREADS: '2' },
+      maxBuffer: 1 << 26,
+    });
+    expect(out.stdout).toBe(readFileSync(c.expected, 'utf8'));
   });
 
   it('the releases really differ where their changelog says (so passing both is not passing one twice)', () => {

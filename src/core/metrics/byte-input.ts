@@ -261,7 +261,11 @@ export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
         if (j < 0) break;
         if (j >= i - from) continue;
         const jj = from + j;
-        if (hashes[jj] === h && lengths[jj] === lengths[i] && compareBytes(bytes, starts[jj]!, lengths[jj]!, starts[i]!, lengths[i]!) === 0) {
+        if (
+          hashes[jj] === h &&
+          lengths[jj] === lengths[i] &&
+          compareBytes(bytes, starts[jj]!, lengths[jj]!, starts[i]!, lengths[i]!) === 0
+        ) {
           dup = jj;
           break;
         }
@@ -457,4 +461,3 @@ export class QueryLines {
     for (let i = 0; i < depth; i++) into[i] = codes[order[i]!]!;
   }
 }
-

@@ -173,7 +173,10 @@ describe('evaluateRunBytes equals the text path', () => {
           expect(text.slice(at).split(' ')[0]).not.toBe(before);
         }
         const tag = new TextEncoder().encode(firstRunTag(bytes)!);
-        const parts = [evaluateRange(qrels, bytes, 0, at, plan, options, tag)!, evaluateRange(qrels, bytes, at, bytes.length, plan, options, tag)!];
+        const parts = [
+          evaluateRange(qrels, bytes, 0, at, plan, options, tag)!,
+          evaluateRange(qrels, bytes, at, bytes.length, plan, options, tag)!,
+        ];
         const split = assembleRanges(qrels, plan, options, firstRunTag(bytes)!, parts);
         expect(split === undefined).toBe(whole === undefined);
         if (whole && split) expect(formatTrecEval(split.result, { perQuery: true })).toBe(formatTrecEval(whole.result, { perQuery: true }));
@@ -186,7 +189,9 @@ describe('evaluateRunBytes equals the text path', () => {
     const qrels = byteQrels({ q1: { d1: 1 }, q2: { d1: 1 } });
     const plan = new EvalPlan(parseMeasures(['map']), '10.0');
     const bytes = new TextEncoder().encode('q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n');
-    expect(evaluateRunBytes(qrels, bytes, plan, { relevanceLevel: 1, complete: false, maxRetrieved: Infinity, version: '10.0' })).toBeUndefined();
+    expect(
+      evaluateRunBytes(qrels, bytes, plan, { relevanceLevel: 1, complete: false, maxRetrieved: Infinity, version: '10.0' }),
+    ).toBeUndefined();
   });
 
   it.each([
