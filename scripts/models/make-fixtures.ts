@@ -38,15 +38,19 @@ export interface FixtureSpec {
   /** transformers.js model id, and the folder under outDir. */
   readonly id: string;
   readonly options: TinyBertOptions;
+  /** The pooling the model is meant for, written to the manifest so `fliplab search --model-dir` needs no --pooling. */
+  readonly pooling: 'cls' | 'mean' | 'splade';
 }
 
 export const TINY_BERT: FixtureSpec = {
   id: 'fliplab/tiny-bert',
   options: { head: 'none', seed: 1, name: 'fliplab/tiny-bert' },
+  pooling: 'cls',
 };
 export const TINY_SPLADE: FixtureSpec = {
   id: 'fliplab/tiny-splade',
   options: { head: 'mlm', seed: 2, name: 'fliplab/tiny-splade' },
+  pooling: 'splade',
 };
 export const FIXTURE_MODELS: readonly FixtureSpec[] = [TINY_BERT, TINY_SPLADE];
 
@@ -57,6 +61,7 @@ interface Manifest {
   readonly version: string;
   readonly id: string;
   readonly options: TinyBertOptions;
+  readonly pooling: FixtureSpec['pooling'];
   readonly files: Readonly<Record<string, { readonly bytes: number; readonly sha256: string }>>;
 }
 
@@ -90,7 +95,7 @@ async function isUpToDate(dir: string, version: string, spec: FixtureSpec): Prom
   } catch {
     return undefined;
   }
-  if (manifest.version !== version || manifest.id !== spec.id) return undefined;
+  if (manifest.version !== version || manifest.id !== spec.id || manifest.pooling !== spec.pooling) return undefined;
   if (JSON.stringify(manifest.options) !== JSON.stringify(spec.options)) return undefined;
   for (const [path, { sha256: expected }] of Object.entries(manifest.files)) {
     try {
@@ -114,6 +119,7 @@ async function writeFixture(outDir: string, spec: FixtureSpec, version: string, 
     version,
     id: spec.id,
     options: spec.options,
+    pooling: spec.pooling,
     files: Object.fromEntries(
       Object.entries(files).map(([path, data]) => [path, { bytes: contentsByteLength(data), sha256: sha256(data) }]),
     ),

@@ -1,5 +1,5 @@
 /** Model selection flags shared by `search` and `encode`, and loading an encoder from them. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -32,12 +32,31 @@ const DEVICES = ['cpu', 'cuda'] as const;
 const DTYPES = ['fp32', 'fp16', 'q8'] as const;
 const POOLINGS = ['cls', 'mean', 'splade'] as const;
 
+/** The manifest a local model folder may carry (the generated fixtures do) naming the model's pooling. */
+export const MODEL_MANIFEST = 'fixture-manifest.json';
+
+/** Pooling named by `<modelDir>/<model>/fixture-manifest.json` (`"pooling": "cls" | "mean" | "splade"`), if any. */
+function manifestPooling(opts: ModelOpts): string | undefined {
+  if (!opts.modelDir) return undefined;
+  const path = join(opts.modelDir, opts.model, MODEL_MANIFEST);
+  if (!existsSync(path)) return undefined;
+  try {
+    const pooling = (JSON.parse(readFileSync(path, 'utf8')) as { pooling?: unknown }).pooling;
+    return typeof pooling === 'string' ? pooling : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A preset by id, or any repo id / local folder with the settings given on the command line. */
-export function resolveEncoderConfig(opts: ModelOpts): EncoderConfig {
-  const base: EncoderConfig | undefined = isPresetId(opts.model) ? PRESETS[opts.model] : undefined;
+export function resolveEncoderConfig(given: ModelOpts): EncoderConfig {
+  const base: EncoderConfig | undefined = isPresetId(given.model) ? PRESETS[given.model] : undefined;
+  const named = base || given.pooling !== undefined ? undefined : manifestPooling(given);
+  const opts: ModelOpts = named === undefined ? given : { ...given, pooling: named };
   if (!base && opts.pooling === undefined) {
     throw new UsageError(
-      `--model "${opts.model}" is not a preset (${Object.keys(PRESETS).join(', ')}); give --pooling cls|mean|splade for a custom model`,
+      `--model "${opts.model}" is not a preset (${Object.keys(PRESETS).join(', ')}); give --pooling cls|mean|splade for a custom model ` +
+        `(or put "pooling" in ${MODEL_MANIFEST} of its folder under --model-dir)`,
     );
   }
   const pooling = opts.pooling === undefined ? base!.pooling : opts.pooling === 'splade' ? 'splade-max' : (opts.pooling as Pooling);
@@ -155,9 +174,13 @@ export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config:
       cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
     },
   }).catch((e: unknown) => {
+    const hint = opts.offline
+      ? ''
+      : `. No network? Put the model folder under a directory and use --model-dir <dir> --offline ` +
+        `(the folder needs config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx)`;
     throw new UsageError(
       `could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ` +
-        `${e instanceof Error ? e.message : String(e)}`,
+        `${e instanceof Error ? e.message : String(e)}${hint}`,
     );
   });
   return { config, encoder };

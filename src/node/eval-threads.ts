@@ -30,7 +30,7 @@ import {
   type ByteQrels,
   type RangeResult,
 } from '../core/metrics/run-bytes.ts';
-import { readFileBytes } from './files.ts';
+import { notFound, readFileBytes } from './files.ts';
 
 /** Runs smaller than this are evaluated on one thread. */
 export const THREADED_MIN_BYTES = 8 << 20;
@@ -76,7 +76,7 @@ function readShared(path: string): Uint8Array {
   try {
     fd = openSync(path, 'r');
   } catch {
-    throw new InputError(path, undefined, 'file not found');
+    throw notFound(path, 'a file');
   }
   try {
     const stat = fstatSync(fd);

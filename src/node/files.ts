@@ -16,8 +16,13 @@ const READ_CHUNK_BYTES = 64 * 1024;
 /** The name errors use for standard input (`-` on the command line). */
 export const STDIN_NAME = '<stdin>';
 
+/** The one way every command reports a path that is not there: `path: not found (expected …)`. */
+export function notFound(path: string, expected: string): InputError {
+  return new InputError(path, undefined, `not found (expected ${expected})`);
+}
+
 function checkFile(path: string): void {
-  if (!existsSync(path)) throw new InputError(path, undefined, 'file not found');
+  if (!existsSync(path)) throw notFound(path, 'a file');
   if (statSync(path).isDirectory()) throw new InputError(path, undefined, 'expected a file, got a directory');
 }
 
@@ -66,8 +71,9 @@ export interface BeirCollection {
 }
 
 export async function loadBeirFolder(dir: string, split = 'test'): Promise<BeirCollection> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new InputError(dir, undefined, 'expected a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)');
+  const expected = 'a BEIR folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv';
+  if (!existsSync(dir)) throw notFound(dir, expected);
+  if (!statSync(dir).isDirectory()) throw new InputError(dir, undefined, `expected ${expected}, got a file`);
   const files = {
     corpus: findFile(dir, 'corpus.jsonl'),
     queries: findFile(dir, 'queries.jsonl'),

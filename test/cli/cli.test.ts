@@ -44,7 +44,23 @@ describe('fliplab bm25', () => {
     expect(depth.stderr).toMatch(/--depth expects an integer in \[1, 1000\], got "0"/);
     const missing = await cli('bm25', join(tmp, 'nope'));
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/nope: expected a BEIR folder/);
+    expect(missing.stderr).toBe(
+      `fliplab: ${join(tmp, 'nope')}: not found (expected a BEIR folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv)\n`,
+    );
+  });
+
+  it('eval, flips, compare and bm25 report a missing path the same way', async () => {
+    const gone = join(tmp, 'gone.run');
+    const expected = `fliplab: ${gone}: not found (expected a file)\n`;
+    for (const argv of [
+      ['eval', DL19_QRELS, gone],
+      ['eval', gone, DL19_RUN],
+      ['flips', DL19_QRELS, '--reference', gone, '--candidate', DL19_RUN],
+      ['compare', '--reference', DL19_RUN, '--candidate', gone],
+    ]) {
+      const r = await cli(...argv);
+      expect([r.code, r.stderr], argv.join(' ')).toEqual([2, expected]);
+    }
   });
 });
 
@@ -135,6 +151,56 @@ describe('fliplab eval: releases, comments, stdin, bad qrels', () => {
     });
     expect(piped).toBe(expected.stdout);
     expect(piped).toMatch(/^ndcg_cut_10 {11}\tall\t0\.5058\n$/);
+  });
+});
+
+describe('depth honesty: eval, flips and compare warn about depths beyond the runs', () => {
+  const shallow = join(tmp, 'top50.run');
+  const shallow2 = join(tmp, 'top50-b.run');
+  beforeAll(async () => {
+    const run = (await parseRun(readFileSync(DL19_RUN, 'utf8'), DL19_RUN)).value;
+    const lines = (tag: string, swap: boolean): string =>
+      [...run.byQuery]
+        .flatMap(([q, l]) => {
+          const docs = l.docs.slice(0, 50);
+          if (swap) [docs[0], docs[1]] = [docs[1]!, docs[0]!];
+          return docs.map((d, i) => `${q} Q0 ${d} ${i + 1} ${50 - i} ${tag}`);
+        })
+        .join('\n') + '\n';
+    writeFileSync(shallow, lines('a', false));
+    writeFileSync(shallow2, lines('b', true));
+  });
+
+  it('compare --depths 10,100 on 50-deep runs: a warning per run on stderr and in the JSON', async () => {
+    const r = await cli('compare', '--reference', shallow, '--candidate', shallow2, '--depths', '10,100', '--json');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: ${shallow}: depth 100 exceeds the depth of run "top50.run" (at most 50 documents per query)`);
+    const json = JSON.parse(r.stdout) as { warnings: { run: string; requested: number; runDepth: number }[] };
+    expect(json.warnings.map((w) => [w.run, w.requested, w.runDepth])).toEqual([
+      ['top50.run', 100, 50],
+      ['top50-b.run', 100, 50],
+    ]);
+    const fine = await cli('compare', '--reference', shallow, '--candidate', shallow2, '--depths', '10,50', '--json');
+    expect([fine.stderr, (JSON.parse(fine.stdout) as { warnings: unknown[] }).warnings]).toEqual(['', []]);
+  });
+
+  it('flips warns the same way', async () => {
+    const r = await cli('flips', DL19_QRELS, '--reference', shallow, '--candidate', shallow2, '--depths', '10,100', '--json');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/depth 100 exceeds the depth of run "top50-b\.run"/);
+    expect((JSON.parse(r.stdout) as { warnings: unknown[] }).warnings).toHaveLength(2);
+  });
+
+  it('eval warns for a cutoff asked for by value, not for the defaults of a measure set', async () => {
+    const r = await cli('eval', '-m', 'P.10,100', '-m', 'nDCG@200', DL19_QRELS, shallow);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('cutoff P_100 exceeds the depth of run "a" (at most 50 documents per query)');
+    expect(r.stderr).toContain('cutoff ndcg_cut_200 exceeds');
+    expect(r.stderr).not.toContain('P_10 ');
+    const official = await cli('eval', DL19_QRELS, shallow);
+    expect(official.stderr).toBe('');
+    const json = await cli('eval', '-m', 'P.100', '--json', DL19_QRELS, shallow);
+    expect((JSON.parse(json.stdout) as { warnings: { requested: number }[] }).warnings.map((w) => w.requested)).toEqual([100]);
   });
 });
 

@@ -116,6 +116,68 @@ describe('fliplab search', () => {
     const device = await cli('search', TINY, '--model', 'e5-small', '--device', 'tpu');
     expect(device.code).toBe(2);
   });
+
+  it(
+    'takes the pooling a local model folder names in its manifest (the generated fixtures do): no --pooling',
+    async () => {
+      const named = await cli(
+        'search',
+        TINY,
+        '--model',
+        'fliplab/tiny-bert',
+        '--model-dir',
+        DEFAULT_MODELS_DIR,
+        '--offline',
+        '--depth',
+        '3',
+      );
+      expect(named.code, named.stderr).toBe(0);
+      const explicit = await cli(
+        'search',
+        TINY,
+        '--model',
+        'fliplab/tiny-bert',
+        '--pooling',
+        'cls',
+        '--model-dir',
+        DEFAULT_MODELS_DIR,
+        '--offline',
+        '--depth',
+        '3',
+      );
+      expect(named.stdout).toBe(explicit.stdout);
+      const mean = await cli(
+        'search',
+        TINY,
+        '--model',
+        'fliplab/tiny-bert',
+        '--pooling',
+        'mean',
+        '--model-dir',
+        DEFAULT_MODELS_DIR,
+        '--offline',
+        '--depth',
+        '3',
+      );
+      expect(mean.stdout).not.toBe(named.stdout); // the flag still wins, and pooling matters
+    },
+    MODEL_TIMEOUT_MS,
+  );
+
+  it(
+    'a model host that cannot be reached says what to do without a network',
+    async () => {
+      process.env.FLIPLAB_CACHE_DIR = join(tmp, 'unreachable-cache');
+      try {
+        const r = await cli('search', TINY, '--model', 'e5-small', '--host', 'http://127.0.0.1:9/');
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/could not load model "Xenova\/e5-small-v2".*No network\? .*--model-dir <dir> --offline/s);
+      } finally {
+        delete process.env.FLIPLAB_CACHE_DIR;
+      }
+    },
+    MODEL_TIMEOUT_MS,
+  );
 });
 
 describe('fliplab encode → search --vectors', () => {

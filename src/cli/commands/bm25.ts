@@ -16,7 +16,7 @@ export function registerBm25(program: Command, io: Io, _setExit: (code: number) 
     .option('--split <name>', 'qrels split whose queries are ranked', 'test')
     .option('--k1 <x>', 'term-frequency saturation k1 (paper 1.5; variant 1.2)', parseFloatFlag('--k1', 0), DEFAULT_BM25_PARAMS.k1)
     .option('--b <x>', 'length normalisation b in [0, 1] (paper 0.75; variant 0.65)', parseFloatFlag('--b', 0, 1), DEFAULT_BM25_PARAMS.b)
-    .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), 50)
+    .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), MAX_DEPTH)
     .option('--tag <name>', 'run tag written in column 6 (default: the lab\'s name for these settings, "bm25" or "bm25-k1=1.2-b=0.75")')
     .option('--out <file>', 'write the run here instead of stdout')
     .action(async (dir: string, opts: { split: string; k1: number; b: number; depth: number; tag?: string; out?: string }) => {

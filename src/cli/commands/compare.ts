@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { compareRuns, formatAgreement } from '../../core/agreement/index.ts';
 import { DEFAULT_DEPTHS } from '../../core/flips/index.ts';
 import { parseRun } from '../../core/io/trec.ts';
+import { depthWarnings, runDepth } from '../../core/depth.ts';
 import type { Run } from '../../core/types.ts';
 import { fileSource } from '../../node/files.ts';
 import { agreementJson } from '../../report/agreement.ts';
@@ -36,12 +37,20 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths);
       const runs = await Promise.all(paths.map((p, i) => parseRun(fileSource(p), p, names[i])));
-      reportDiagnostics(
-        io,
-        runs.flatMap((r) => r.warnings),
+      const depthNotes = depthWarnings(
+        runs.map((r) => ({ name: r.value.name, depth: runDepth(r.value) })),
+        opts.depths.map((k) => ({ k, label: `depth ${k}` })),
       );
+      reportDiagnostics(io, [
+        ...runs.flatMap((r) => r.warnings),
+        ...depthNotes.map((w) => ({
+          severity: 'warning' as const,
+          file: paths[runs.findIndex((r) => r.value.name === w.run)]!,
+          message: w.message,
+        })),
+      ]);
       const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
       const report = compareRuns(reference, candidates, opts.depths, { perQuery: opts.perQuery === true });
-      io.stdout(opts.json ? agreementJson(report) : formatAgreement(report));
+      io.stdout(opts.json ? agreementJson(report, depthNotes) : formatAgreement(report));
     });
 }

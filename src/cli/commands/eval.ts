@@ -5,15 +5,20 @@
  * functions the lab's exports use, so an exported trec_eval file is byte for byte this output.
  */
 import type { Command } from 'commander';
+import { depthWarnings, runDepth } from '../../core/depth.ts';
 import {
   EvalPlan,
+  findMeasure,
   formatTrecEval,
+  outputNames,
   parseMeasures,
   parseTrecEvalVersion,
+  toPlainObject,
   type EvalResult,
   type MeasureSpec,
 } from '../../core/metrics/index.ts';
 import { queryBlockPrinter } from '../../core/metrics/format.ts';
+import { parseParams } from '../../core/metrics/parse.ts';
 import { otherTagsWarning, parseQrels, parseRun, repeatedJudgmentsWarning } from '../../core/io/trec.ts';
 import type { Diagnostic } from '../../core/types.ts';
 import { STDIN_NAME } from '../../node/files.ts';
@@ -30,6 +35,18 @@ interface EvalOpts {
   M?: number;
   json?: boolean;
   trecEval: string;
+}
+
+/** Cutoffs the user asked for by value (`-m P.100`, `nDCG@100`), not a measure's defaults. */
+function explicitCutoffs(specs: readonly MeasureSpec[]): { k: number; label: string }[] {
+  const out: { k: number; label: string }[] = [];
+  for (const s of specs) {
+    const def = findMeasure(s.measure);
+    if (!def || s.params === null || def.params !== 'long-cutoffs') continue;
+    const names = outputNames(def, s.params);
+    parseParams(def, s.params).values.forEach((k, i) => out.push({ k, label: `cutoff ${names[i]}` }));
+  }
+  return out;
 }
 
 /** Output is written in pieces of about this many characters while it streams. */
@@ -88,8 +105,10 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
       } = await evaluateFiles(qrelsPath, runPath, specs, version, { ...evalOpts, ...(onQuery && { onQuery }) });
       let result: EvalResult;
       let warnings: Diagnostic[];
+      let depth: number;
       if (fast && byteQrels) {
         result = fast.result;
+        depth = fast.runDepth;
         warnings = [
           ...(byteQrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, byteQrels.duplicates)] : []),
           ...(fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : []),
@@ -99,6 +118,7 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         const qrels = await parseQrels(qrelsBytes, qrelsPath);
         const run = await parseRun(bytes, runName);
         warnings = [...qrels.warnings, ...run.warnings];
+        depth = runDepth(run.value);
         result = evaluateRun(qrels.value, run.value, {
           measures: opts.measure,
           relevanceLevel: evalOpts.relevanceLevel,
@@ -108,8 +128,9 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         });
         if (streaming) pending = trecEvalResultText(result, run.value.name, true);
       }
-      reportDiagnostics(io, warnings);
-      if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      const depthNotes = depthWarnings([{ name: result.runid, depth: Math.min(depth, evalOpts.maxRetrieved) }], explicitCutoffs(specs));
+      reportDiagnostics(io, [...warnings, ...depthNotes.map((w) => ({ severity: 'warning' as const, file: runName, message: w.message }))]);
+      if (opts.json) io.stdout(`${JSON.stringify({ ...toPlainObject(result), warnings: depthNotes }, null, 2)}\n`);
       else io.stdout(pending + (streaming && !fast ? '' : formatTrecEval(result, { perQuery: false })));
     });
 }

@@ -8,6 +8,7 @@ import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
 import { parseQrels, parseRun } from '../../core/io/trec.ts';
+import { depthWarnings, runDepth } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
 import { fileSource } from '../../node/files.ts';
 import { flipReportJson } from '../../report/json.ts';
@@ -165,8 +166,20 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
         parseQrels(fileSource(qrelsPath), qrelsPath),
         ...paths.map((p, i) => parseRun(fileSource(p), p, names[i])),
       ]);
-      reportDiagnostics(io, [...qrels.warnings, ...runs.flatMap((r) => r.warnings)]);
       const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
+      const depthNotes = depthWarnings(
+        runs.map((r) => ({ name: r.value.name, depth: runDepth(r.value) })),
+        depths.map((k) => ({ k, label: `depth ${k}` })),
+      );
+      reportDiagnostics(io, [
+        ...qrels.warnings,
+        ...runs.flatMap((r) => r.warnings),
+        ...depthNotes.map((w) => ({
+          severity: 'warning' as const,
+          file: paths[runs.findIndex((r) => r.value.name === w.run)]!,
+          message: w.message,
+        })),
+      ]);
       const report = analyzeFlips(qrels.value, reference, candidates, {
         depths,
         label: opts.label,
@@ -176,7 +189,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
       // --csv needs per-query states; the printed report carries them only when --per-query asks.
       const printed: FlipReport = { ...report };
       if (opts.perQuery !== true) delete printed.per_query;
-      io.stdout(opts.json ? flipReportJson(printed) : formatFlipReport(printed));
+      io.stdout(opts.json ? flipReportJson(printed, depthNotes) : formatFlipReport(printed));
       if (opts.csv !== undefined) {
         writeExport(opts.csv, perQueryCsv(report));
         io.stderr(`wrote per-query CSV to ${opts.csv}\n`);

@@ -28,7 +28,7 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       .description('encode a BEIR collection with BGE, E5, SPLADE or any ONNX model and write an exact-search TREC run')
       .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv'),
   )
-    .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), 50)
+    .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), MAX_DEPTH)
     .option('--vectors <dir>', 'passage vectors written by `fliplab encode` (must match the model settings and corpus)')
     .option('--tag <name>', 'run tag (default: the model id)')
     .option('--out <file>', 'write the run here instead of stdout')

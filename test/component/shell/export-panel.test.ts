@@ -80,7 +80,7 @@ describe('ExportPanel', () => {
     const file = await only();
     expect([file.name, file.type]).toEqual(['SciFact-flips.json', 'application/json']);
     const parsed = JSON.parse(file.text) as FlipReport;
-    expect(parsed).toEqual(report);
+    expect(parsed).toEqual({ ...report, warnings: [] }); // the app names no depth beyond its 1000-deep runs
     expect(parsed.depth_list).toEqual(DEPTHS);
     DEPTHS.forEach((k, d) => {
       for (const [j, name] of (['BGE', 'E5'] as const).entries()) {
