@@ -9,7 +9,7 @@
  * @huggingface/transformers, onnxruntime-node/-web and sharp. dist-cli/inputs.json lists every source the
  * bundle was built from, for that staleness check.
  *
- *   node scripts/build-cli.mjs
+ *   node scripts/build-cli.mjs [--verbose]
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -51,5 +51,5 @@ export async function buildCli({ quiet = true } = {}) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await buildCli({ quiet: false });
+  await buildCli({ quiet: !process.argv.includes('--verbose') });
 }

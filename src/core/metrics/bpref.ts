@@ -25,8 +25,12 @@ export function bprefOf(rels: Int32Array, numRet: number, numRel: number, numNon
   return numRel ? bpref / numRel : bpref;
 }
 
+const bprefOnce = (ctx: QueryContext): number =>
+  bprefOf(ctx.rels, ctx.numRet, ctx.numRel, countBelow(ctx.judged, ctx.relevanceLevel), ctx.relevanceLevel);
+
+/** bpref of the query, computed once for bpref and gm_bpref. */
 export function bprefOfContext(ctx: QueryContext): number {
-  return bprefOf(ctx.rels, ctx.numRet, ctx.numRel, countBelow(ctx.judged, ctx.relevanceLevel), ctx.relevanceLevel);
+  return ctx.memo(bprefOnce);
 }
 
 export const bpref: MeasureDef = {

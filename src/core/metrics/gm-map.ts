@@ -7,7 +7,7 @@
  * no per-query value). Cite: trec_eval 9.0.8 m_gm_map.c, meas_avg.c (te_calc_avg_meas_s_gm);
  * Robertson, "On GMAP", CIKM 2006.
  */
-import { averagePrecision } from './map.ts';
+import { averagePrecisionOf } from './map.ts';
 import { MIN_GEO_MEAN, type MeasureDef } from './measure.ts';
 
 export const gmMap: MeasureDef = {
@@ -20,6 +20,6 @@ export const gmMap: MeasureDef = {
   origin: 'trec_eval',
   description: 'geometric mean of average precision (floor 0.00001)',
   compute(ctx, _p, out, at) {
-    out[at] = Math.log(Math.max(averagePrecision(ctx.rels, ctx.numRet, ctx.numRel, ctx.relevanceLevel), MIN_GEO_MEAN));
+    out[at] = Math.log(Math.max(averagePrecisionOf(ctx), MIN_GEO_MEAN));
   },
 };

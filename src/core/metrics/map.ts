@@ -7,7 +7,7 @@
  * order. Relevant documents not retrieved contribute 0. A query with R = 0 scores 0.
  * Cite: trec_eval 9.0.8 m_map.c; Buckley & Voorhees, "Retrieval System Evaluation", TREC book ch. 3 (2005).
  */
-import type { MeasureDef } from './measure.ts';
+import type { MeasureDef, QueryContext } from './measure.ts';
 
 /** Sum of precisions at the relevant ranks within the first `depth` ranks, and how many there were. */
 export function precisionSum(rels: Int32Array, depth: number, level: number): number {
@@ -27,6 +27,13 @@ export function averagePrecision(rels: Int32Array, numRet: number, numRel: numbe
   return sum > 0 ? sum / numRel : 0;
 }
 
+const averagePrecisionOnce = (ctx: QueryContext): number => averagePrecision(ctx.rels, ctx.numRet, ctx.numRel, ctx.relevanceLevel);
+
+/** AP of the query, computed once for map and gm_map. */
+export function averagePrecisionOf(ctx: QueryContext): number {
+  return ctx.memo(averagePrecisionOnce);
+}
+
 export const map: MeasureDef = {
   name: 'map',
   params: 'none',
@@ -37,6 +44,6 @@ export const map: MeasureDef = {
   origin: 'trec_eval',
   description: 'mean average precision',
   compute(ctx, _p, out, at) {
-    out[at] = averagePrecision(ctx.rels, ctx.numRet, ctx.numRel, ctx.relevanceLevel);
+    out[at] = averagePrecisionOf(ctx);
   },
 };

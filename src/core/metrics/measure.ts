@@ -42,6 +42,14 @@ export interface QueryContext {
   readonly judged: JudgedQuery;
   /** The trec_eval release being reproduced (iprec_at_recall and 11pt_avg convert recall levels differently). */
   readonly version: TrecEvalVersion;
+  /**
+   * prefix[i] = relevant documents (grade ≥ relevanceLevel) among the first i ranks, i = 0..numRet; computed
+   * once per query and shared by the cutoff measures (P, recall, relative_P, success). Integer counts: the
+   * same values a scan per measure gives.
+   */
+  relevantPrefix(): Int32Array;
+  /** `fn(this)`, computed once per query: for values several measures need (bpref for gm_bpref, AP's sum for gm_map). */
+  memo<T>(fn: (ctx: QueryContext) => T): T;
 }
 
 /** How a measure takes parameters on the trec_eval command line (`-m name.params`). */

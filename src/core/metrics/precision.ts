@@ -4,27 +4,18 @@
  *
  *   P@k = |{ i ≤ k : rel_i ≥ ℓ }| / k
  *
- * Default cutoffs 5,10,15,20,30,100,200,500,1000. Cite: trec_eval 9.0.8 m_P.c.
+ * Default cutoffs 5,10,15,20,30,100,200,500,1000. Cite: trec_eval m_P.c.
  */
-import type { MeasureDef } from './measure.ts';
+import type { MeasureDef, QueryContext } from './measure.ts';
 
-/** out[at + c] = relevant documents within the top cutoffs[c] (cutoffs ascending). */
-export function relevantAtCutoffs(
-  rels: Int32Array,
-  numRet: number,
-  level: number,
-  cutoffs: Float64Array,
-  out: Float64Array,
-  at: number,
-): void {
-  let c = 0;
-  let relSoFar = 0;
-  const nc = cutoffs.length;
-  for (let i = 0; i < numRet && c < nc; i++) {
-    while (c < nc && i === cutoffs[c]) out[at + c++] = relSoFar;
-    if (rels[i]! >= level) relSoFar++;
+/** out[at + c] = relevant documents within the top cutoffs[c] (from the query's shared prefix counts). */
+export function relevantAtCutoffs(ctx: QueryContext, cutoffs: Float64Array, out: Float64Array, at: number): void {
+  const prefix = ctx.relevantPrefix();
+  const n = ctx.numRet;
+  for (let c = 0; c < cutoffs.length; c++) {
+    const k = cutoffs[c]!;
+    out[at + c] = prefix[k < n ? k : n]!;
   }
-  while (c < nc) out[at + c++] = relSoFar;
 }
 
 export const precision: MeasureDef = {
@@ -38,7 +29,7 @@ export const precision: MeasureDef = {
   description: 'precision at cutoffs',
   compute(ctx, p, out, at) {
     const cutoffs = p.values;
-    relevantAtCutoffs(ctx.rels, ctx.numRet, ctx.relevanceLevel, cutoffs, out, at);
+    relevantAtCutoffs(ctx, cutoffs, out, at);
     for (let c = 0; c < cutoffs.length; c++) out[at + c] = out[at + c]! / cutoffs[c]!;
   },
 };

@@ -81,6 +81,9 @@ export function trecEvalOrder(list: RankedList, into?: Uint32Array): Uint32Array
 export class ContextBuilder implements QueryContext {
   rels = new Int32Array(1024);
   private order = new Uint32Array(1024);
+  private prefix = new Int32Array(1025);
+  private prefixValid = false;
+  private readonly memos = new Map<(ctx: QueryContext) => unknown, unknown>();
   numRet = 0;
   numRel = 0;
   numRelRet = 0;
@@ -93,6 +96,28 @@ export class ContextBuilder implements QueryContext {
     private readonly maxRetrieved: number,
     readonly version: TrecEvalVersion,
   ) {}
+
+  memo<T>(fn: (ctx: QueryContext) => T): T {
+    if (this.memos.has(fn)) return this.memos.get(fn) as T;
+    const v = fn(this);
+    this.memos.set(fn, v);
+    return v;
+  }
+
+  relevantPrefix(): Int32Array {
+    if (this.prefixValid) return this.prefix;
+    const n = this.numRet;
+    if (this.prefix.length < n + 1) this.prefix = new Int32Array(Math.max(n + 1, this.prefix.length * 2));
+    const { prefix, rels, relevanceLevel: level } = this;
+    let count = 0;
+    prefix[0] = 0;
+    for (let i = 0; i < n; i++) {
+      if (rels[i]! >= level) count++;
+      prefix[i + 1] = count;
+    }
+    this.prefixValid = true;
+    return prefix;
+  }
 
   /** Make room for `n` relevance codes in `rels` (callers that write codes themselves, then `commit`). */
   reserve(n: number): Int32Array {
@@ -119,6 +144,8 @@ export class ContextBuilder implements QueryContext {
     this.numUnjudged = unjudged;
     this.numRel = countAtLeast(judged, level);
     this.judged = judged;
+    this.prefixValid = false;
+    this.memos.clear();
     return this;
   }
 
@@ -140,6 +167,8 @@ export class ContextBuilder implements QueryContext {
     this.numUnjudged = 0;
     this.numRel = countAtLeast(judged, this.relevanceLevel);
     this.judged = judged;
+    this.prefixValid = false;
+    this.memos.clear();
     return this;
   }
 
@@ -174,6 +203,8 @@ export class ContextBuilder implements QueryContext {
     this.numUnjudged = unjudged;
     this.numRel = countAtLeast(judged, level);
     this.judged = judged;
+    this.prefixValid = false;
+    this.memos.clear();
     return this;
   }
 }

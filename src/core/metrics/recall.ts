@@ -20,7 +20,7 @@ export const recall: MeasureDef = {
   compute(ctx, p, out, at) {
     if (ctx.numRel === 0) return;
     const cutoffs = p.values;
-    relevantAtCutoffs(ctx.rels, ctx.numRet, ctx.relevanceLevel, cutoffs, out, at);
+    relevantAtCutoffs(ctx, cutoffs, out, at);
     for (let c = 0; c < cutoffs.length; c++) out[at + c] = out[at + c]! / ctx.numRel;
   },
 };

@@ -19,7 +19,7 @@ export const success: MeasureDef = {
   description: 'success (a relevant document retrieved) at cutoffs',
   compute(ctx, p, out, at) {
     const cutoffs = p.values;
-    relevantAtCutoffs(ctx.rels, ctx.numRet, ctx.relevanceLevel, cutoffs, out, at);
+    relevantAtCutoffs(ctx, cutoffs, out, at);
     for (let c = 0; c < cutoffs.length; c++) out[at + c] = out[at + c]! > 0 ? 1 : 0;
   },
 };
