@@ -9,6 +9,7 @@
  * file and line — bad input gets exactly the messages it always got.
  */
 import { summarizeGrades, type JudgedQuery } from './judged.ts';
+import { sortScoreThenDoc } from './ranking.ts';
 import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED } from './measure.ts';
 
 export const NL = 10;
@@ -413,17 +414,16 @@ export class QueryLines {
     return true;
   }
 
-  /** Codes in trec_eval order (score desc, docid desc) into `into`; returns how many. */
+  /** The first `depth` codes in trec_eval order (score desc, docid desc) into `into`. */
   ordered(bytes: Uint8Array, into: Int32Array, depth: number): void {
     const { n, scores, docStart, docLen, codes } = this;
     let inOrder = true;
-    let byScore = true;
     for (let i = 1; i < n; i++) {
       const a = scores[i - 1]!;
       const b = scores[i]!;
       if (a > b) continue;
       if (a < b) {
-        inOrder = byScore = false;
+        inOrder = false;
         break;
       }
       if (compareBytes(bytes, docStart[i - 1]!, docLen[i - 1]!, docStart[i]!, docLen[i]!) < 0) inOrder = false;
@@ -433,31 +433,7 @@ export class QueryLines {
       return;
     }
     const order = this.order.subarray(0, n);
-    for (let i = 0; i < n; i++) order[i] = i;
-    const byDocDesc = (x: number, y: number): number => compareBytes(bytes, docStart[y]!, docLen[y]!, docStart[x]!, docLen[x]!);
-    if (byScore) {
-      // sorted by score already: insertion-sort each group of equal scores by docid, descending
-      for (let start = 0; start < n;) {
-        let end = start + 1;
-        while (end < n && scores[end] === scores[start]) end++;
-        for (let i = start + 1; i < end; i++) {
-          const v = order[i]!;
-          let j = i - 1;
-          while (j >= start && byDocDesc(order[j]!, v) > 0) {
-            order[j + 1] = order[j]!;
-            j--;
-          }
-          order[j + 1] = v;
-        }
-        start = end;
-      }
-    } else {
-      order.sort((x, y) => {
-        const sx = scores[x]!;
-        const sy = scores[y]!;
-        return sx > sy ? -1 : sx < sy ? 1 : byDocDesc(x, y);
-      });
-    }
+    sortScoreThenDoc(order, scores, (x, y) => compareBytes(bytes, docStart[y]!, docLen[y]!, docStart[x]!, docLen[x]!));
     for (let i = 0; i < depth; i++) into[i] = codes[order[i]!]!;
   }
 }

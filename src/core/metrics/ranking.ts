@@ -40,33 +40,31 @@ export function isTrecEvalOrdered(list: RankedList): boolean {
 }
 
 /**
- * Positions of `list` in trec_eval order, written into `into` (length ≥ list length) and returned as a
- * view of it, or undefined when the list already is in that order (then nothing is sorted or allocated).
- * A list already sorted by score (the usual run file) only has its tie groups reordered by docid.
+ * Sort `order` (filled with 0..n−1 here) into trec_eval order: score descending, then docid descending,
+ * where `docAfter(x, y)` > 0 when x's docid sorts before y's (so x goes after y). A list already sorted by
+ * score (the usual run file) only has its groups of equal scores insertion-sorted (they are short).
+ * Shared by the text path (docids as strings) and the byte path (docids as byte ranges).
  */
-export function trecEvalOrder(list: RankedList, into?: Uint32Array): Uint32Array | undefined {
-  if (isTrecEvalOrdered(list)) return undefined;
-  const { docs, scores } = list;
-  const n = docs.length;
-  const order = into && into.length >= n ? into.subarray(0, n) : new Uint32Array(n);
+export function sortScoreThenDoc(order: Uint32Array, scores: Float64Array, docAfter: (x: number, y: number) => number): void {
+  const n = order.length;
   for (let i = 0; i < n; i++) order[i] = i;
   let byScore = true;
   for (let i = 1; i < n && byScore; i++) byScore = scores[i - 1]! >= scores[i]!;
   if (!byScore) {
-    return order.sort((x, y) => {
+    order.sort((x, y) => {
       const sx = scores[x]!;
       const sy = scores[y]!;
-      return sx > sy ? -1 : sx < sy ? 1 : compareUtf8(docs[y]!, docs[x]!);
+      return sx > sy ? -1 : sx < sy ? 1 : docAfter(x, y);
     });
+    return;
   }
-  // insertion sort of each run of equal scores by docid descending (groups are short)
   for (let start = 0; start < n;) {
     let end = start + 1;
     while (end < n && scores[end] === scores[start]) end++;
     for (let i = start + 1; i < end; i++) {
       const v = order[i]!;
       let j = i - 1;
-      while (j >= start && compareUtf8(docs[order[j]!]!, docs[v]!) < 0) {
+      while (j >= start && docAfter(order[j]!, v) > 0) {
         order[j + 1] = order[j]!;
         j--;
       }
@@ -74,6 +72,18 @@ export function trecEvalOrder(list: RankedList, into?: Uint32Array): Uint32Array
     }
     start = end;
   }
+}
+
+/**
+ * Positions of `list` in trec_eval order, written into `into` (length ≥ list length) and returned as a
+ * view of it, or undefined when the list already is in that order (then nothing is sorted or allocated).
+ */
+export function trecEvalOrder(list: RankedList, into?: Uint32Array): Uint32Array | undefined {
+  if (isTrecEvalOrdered(list)) return undefined;
+  const { docs, scores } = list;
+  const n = docs.length;
+  const order = into && into.length >= n ? into.subarray(0, n) : new Uint32Array(n);
+  sortScoreThenDoc(order, scores, (x, y) => compareUtf8(docs[y]!, docs[x]!));
   return order;
 }
 
@@ -177,34 +187,12 @@ export class ContextBuilder implements QueryContext {
     if (this.order.length < list.docs.length) this.order = new Uint32Array(Math.max(list.docs.length, this.order.length * 2));
     const order = trecEvalOrder(list, this.order);
     const n = Math.min(list.docs.length, this.maxRetrieved);
-    if (this.rels.length < n) this.rels = new Int32Array(Math.max(n, this.rels.length * 2));
-    const rels = this.rels;
+    const rels = this.reserve(n);
     const docs = list.docs;
-    const level = this.relevanceLevel;
-    let relRet = 0;
-    let nonpool = 0;
-    let unjudged = 0;
     for (let i = 0; i < n; i++) {
       const g = grades.get(docs[order === undefined ? i : order[i]!]!);
-      if (g === undefined) {
-        rels[i] = RELVALUE_NONPOOL;
-        nonpool++;
-      } else if (g < 0) {
-        rels[i] = RELVALUE_UNJUDGED;
-        unjudged++;
-      } else {
-        rels[i] = g;
-        if (g >= level) relRet++;
-      }
+      rels[i] = g === undefined ? RELVALUE_NONPOOL : g < 0 ? RELVALUE_UNJUDGED : g;
     }
-    this.numRet = n;
-    this.numRelRet = relRet;
-    this.numNonpool = nonpool;
-    this.numUnjudged = unjudged;
-    this.numRel = countAtLeast(judged, level);
-    this.judged = judged;
-    this.prefixValid = false;
-    this.memos.clear();
-    return this;
+    return this.commit(n, judged);
   }
 }
