@@ -20,9 +20,22 @@ function fresh() {
   }
 }
 
+// `fliplab eval … | head` closes the pipe early: stop quietly, as a Unix tool does.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 if (!fresh()) {
-  const { buildCli } = await import('../scripts/build-cli.mjs');
-  await buildCli();
+  try {
+    const { buildCli } = await import('../scripts/build-cli.mjs');
+    await buildCli();
+  } catch (e) {
+    process.stderr.write(
+      `fliplab: internal error: could not rebuild the CLI from src/ (npm run build:cli shows why): ${e?.message ?? e}\n`,
+    );
+    process.exit(70);
+  }
 }
 const { main } = await import(bundle);
 process.exitCode = await main(process.argv.slice(2));

@@ -5,7 +5,8 @@ export function parseIntFlag(flag: string, min: number, max = Number.MAX_SAFE_IN
   return (value: string): number => {
     const n = Number(value);
     if (!/^[+-]?\d+$/.test(value.trim()) || n < min || n > max) {
-      throw new UsageError(`${flag} expects an integer in [${min}, ${max}], got "${value}"`);
+      const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer in [${min}, ${max}]`;
+      throw new UsageError(`${flag} expects ${range}, got "${value}"`);
     }
     return n;
   };

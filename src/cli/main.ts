@@ -26,8 +26,27 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('When I replace my retriever, which queries do I lose? RAGFlip analysis, BM25 and trec_eval measures.')
     .version(packageJson.version)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
-    .showHelpAfterError('(run with --help for usage)');
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      // commander's own usage errors read like every other error: "fliplab: …"
+      outputError: (s, write) => write(`fliplab: ${s.replace(/^error: /, '')}`),
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit status: 0 ok, 1 a gate failed (flips --max-nfr), 2 bad input or usage (file:line: what was expected), 70 internal error.',
+        'Runs and qrels may be gzip-compressed; "fliplab <command> --help" shows each command\'s flags.',
+        '',
+        'Examples (from the repository root):',
+        '  fliplab bm25 examples/tiny-beir --out bm25.run',
+        '  fliplab eval examples/tiny-beir/qrels/test.tsv bm25.run -m ndcg_cut.10 -q',
+        '  fliplab eval --trec-eval 9.0.8 -m all_trec examples/tiny-beir/qrels/test.tsv bm25.run',
+        '  fliplab flips examples/tiny-beir/qrels/test.tsv --reference bm25.run --candidate other.run --json',
+      ].join('\n'),
+    );
   registerBm25(program, io, setExit);
   registerEval(program, io, setExit);
   registerFlips(program, io, setExit);

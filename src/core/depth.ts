@@ -11,34 +11,46 @@ export interface DepthWarning {
   readonly run: string;
   /** The requested depth or cutoff. */
   readonly requested: number;
-  /** The most documents the run ranks for any query. */
+  /** The most documents the run ranks for one query. */
   readonly runDepth: number;
+  /** Queries of the run that rank fewer than `requested` documents, of `queries`. */
+  readonly shortQueries: number;
+  readonly queries: number;
   readonly message: string;
 }
 
-/** The most documents `run` ranks for one query (0 for an empty run). */
-export function runDepth(run: Run): number {
-  let max = 0;
-  for (const list of run.byQuery.values()) if (list.docs.length > max) max = list.docs.length;
-  return max;
+/** How many documents each query of `run` ranks. */
+export function listLengths(run: Run): number[] {
+  return [...run.byQuery.values()].map((l) => l.docs.length);
 }
 
-/** One warning per run and requested depth beyond it; `label` names the depth in the message ("depth 100", "cutoff P_100"). */
+/**
+ * One warning per run and requested depth that some of its queries do not reach; `label` names the depth
+ * in the message ("depth 100", "cutoff P_100").
+ */
 export function depthWarnings(
-  runs: readonly { readonly name: string; readonly depth: number }[],
+  runs: readonly { readonly name: string; readonly lengths: readonly number[] }[],
   requested: readonly { readonly k: number; readonly label: string }[],
 ): DepthWarning[] {
   const out: DepthWarning[] = [];
   for (const r of runs) {
+    let depth = 0;
+    for (const n of r.lengths) if (n > depth) depth = n;
     for (const { k, label } of requested) {
-      if (k <= r.depth) continue;
+      let short = 0;
+      for (const n of r.lengths) if (n < k) short++;
+      if (short === 0) continue;
+      const what =
+        depth < k
+          ? `${label} exceeds the depth of run "${r.name}" (at most ${depth} documents per query)`
+          : `${label}: ${short} of ${r.lengths.length} queries of run "${r.name}" rank fewer than ${k} documents`;
       out.push({
         run: r.name,
         requested: k,
-        runDepth: r.depth,
-        message:
-          `${label} exceeds the depth of run "${r.name}" (at most ${r.depth} documents per query): ` +
-          `ranks ${r.depth + 1}–${k} count as not retrieved, so values at ${k} say little about the retriever`,
+        runDepth: depth,
+        shortQueries: short,
+        queries: r.lengths.length,
+        message: `${what}: missing ranks count as not retrieved, so values at ${k} say little about the retriever`,
       });
     }
   }

@@ -126,6 +126,20 @@ describe('fliplab eval: releases, comments, stdin, bad qrels', () => {
     expect(r.stderr).toContain(`warning: ${qrels}: 1 repeated judgment line(s) with the same grade were counted once`);
   });
 
+  it('a run none of whose queries is judged is bad input (exit 2), not an internal error', async () => {
+    const other = join(tmp, 'other-collection.run');
+    writeFileSync(other, 'zz1 Q0 d1 1 1 t\n');
+    const r = await cli('eval', DL19_QRELS, other);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/other-collection\.run: no query of this run is judged in .*qrels\.dl19-passage\.txt/);
+  });
+
+  it('usage errors from the argument parser read like the others', async () => {
+    const r = await cli('eval', DL19_QRELS);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^fliplab: missing required argument 'run'/);
+  });
+
   it('a judgment repeated with another grade is an error with both lines, as before the byte path', async () => {
     const qrels = join(tmp, 'conflict.qrels');
     writeFileSync(qrels, '19335 0 1 1\n19335 0 1 2\n');
@@ -189,6 +203,17 @@ describe('depth honesty: eval, flips and compare warn about depths beyond the ru
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/depth 100 exceeds the depth of run "top50-b\.run"/);
     expect((JSON.parse(r.stdout) as { warnings: unknown[] }).warnings).toHaveLength(2);
+  });
+
+  it('a depth some queries do not reach is named with their count', async () => {
+    const uneven = join(tmp, 'uneven.run');
+    writeFileSync(uneven, 'q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq1 Q0 d3 3 1 t\nq2 Q0 d1 1 1 t\n');
+    const r = await cli('compare', '--reference', uneven, '--candidate', uneven, '--depths', '1,3', '--json');
+    expect(r.stderr).toContain('depth 3: 1 of 2 queries of run "uneven.run" rank fewer than 3 documents');
+    expect((JSON.parse(r.stdout) as { warnings: { shortQueries: number; queries: number }[] }).warnings[0]).toMatchObject({
+      shortQueries: 1,
+      queries: 2,
+    });
   });
 
   it('eval warns for a cutoff asked for by value, not for the defaults of a measure set', async () => {
@@ -373,6 +398,18 @@ describe('the installed bin', () => {
     expect(await heavy(['compare', DL19_RUN, DL19_RUN])).toEqual([]);
     // the probe can see them: a search that loads a model resolves transformers.js
     expect(await heavy(['search', TINY, '--model', 'bge-large', '--host', 'http://127.0.0.1:9/'])).not.toEqual([]);
+  });
+
+  it('demo without a folder finds the bundled example from the compiled CLI, and a closed pipe ends it quietly', async () => {
+    const demo = await run(process.execPath, [join(ROOT, 'bin/fliplab.mjs'), 'demo']);
+    expect(demo.stdout).toMatch(/^fliplab demo on .*examples\/tiny-beir: 12 passages, 8 judged queries/);
+    // `| head -1`: the reader goes away after one line; no EPIPE stack trace, exit 0
+    const piped = await run('/bin/sh', [
+      '-c',
+      `"${process.execPath}" "${join(ROOT, 'bin/fliplab.mjs')}" eval -q -m all_trec "${DL19_QRELS}" "${DL19_RUN}" | head -1`,
+    ]);
+    expect(piped.stdout).toMatch(/^num_ret/);
+    expect(piped.stderr).toBe('');
   });
 
   it('runs through node like npx would, with real exit statuses', async () => {

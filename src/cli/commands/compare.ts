@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { compareRuns, formatAgreement } from '../../core/agreement/index.ts';
 import { DEFAULT_DEPTHS } from '../../core/flips/index.ts';
 import { parseRun } from '../../core/io/trec.ts';
-import { depthWarnings, runDepth } from '../../core/depth.ts';
+import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Run } from '../../core/types.ts';
 import { fileSource } from '../../node/files.ts';
 import { agreementJson } from '../../report/agreement.ts';
@@ -38,7 +38,7 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
       const names = nameRuns(paths);
       const runs = await Promise.all(paths.map((p, i) => parseRun(fileSource(p), p, names[i])));
       const depthNotes = depthWarnings(
-        runs.map((r) => ({ name: r.value.name, depth: runDepth(r.value) })),
+        runs.map((r) => ({ name: r.value.name, lengths: listLengths(r.value) })),
         opts.depths.map((k) => ({ k, label: `depth ${k}` })),
       );
       reportDiagnostics(io, [

@@ -5,7 +5,7 @@
  * functions the lab's exports use, so an exported trec_eval file is byte for byte this output.
  */
 import type { Command } from 'commander';
-import { depthWarnings, runDepth } from '../../core/depth.ts';
+import { depthWarnings, listLengths } from '../../core/depth.ts';
 import {
   EvalPlan,
   findMeasure,
@@ -20,6 +20,7 @@ import {
 import { queryBlockPrinter } from '../../core/metrics/format.ts';
 import { parseParams } from '../../core/metrics/parse.ts';
 import { otherTagsWarning, parseQrels, parseRun, repeatedJudgmentsWarning } from '../../core/io/trec.ts';
+import { InputError } from '../../core/io/errors.ts';
 import type { Diagnostic } from '../../core/types.ts';
 import { STDIN_NAME } from '../../node/files.ts';
 import { evaluateFiles } from '../../node/eval-threads.ts';
@@ -58,10 +59,16 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
     .description('evaluate a TREC run like trec_eval 10.0 (or 9.0.8): same measures, names, ties, averaging and bytes')
     .argument('<qrels>', 'TREC qrels (qid iter docid rel) or BEIR qrels TSV')
     .argument('<run>', 'TREC run (qid Q0 docid rank score tag); - reads standard input')
-    .option('-m, --measure <name>', 'measure, trec_eval syntax (ndcg_cut.5,10) or alias (nDCG@10); repeatable', collect, [])
+    .option(
+      '-m, --measure <name>',
+      'measure in trec_eval syntax (ndcg_cut.5,10), a set (official, all_trec, set) or an alias (nDCG@10, RR@10); ' +
+        'repeatable; without -m: official, as trec_eval',
+      collect,
+      [],
+    )
     .option('-q', 'also print per-query values')
     .option('-c', 'average over every qrels query (missing ones score 0)')
-    .option('-l <n>', 'minimum grade that counts as relevant for binary measures', parseIntFlag('-l', -1000000), 1)
+    .option('-l <n>', 'minimum grade that counts as relevant for binary measures (default 1)', parseIntFlag('-l', -1000000))
     .option('-M <n>', 'evaluate at most this many documents per query', parseIntFlag('-M', 1))
     .option('--trec-eval <release>', 'trec_eval release to reproduce: 10.0 or 9.0.8 (pytrec_eval, ir_measures, most papers)', '10.0')
     .option('--json', 'print JSON instead of trec_eval text')
@@ -105,10 +112,10 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
       } = await evaluateFiles(qrelsPath, runPath, specs, version, { ...evalOpts, ...(onQuery && { onQuery }) });
       let result: EvalResult;
       let warnings: Diagnostic[];
-      let depth: number;
+      let lengths: readonly number[];
       if (fast && byteQrels) {
         result = fast.result;
-        depth = fast.runDepth;
+        lengths = fast.lengths;
         warnings = [
           ...(byteQrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, byteQrels.duplicates)] : []),
           ...(fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : []),
@@ -117,8 +124,16 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         // the validating text parsers: exact messages (file:line) for bad input, and the rare files the byte path declines
         const qrels = await parseQrels(qrelsBytes, qrelsPath);
         const run = await parseRun(bytes, runName);
+        if (![...run.value.byQuery.keys()].some((q) => qrels.value.byQuery.has(q))) {
+          throw new InputError(
+            runName,
+            undefined,
+            `no query of this run is judged in ${qrelsPath} (trec_eval: "No queries with both results and relevance info"); ` +
+              'are they the same collection and split?',
+          );
+        }
         warnings = [...qrels.warnings, ...run.warnings];
-        depth = runDepth(run.value);
+        lengths = listLengths(run.value);
         result = evaluateRun(qrels.value, run.value, {
           measures: opts.measure,
           relevanceLevel: evalOpts.relevanceLevel,
@@ -128,7 +143,10 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         });
         if (streaming) pending = trecEvalResultText(result, run.value.name, true);
       }
-      const depthNotes = depthWarnings([{ name: result.runid, depth: Math.min(depth, evalOpts.maxRetrieved) }], explicitCutoffs(specs));
+      const depthNotes = depthWarnings(
+        [{ name: result.runid, lengths: lengths.map((n) => Math.min(n, evalOpts.maxRetrieved)) }],
+        explicitCutoffs(specs),
+      );
       reportDiagnostics(io, [...warnings, ...depthNotes.map((w) => ({ severity: 'warning' as const, file: runName, message: w.message }))]);
       if (opts.json) io.stdout(`${JSON.stringify({ ...toPlainObject(result), warnings: depthNotes }, null, 2)}\n`);
       else io.stdout(pending + (streaming && !fast ? '' : formatTrecEval(result, { perQuery: false })));

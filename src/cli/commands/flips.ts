@@ -8,7 +8,7 @@ import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
 import { parseQrels, parseRun } from '../../core/io/trec.ts';
-import { depthWarnings, runDepth } from '../../core/depth.ts';
+import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
 import { fileSource } from '../../node/files.ts';
 import { flipReportJson } from '../../report/json.ts';
@@ -168,7 +168,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
       ]);
       const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
       const depthNotes = depthWarnings(
-        runs.map((r) => ({ name: r.value.name, depth: runDepth(r.value) })),
+        runs.map((r) => ({ name: r.value.name, lengths: listLengths(r.value) })),
         depths.map((k) => ({ k, label: `depth ${k}` })),
       );
       reportDiagnostics(io, [

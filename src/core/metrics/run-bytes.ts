@@ -51,8 +51,8 @@ export interface ByteEvalResult {
   readonly otherTags: number;
   /** The first line's tag: the run's name. */
   readonly tag: string;
-  /** The most documents the run ranks for one query (before -M). */
-  readonly runDepth: number;
+  /** Documents per query of the run (before -M). */
+  readonly lengths: number[];
 }
 
 /** Scratch of `fastLine`: docid start, docid end, docid hash, 1 when the tag differs; and the score. */
@@ -126,8 +126,8 @@ export interface RangeResult {
   readonly seen: string[];
   /** Lines whose tag is not the run's tag. */
   readonly otherTags: number;
-  /** The most documents one query of the range has (before -M). */
-  readonly maxDepth: number;
+  /** Documents per query of the range, `seen` order (before -M). */
+  readonly lengths: number[];
 }
 
 const BOM = (bytes: Uint8Array): number => (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
@@ -206,10 +206,10 @@ export function evaluateRange(
   const tagLen = tag.length;
 
   /** Order and evaluate the finished query; false when its list holds a document twice. */
-  let maxDepth = 0;
+  const lengths: number[] = [];
   const finish = (): boolean => {
     if (curStart < 0) return true;
-    if (lines.n > maxDepth) maxDepth = lines.n;
+    lengths.push(lines.n);
     if (!lines.distinct(bytes)) return false;
     if (table === undefined) return true;
     const depth = ctx.depthOf(lines.n);
@@ -299,7 +299,7 @@ export function evaluateRange(
     lines.codes[d] = table === undefined ? RELVALUE_NONPOOL : table.table.code(bytes, ds, de, h);
   }
   if (!finish()) return undefined;
-  return { qids, rows: rows.slice(0, qids.length * slots), texts, seen, otherTags, maxDepth };
+  return { qids, rows: rows.slice(0, qids.length * slots), texts, seen, otherTags, lengths };
 }
 
 /**
@@ -367,12 +367,12 @@ export function assembleRanges(
     aggregate: plan.aggregate(sums, printed.length, denominator, opts.complete, qrels.positive),
   });
   let otherTags = 0;
-  let runDepth = 0;
+  const lengths: number[] = [];
   for (const p of parts) {
     otherTags += p.otherTags;
-    runDepth = Math.max(runDepth, p.maxDepth);
+    lengths.push(...p.lengths);
   }
-  return { result, otherTags, tag, runDepth };
+  return { result, otherTags, tag, lengths };
 }
 
 /** Evaluate the whole run on this thread; undefined when the text parser must take over (see the module comment). */
