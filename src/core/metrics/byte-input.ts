@@ -143,6 +143,56 @@ function gradeOf(bytes: Uint8Array, s: number, e: number): number | undefined {
   return neg ? -v : v;
 }
 
+/** Scratch of `fastQrelsLine`: docid start, docid end, docid hash, grade. */
+const QRELS_LINE = new Int32Array(4);
+
+/**
+ * The common qrels line read in one go: the same query id as the line before (bytes[qs, qs+ql)), an `iter`
+ * column when `iter`, an ASCII docid (hashed while scanned), an integer grade, nothing else. Returns the
+ * position after the line, or -1 for any other line (the general scanner then reads it and decides).
+ */
+function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: number, iter: boolean): number {
+  if (pos + ql >= end) return -1;
+  for (let k = 0; k < ql; k++) if (bytes[pos + k] !== bytes[qs + k]) return -1;
+  let p = pos + ql;
+  let c = bytes[p]!;
+  if (c !== 32 && c !== 9) return -1;
+  while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
+  if (iter) {
+    while (p < end && (c = bytes[p]!) > 32) p++;
+    if (c !== 32 && c !== 9) return -1;
+    while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
+  }
+  const ds = p;
+  let h = FNV_OFFSET;
+  while (p < end && (c = bytes[p]!) > 32 && c < 0x80) {
+    h = Math.imul(h ^ c, FNV_PRIME);
+    p++;
+  }
+  if (p === ds || (c !== 32 && c !== 9)) return -1;
+  const de = p;
+  while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
+  let neg = false;
+  if (c === 45) {
+    neg = true;
+    p++;
+  }
+  const digits = p;
+  let grade = 0;
+  while (p < end && (c = bytes[p]!) >= 48 && c <= 57) {
+    grade = grade * 10 + (c - 48);
+    p++;
+  }
+  if (p === digits || p - digits > 9) return -1;
+  while (p < end && ((c = bytes[p]!) === 32 || c === 9 || c === 13)) p++;
+  if (p < end && c !== NL) return -1; // another column
+  QRELS_LINE[0] = ds;
+  QRELS_LINE[1] = de;
+  QRELS_LINE[2] = h;
+  QRELS_LINE[3] = neg ? -grade : grade;
+  return p + 1;
+}
+
 /** Growable Int32Array columns, one entry per judgment line. */
 class Column {
   data = new Int32Array(1 << 12);
@@ -175,6 +225,19 @@ export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
   let curStart = -1;
   let curLen = 0;
   while (pos < n) {
+    if (cur >= 0) {
+      const next = fastQrelsLine(bytes, pos, n, curStart, curLen, columns === 4);
+      if (next >= 0) {
+        cols.start.push(lines, QRELS_LINE[0]!);
+        cols.length.push(lines, QRELS_LINE[1]! - QRELS_LINE[0]!);
+        cols.hash.push(lines, QRELS_LINE[2]!);
+        cols.grade.push(lines, QRELS_LINE[3]!);
+        cols.query.push(lines, cur);
+        lines++;
+        pos = next;
+        continue;
+      }
+    }
     if (bytes[pos] === HASH_SIGN) {
       const nl = bytes.indexOf(NL, pos);
       pos = nl < 0 ? n : nl + 1;
