@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The CLI runs compiled JavaScript (dist-cli/, built by scripts/build-cli.mjs at `npm install`). In a
+// The CLI runs compiled JavaScript (dist-cli/, built by scripts/build-cli.mjs at `npm install`). In a git
 // checkout, a bundle older than any of its sources is rebuilt first (a few hundred ms, once), so
-// `npx fliplab` always runs the code in src/.
+// `npx fliplab` always runs the code in src/. An installed package (no .git) runs the bundle it shipped.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist-cli', 'fliplab.mjs');
 
 function fresh() {
-  if (!existsSync(join(root, 'src', 'cli', 'main.ts'))) return existsSync(bundle); // an installed package: no sources
+  if (!existsSync(join(root, '.git')) || !existsSync(join(root, 'src', 'cli', 'main.ts'))) return existsSync(bundle); // installed
   try {
     const built = statSync(bundle).mtimeMs;
     const { inputs } = JSON.parse(readFileSync(join(root, 'dist-cli', 'inputs.json'), 'utf8'));
