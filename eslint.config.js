@@ -7,7 +7,7 @@ import globals from 'globals';
 import ts from 'typescript-eslint';
 
 export default ts.config(
-  { ignores: ['dist/', 'dist-cli/', 'node_modules/', 'public/', 'docs/', 'coverage/', 'test/fixtures/', '**/*.d.ts'] },
+  { ignores: ['dist/', 'dist-cli/', 'dist-cli.*/', 'node_modules/', 'public/', 'docs/', 'coverage/', 'test/fixtures/', '**/*.d.ts'] },
   js.configs.recommended,
   ...ts.configs.recommended,
   ...svelte.configs.recommended,

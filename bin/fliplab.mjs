@@ -31,10 +31,12 @@ if (!fresh()) {
     const { buildCli } = await import('../scripts/build-cli.mjs');
     await buildCli();
   } catch (e) {
-    process.stderr.write(
-      `fliplab: internal error: could not rebuild the CLI from src/ (npm run build:cli shows why): ${e?.message ?? e}\n`,
-    );
-    process.exit(70);
+    const why = `could not rebuild the CLI from src/ (npm run build:cli shows why): ${e?.message ?? e}`;
+    if (!existsSync(bundle)) {
+      process.stderr.write(`fliplab: internal error: ${why}\n`);
+      process.exit(70);
+    }
+    process.stderr.write(`fliplab: warning: ${why}; running the previous build\n`);
   }
 }
 const { main } = await import(bundle);

@@ -11,7 +11,7 @@
  *
  *   node scripts/build-cli.mjs [--verbose]
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,32 +21,44 @@ const HEAVY = ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web
 
 export async function buildCli({ quiet = true } = {}) {
   const { build } = await import('esbuild');
-  rmSync(OUT_DIR, { recursive: true, force: true });
-  const result = await build({
-    absWorkingDir: ROOT,
-    entryPoints: { fliplab: 'src/cli/main.ts', 'eval-worker': 'src/node/eval-worker.ts' },
-    outdir: OUT_DIR,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    external: HEAVY,
-    // bundled CommonJS dependencies (commander) may call require()
-    banner: { js: "import { createRequire as __fliplabRequire } from 'node:module'; const require = __fliplabRequire(import.meta.url);" },
-    sourcemap: true,
-    metafile: true,
-    logLevel: quiet ? 'warning' : 'info',
-  });
-  mkdirSync(OUT_DIR, { recursive: true });
+  // Build beside dist-cli/ and swap it in only when the build succeeded: a failed build (a syntax error in
+  // src/) leaves the previous bundle in place for bin/fliplab.mjs to fall back on.
+  const staging = `${OUT_DIR}.tmp-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  let result;
+  try {
+    result = await build({
+      absWorkingDir: ROOT,
+      entryPoints: { fliplab: 'src/cli/main.ts', 'eval-worker': 'src/node/eval-worker.ts' },
+      outdir: staging,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external: HEAVY,
+      // bundled CommonJS dependencies (commander) may call require()
+      banner: { js: "import { createRequire as __fliplabRequire } from 'node:module'; const require = __fliplabRequire(import.meta.url);" },
+      sourcemap: true,
+      metafile: true,
+      logLevel: quiet ? 'silent' : 'info',
+    });
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
+  }
   const inputs = Object.keys(result.metafile.inputs)
     .filter((f) => !f.includes('node_modules'))
     .map((f) => relative(ROOT, join(ROOT, f)));
   writeFileSync(
-    join(OUT_DIR, 'inputs.json'),
+    join(staging, 'inputs.json'),
     `${JSON.stringify({ inputs: [...inputs, 'scripts/build-cli.mjs', 'package.json'] }, null, 1)}\n`,
   );
+  const retired = `${OUT_DIR}.old-${process.pid}`;
+  if (existsSync(OUT_DIR)) renameSync(OUT_DIR, retired);
+  renameSync(staging, OUT_DIR);
+  rmSync(retired, { recursive: true, force: true });
   return result;
 }
 

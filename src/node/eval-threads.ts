@@ -60,9 +60,10 @@ export function runRangeJob(job: RangeJob, qrels?: ByteQrels): RangeResult | und
 const WORKER_URL = new URL('./eval-worker.mjs', import.meta.url);
 
 function threadsWanted(runPath: string): number {
+  if (runPath === '-') return 1; // standard input: read as it comes
   const forced = process.env.FLIPLAB_THREADS;
   if (forced === '1' || forced === '2') return Number(forced);
-  if (availableParallelism() < THREADED_MIN_CORES || runPath === '-') return 1;
+  if (availableParallelism() < THREADED_MIN_CORES) return 1;
   try {
     return statSync(runPath).size >= THREADED_MIN_BYTES ? 2 : 1;
   } catch {
@@ -88,7 +89,12 @@ function readShared(path: string): Uint8Array {
       off += n;
     }
     if (!isGzip(view)) return view;
-    const plain = gunzipSync(view);
+    let plain: Uint8Array;
+    try {
+      plain = gunzipSync(view);
+    } catch (e) {
+      throw new InputError(path, undefined, `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`);
+    }
     const shared = new Uint8Array(new SharedArrayBuffer(plain.length));
     shared.set(plain);
     return shared;

@@ -60,7 +60,8 @@ export const latin1 = (bytes: Uint8Array, s: number, e: number): string => {
   return out;
 };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a U+FEFF inside a field is data (the text parsers drop only the file's leading BOM)
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Bytes → string: ASCII directly, UTF-8 otherwise; undefined when the bytes are not valid UTF-8. */
 export function decode(bytes: Uint8Array, s: number, e: number): string | undefined {
@@ -152,7 +153,7 @@ const QRELS_LINE = new Int32Array(4);
  * position after the line, or -1 for any other line (the general scanner then reads it and decides).
  */
 function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: number, iter: boolean): number {
-  if (pos + ql >= end) return -1;
+  if (pos + ql >= end || bytes[pos] === HASH_SIGN) return -1; // a comment, even after a qid that starts with #
   for (let k = 0; k < ql; k++) if (bytes[pos + k] !== bytes[qs + k]) return -1;
   let p = pos + ql;
   let c = bytes[p]!;
@@ -411,6 +412,7 @@ export function parseScoreBytes(bytes: Uint8Array, s: number, e: number): number
 }
 
 function slowScore(bytes: Uint8Array, s: number, e: number): number {
+  for (let i = s; i < e; i++) if (bytes[i]! >= 0x80) return Number.NaN; // not ASCII: the text parser decides
   const v = Number(latin1(bytes, s, e));
   return Number.isFinite(v) ? v : Number.NaN;
 }

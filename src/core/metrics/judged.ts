@@ -84,10 +84,7 @@ export function summarizeJudgments(grades: Iterable<number>): JudgedQuery {
 export function summarizeGrades(grades: Int32Array, from: number, to: number): JudgedQuery {
   let max = -1;
   for (let i = from; i < to; i++) if (grades[i]! > max) max = grades[i]!;
-  if (max > 4096) {
-    const sorted = Array.from(grades.subarray(from, to)).sort((a, b) => a - b);
-    return summarizeGrades(Int32Array.from(sorted), 0, sorted.length);
-  }
+  if (max > 4096) return summarizeBySorting(grades.subarray(from, to));
   const histogram = new Int32Array(max + 1);
   for (let i = from; i < to; i++) {
     const g = grades[i]!;
@@ -111,6 +108,25 @@ export function summarizeGrades(grades: Int32Array, from: number, to: number): J
   for (let g = max, i = 0; g > 0; g--) for (let c = histogram[g]!; c > 0; c--) idealGains[i++] = g;
   const numRelLevels = distinct === 0 ? 0 : levels[distinct - 1]! + 1;
   return new Judged(levels, counts, numRelLevels, positive, idealGains);
+}
+
+/** The same for large grades (a histogram would be too big): sort the non-negative grades. */
+function summarizeBySorting(grades: Int32Array): JudgedQuery {
+  const sorted = Array.from(grades)
+    .filter((g) => g >= 0)
+    .sort((a, b) => a - b);
+  const levels: number[] = [];
+  const counts: number[] = [];
+  for (const g of sorted) {
+    if (levels.length > 0 && levels[levels.length - 1] === g) counts[counts.length - 1]!++;
+    else {
+      levels.push(g);
+      counts.push(1);
+    }
+  }
+  const idealGains = Float64Array.from(sorted.filter((g) => g > 0).reverse());
+  const numRelLevels = levels.length === 0 ? 0 : levels[levels.length - 1]! + 1;
+  return new Judged(Int32Array.from(levels), Int32Array.from(counts), numRelLevels, idealGains.length, idealGains);
 }
 
 /** The cached summary of every query in `qrels`. */

@@ -67,7 +67,7 @@ const FNV_PRIME = 0x01000193;
  * the line, or -1 for any other line (the general scanner then reads it and decides).
  */
 function fastLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: number, tag: Uint8Array): number {
-  if (pos + ql >= end) return -1;
+  if (pos + ql >= end || bytes[pos] === HASH_SIGN) return -1; // a comment, even after a qid that starts with #
   for (let k = 0; k < ql; k++) if (bytes[pos + k] !== bytes[qs + k]) return -1;
   let p = pos + ql;
   let c = bytes[p]!;
@@ -104,6 +104,7 @@ function fastLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: n
   if (p === ts) return -1;
   let other = p - ts !== tag.length ? 1 : 0;
   for (let t = 0; other === 0 && t < tag.length; t++) if (bytes[ts + t] !== tag[t]) other = 1;
+  if (other === 1) for (let t = ts; t < p; t++) if (bytes[t]! >= 0x80) return -1; // compare decoded tags: the general path
   while (p < end && ((c = bytes[p]!) === 32 || c === 9 || c === 13)) p++;
   if (p < end && c !== NL) return -1; // a seventh column
   FAST[0] = ds;
@@ -286,7 +287,11 @@ export function evaluateRange(
     const ts = st[5]!;
     let sameTag = en[5]! - ts === tagLen;
     for (let t = 0; sameTag && t < tagLen; t++) sameTag = bytes[ts + t] === tag[t];
-    if (!sameTag) otherTags++;
+    if (!sameTag) {
+      // another tag with non-ASCII bytes: the text parser compares decoded tags (invalid bytes → U+FFFD)
+      for (let t = ts; t < en[5]!; t++) if (bytes[t]! >= 0x80) return undefined;
+      otherTags++;
+    }
 
     const d = lines.push();
     const ds = st[2]!;

@@ -201,6 +201,14 @@ describe('evaluateRunBytes equals the text path', () => {
     ['a score that is not a number', 'q1 Q0 d1 1 high t\n'],
     ['an infinite score', 'q1 Q0 d1 1 1e999 t\n'],
     ['a document twice in one query, far apart', 'q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n'],
+    [
+      'a score with a non-ASCII byte (U+00A0 read as Latin-1 would pass Number())',
+      new Uint8Array([...new TextEncoder().encode('q1 Q0 d1 1 3'), 0xa0, ...new TextEncoder().encode(' t\n')]),
+    ],
+    [
+      'another tag with bytes that are not UTF-8',
+      new Uint8Array([...new TextEncoder().encode('q1 Q0 d1 1 3 run\nq1 Q0 d2 2 2 ru'), 0x80, 0x0a]),
+    ],
     ['invalid UTF-8 in a docid', new Uint8Array([...new TextEncoder().encode('q1 Q0 d'), 0xff, ...new TextEncoder().encode(' 1 2 t\n')])],
   ])('declines on %s (the text parser reports it)', (_, input) => {
     const qrels = byteQrels({ q1: { d1: 1 }, q2: { d1: 1 } });
@@ -267,5 +275,37 @@ describe('parseQrelsBytes equals the text qrels parser', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('the byte path on inputs a review found', () => {
+  const text = async (qrels: string, run: string, measures: string[]): Promise<{ fast: string | undefined; slow: string }> => {
+    const { parseQrels } = await import('../../../src/core/io/trec.ts');
+    const q = (await parseQrels(qrels, 'q')).value;
+    const r = (await parseRun(run, 'r')).value;
+    const specs = parseMeasures(measures);
+    const opts = { relevanceLevel: 1, complete: false, maxRetrieved: Infinity, version: '10.0' as const };
+    const slow = formatTrecEval(evaluate(q, r, specs, opts), { perQuery: true });
+    const bq = parseQrelsBytes(new TextEncoder().encode(qrels));
+    const fast = bq && evaluateRunBytes(bq, new TextEncoder().encode(run), new EvalPlan(specs, '10.0'), opts);
+    return { fast: fast ? formatTrecEval(fast.result, { perQuery: true }) : undefined, slow };
+  };
+
+  it("a U+FEFF inside a field is data, as the text parser keeps it (only the file's leading BOM is dropped)", async () => {
+    const got = await text('2 0 a 1\n\uFEFF2 0 b 1\n', '2 Q0 a 1 2 t\n2 Q0 b 2 1 t\n\uFEFF2 Q0 b 1 1 t\n', ['num_rel', 'map']);
+    if (got.fast !== undefined) expect(got.fast).toBe(got.slow);
+    expect(got.slow).toMatch(/^num_rel {15}\t2\t1$/m);
+  });
+
+  it('a comment line after a query id that starts with # is still a comment', async () => {
+    const got = await text(' #1 0 a 1\n#1 0 b 1\n', ' #1 Q0 a 1 2 t\n#1 Q0 b 2 1 t\n', ['num_rel', 'num_ret']);
+    if (got.fast !== undefined) expect(got.fast).toBe(got.slow);
+    expect(got.slow).toMatch(/^num_ret {15}\t#1\t1$/m);
+  });
+
+  it('grades above 4096 are summarised (by sorting), not a stack overflow', async () => {
+    const got = await text('1 0 a 5000\n1 0 b 3\n', '1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n', ['ndcg', 'num_rel']);
+    expect(got.fast).toBe(got.slow);
+    expect(got.slow).toMatch(/^ndcg {18}\t1\t1\.0000$/m);
   });
 });
