@@ -11,13 +11,10 @@
  * the compiled worker is there (not when running from the TypeScript sources, as the tests do).
  * FLIPLAB_THREADS=1 forces one thread, =2 forces two (the tests use it to prove both give the same bytes).
  */
-import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { gunzipSync } from 'node:zlib';
-import { InputError } from '../core/io/errors.ts';
-import { isGzip } from '../core/io/lines.ts';
 import { EvalPlan, type MeasureSpec, type TrecEvalVersion } from '../core/metrics/index.ts';
 import {
   assembleRanges,
@@ -30,7 +27,7 @@ import {
   type ByteQrels,
   type RangeResult,
 } from '../core/metrics/run-bytes.ts';
-import { notFound, readFileBytes } from './files.ts';
+import { readFileBytes } from './files.ts';
 
 /** Runs smaller than this are evaluated on one thread. */
 export const THREADED_MIN_BYTES = 8 << 20;
@@ -50,11 +47,11 @@ export interface RangeJob {
 }
 
 /** Evaluate a job's range: what a worker thread runs (and this thread, for its own part). */
-export function runRangeJob(job: RangeJob, qrels?: ByteQrels): RangeResult | undefined {
+export function runRangeJob(job: RangeJob, qrels?: ByteQrels, plan?: EvalPlan): RangeResult | undefined {
   const q = qrels ?? parseQrelsBytes(job.qrels);
   if (!q) return undefined;
-  const plan = new EvalPlan(job.specs, job.version);
-  return evaluateRange(q, job.run, job.start, job.end, plan, job.options, new TextEncoder().encode(job.tag));
+  const p = plan ?? new EvalPlan(job.specs, job.version);
+  return evaluateRange(q, job.run, job.start, job.end, p, job.options, new TextEncoder().encode(job.tag));
 }
 
 const WORKER_URL = new URL('./eval-worker.mjs', import.meta.url);
@@ -71,38 +68,6 @@ function threadsWanted(runPath: string): number {
   }
 }
 
-/** A file's bytes in a SharedArrayBuffer (so a worker sees them without a copy), gunzipped when gzip. */
-function readShared(path: string): Uint8Array {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    throw notFound(path, 'a file');
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (stat.isDirectory()) throw new InputError(path, undefined, 'expected a file, got a directory');
-    const view = new Uint8Array(new SharedArrayBuffer(stat.size));
-    for (let off = 0; off < stat.size;) {
-      const n = readSync(fd, view, off, stat.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    if (!isGzip(view)) return view;
-    let plain: Uint8Array;
-    try {
-      plain = gunzipSync(view);
-    } catch (e) {
-      throw new InputError(path, undefined, `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`);
-    }
-    const shared = new Uint8Array(new SharedArrayBuffer(plain.length));
-    shared.set(plain);
-    return shared;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export interface FilesEvaluation {
   readonly qrelsBytes: Uint8Array;
   readonly runBytes: Uint8Array;
@@ -114,23 +79,16 @@ export interface FilesEvaluation {
 }
 
 /** Read both files and evaluate on one or two threads (see the module comment). */
-export async function evaluateFiles(
-  qrelsPath: string,
-  runPath: string,
-  specs: readonly MeasureSpec[],
-  version: TrecEvalVersion,
-  opts: ByteEvalOptions,
-): Promise<FilesEvaluation> {
+export async function evaluateFiles(qrelsPath: string, runPath: string, plan: EvalPlan, opts: ByteEvalOptions): Promise<FilesEvaluation> {
   const threads = threadsWanted(runPath) === 2 && existsSync(fileURLToPath(WORKER_URL)) ? 2 : 1;
   // the worker boots while this thread reads the files
   const worker = threads === 2 ? new Worker(WORKER_URL) : undefined;
   try {
-    const [qrelsBytes, runBytes] =
-      threads === 2 ? [readShared(qrelsPath), readShared(runPath)] : await Promise.all([readFileBytes(qrelsPath), readFileBytes(runPath)]);
+    const shared = { shared: threads === 2 };
+    const [qrelsBytes, runBytes] = await Promise.all([readFileBytes(qrelsPath, shared), readFileBytes(runPath, shared)]);
     const { onQuery, ...options } = opts;
     const tag = firstRunTag(runBytes);
-    const plan = new EvalPlan(specs, version);
-    const job = { qrels: qrelsBytes, run: runBytes, specs, version, options, tag: tag ?? '' };
+    const job = { qrels: qrelsBytes, run: runBytes, specs: plan.specs, version: plan.version, options, tag: tag ?? '' };
     const cut = worker && tag !== undefined ? splitRun(runBytes, runBytes.length >> 1) : runBytes.length;
     const other =
       worker && cut < runBytes.length
@@ -141,7 +99,7 @@ export async function evaluateFiles(
           })
         : Promise.resolve(undefined);
     const qrels = parseQrelsBytes(qrelsBytes);
-    const mine = qrels && tag !== undefined ? runRangeJob({ ...job, start: 0, end: cut }, qrels) : undefined;
+    const mine = qrels && tag !== undefined ? runRangeJob({ ...job, start: 0, end: cut }, qrels, plan) : undefined;
     const theirs = await other;
     const parts = mine && (cut === runBytes.length ? [mine] : theirs && [mine, theirs]);
     const fast = qrels && parts ? assembleRanges(qrels, plan, { ...options, ...(onQuery && { onQuery }) }, tag!, parts) : undefined;

@@ -17,7 +17,7 @@ const READ_CHUNK_BYTES = 64 * 1024;
 export const STDIN_NAME = '<stdin>';
 
 /** The one way every command reports a path that is not there: `path: not found (expected …)`. */
-export function notFound(path: string, expected: string): InputError {
+function notFound(path: string, expected: string): InputError {
   return new InputError(path, undefined, `not found (expected ${expected})`);
 }
 
@@ -33,8 +33,11 @@ export function fileSource(path: string): TextSource {
   return createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
 }
 
-/** A whole file's bytes, gunzipped when they are gzip (by content, not name); `-` reads standard input. */
-export async function readFileBytes(path: string): Promise<Uint8Array> {
+/**
+ * A whole file's bytes, gunzipped when they are gzip (by content, not name); `-` reads standard input.
+ * `shared`: in a SharedArrayBuffer, so a worker thread reads them without a copy.
+ */
+export async function readFileBytes(path: string, opts: { shared?: boolean } = {}): Promise<Uint8Array> {
   let bytes: Uint8Array;
   if (path === '-') {
     const chunks: Buffer[] = [];
@@ -44,16 +47,21 @@ export async function readFileBytes(path: string): Promise<Uint8Array> {
     checkFile(path);
     bytes = readFileSync(path);
   }
-  if (!isGzip(bytes)) return bytes;
-  try {
-    return gunzipSync(bytes);
-  } catch (e) {
-    throw new InputError(
-      path === '-' ? STDIN_NAME : path,
-      undefined,
-      `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`,
-    );
+  if (isGzip(bytes)) {
+    try {
+      bytes = gunzipSync(bytes);
+    } catch (e) {
+      throw new InputError(
+        path === '-' ? STDIN_NAME : path,
+        undefined,
+        `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`,
+      );
+    }
   }
+  if (!opts.shared) return bytes;
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  shared.set(bytes);
+  return shared;
 }
 
 /** First existing of `name` and `name.gz` inside `dir`. */

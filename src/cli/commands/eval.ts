@@ -109,7 +109,7 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         runBytes: bytes,
         qrels: byteQrels,
         fast,
-      } = await evaluateFiles(qrelsPath, runPath, specs, version, { ...evalOpts, ...(onQuery && { onQuery }) });
+      } = await evaluateFiles(qrelsPath, runPath, plan, { ...evalOpts, ...(onQuery && { onQuery }) });
       let result: EvalResult;
       let warnings: Diagnostic[];
       let lengths: readonly number[];

@@ -54,7 +54,7 @@ export function scanLine(bytes: Uint8Array, pos: number, end: number, max: numbe
   return pos + 1;
 }
 
-export const latin1 = (bytes: Uint8Array, s: number, e: number): string => {
+const latin1 = (bytes: Uint8Array, s: number, e: number): string => {
   let out = '';
   for (let i = s; i < e; i++) out += String.fromCharCode(bytes[i]!);
   return out;
@@ -144,22 +144,23 @@ function gradeOf(bytes: Uint8Array, s: number, e: number): number | undefined {
   return neg ? -v : v;
 }
 
-/** Scratch of `fastQrelsLine`: docid start, docid end, docid hash, grade. */
-const QRELS_LINE = new Int32Array(4);
+/** Scratch of `sameQueryDocid`: docid start, docid end, docid hash. */
+export const DOCID = new Int32Array(3);
 
 /**
- * The common qrels line read in one go: the same query id as the line before (bytes[qs, qs+ql)), an `iter`
- * column when `iter`, an ASCII docid (hashed while scanned), an integer grade, nothing else. Returns the
- * position after the line, or -1 for any other line (the general scanner then reads it and decides).
+ * The start every common qrels and run line shares: the same query id as the line before (bytes[qs, qs+ql)),
+ * `skip` more fields (TREC's iter / Q0), then an ASCII docid, hashed (FNV-1a) while scanned, into DOCID.
+ * Returns the position of the next field, or -1 for any other line (a comment, another query, a non-ASCII
+ * docid, a line that ends early): the general scanner then reads it and decides.
  */
-function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: number, iter: boolean): number {
+export function sameQueryDocid(bytes: Uint8Array, pos: number, end: number, qs: number, ql: number, skip: number): number {
   if (pos + ql >= end || bytes[pos] === HASH_SIGN) return -1; // a comment, even after a qid that starts with #
   for (let k = 0; k < ql; k++) if (bytes[pos + k] !== bytes[qs + k]) return -1;
   let p = pos + ql;
   let c = bytes[p]!;
   if (c !== 32 && c !== 9) return -1;
   while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
-  if (iter) {
+  for (let f = 0; f < skip; f++) {
     while (p < end && (c = bytes[p]!) > 32) p++;
     if (c !== 32 && c !== 9) return -1;
     while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
@@ -170,9 +171,25 @@ function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, 
     h = Math.imul(h ^ c, FNV_PRIME);
     p++;
   }
-  if (p === ds || (c !== 32 && c !== 9)) return -1;
-  const de = p;
+  if (p === ds || (c !== 32 && c !== 9)) return -1; // empty, non-ASCII or the line ends
+  DOCID[0] = ds;
+  DOCID[1] = p;
+  DOCID[2] = h;
   while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
+  return p;
+}
+
+/** Scratch of `fastQrelsLine`: the grade. */
+const QRELS_GRADE = new Int32Array(1);
+
+/**
+ * The common qrels line read in one go: `sameQueryDocid` (with the iter column when `iter`), an integer
+ * grade, nothing else. Returns the position after the line, or -1 for any other line.
+ */
+function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: number, iter: boolean): number {
+  let p = sameQueryDocid(bytes, pos, end, qs, ql, iter ? 1 : 0);
+  if (p < 0) return -1;
+  let c = bytes[p];
   let neg = false;
   if (c === 45) {
     neg = true;
@@ -187,10 +204,7 @@ function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, 
   if (p === digits || p - digits > 9) return -1;
   while (p < end && ((c = bytes[p]!) === 32 || c === 9 || c === 13)) p++;
   if (p < end && c !== NL) return -1; // another column
-  QRELS_LINE[0] = ds;
-  QRELS_LINE[1] = de;
-  QRELS_LINE[2] = h;
-  QRELS_LINE[3] = neg ? -grade : grade;
+  QRELS_GRADE[0] = neg ? -grade : grade;
   return p + 1;
 }
 
@@ -229,10 +243,10 @@ export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
     if (cur >= 0) {
       const next = fastQrelsLine(bytes, pos, n, curStart, curLen, columns === 4);
       if (next >= 0) {
-        cols.start.push(lines, QRELS_LINE[0]!);
-        cols.length.push(lines, QRELS_LINE[1]! - QRELS_LINE[0]!);
-        cols.hash.push(lines, QRELS_LINE[2]!);
-        cols.grade.push(lines, QRELS_LINE[3]!);
+        cols.start.push(lines, DOCID[0]!);
+        cols.length.push(lines, DOCID[1]! - DOCID[0]!);
+        cols.hash.push(lines, DOCID[2]!);
+        cols.grade.push(lines, QRELS_GRADE[0]!);
         cols.query.push(lines, cur);
         lines++;
         pos = next;
@@ -369,25 +383,19 @@ export function parseScoreBytes(bytes: Uint8Array, s: number, e: number): number
   let digits = 0;
   let scale = 0;
   let any = false;
-  while (i < e) {
-    const d = bytes[i]! - 48;
+  let dot = false;
+  for (; i < e; i++) {
+    const b = bytes[i]!;
+    if (b === 46 && !dot) {
+      dot = true;
+      continue;
+    }
+    const d = b - 48;
     if (d < 0 || d > 9) break;
     any = true;
     if (digits > 0 || d > 0) digits++;
     mantissa = mantissa * 10 + d;
-    i++;
-  }
-  if (i < e && bytes[i] === 46) {
-    i++;
-    while (i < e) {
-      const d = bytes[i]! - 48;
-      if (d < 0 || d > 9) break;
-      any = true;
-      if (digits > 0 || d > 0) digits++;
-      mantissa = mantissa * 10 + d;
-      scale--;
-      i++;
-    }
+    if (dot) scale--;
   }
   if (i < e && (bytes[i] === 101 || bytes[i] === 69)) {
     i++;

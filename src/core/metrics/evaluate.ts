@@ -121,7 +121,8 @@ export class EvalPlan {
   private readonly cleared: Int32Array;
 
   constructor(
-    specs: readonly MeasureSpec[],
+    /** The requested measures (what a worker thread compiles its own plan from). */
+    readonly specs: readonly MeasureSpec[],
     readonly version: TrecEvalVersion = DEFAULT_TREC_EVAL_VERSION,
   ) {
     const measures: Compiled[] = [];

@@ -9,7 +9,7 @@
 export { evaluate, EvalPlan, makeResult, type EvalResult, type EvaluateOptions, type OutputColumn } from './evaluate.ts';
 export { formatTrecEval, toPlainObject, type EvalResultJson, type FormatOptions } from './format.ts';
 export { parseMeasures, outputNames, type MeasureSpec } from './parse.ts';
-export { MEASURES, NICKNAMES, NOT_IMPLEMENTED_ALL_TREC, NOT_IMPLEMENTED_OTHER, findMeasure, inRelease, nicknames } from './registry.ts';
+export { MEASURES, NOT_IMPLEMENTED_ALL_TREC, NOT_IMPLEMENTED_OTHER, findMeasure, inRelease, nicknames } from './registry.ts';
 export { DEFAULT_TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, parseTrecEvalVersion, type TrecEvalVersion } from './version.ts';
 export { compareUtf8, trecEvalOrder } from './ranking.ts';
 export type { MeasureDef, QueryContext } from './measure.ts';

@@ -140,9 +140,6 @@ export function nicknames(version: TrecEvalVersion): Readonly<Record<string, rea
   return { official: OFFICIAL, all_trec: version === '10.0' ? ALL_TREC_10 : ALL_TREC_9, set: SET };
 }
 
-/** trec_eval 10.0's measure sets (the default release). */
-export const NICKNAMES: Readonly<Record<string, readonly string[]>> = nicknames('10.0');
-
 /**
  * Measures of trec_eval's all_trec set that are not implemented: none, in either release (the parity
  * suites check every one of them).

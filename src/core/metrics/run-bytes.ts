@@ -19,6 +19,7 @@ import { asQueryId } from '../io/ids.ts';
 import {
   compareBytes,
   decode,
+  DOCID,
   FIELD_END,
   FIELD_START,
   HASH_SIGN,
@@ -26,6 +27,7 @@ import {
   NL,
   parseScoreBytes,
   QueryLines,
+  sameQueryDocid,
   scanLine,
   type ByteQrels,
 } from './byte-input.ts';
@@ -55,37 +57,19 @@ export interface ByteEvalResult {
   readonly lengths: number[];
 }
 
-/** Scratch of `fastLine`: docid start, docid end, docid hash, 1 when the tag differs; and the score. */
-const FAST = new Int32Array(4);
+/** Scratch of `fastLine`: 1 when the tag differs; and the score. The docid is in DOCID. */
+const FAST_OTHER_TAG = new Int32Array(1);
 const FAST_SCORE = new Float64Array(1);
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
 
 /**
- * The common line, read in one go: same query id as the line before (bytes[qs, qs+ql)), then Q0, an ASCII
- * docid (hashed while scanned), an integer rank, a score, a tag, nothing else. Returns the position after
- * the line, or -1 for any other line (the general scanner then reads it and decides).
+ * The common run line read in one go: `sameQueryDocid` (with Q0), an integer rank, a score, a tag, nothing
+ * else. Returns the position after the line, or -1 for any other line (the general scanner then decides).
  */
 function fastLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: number, tag: Uint8Array): number {
-  if (pos + ql >= end || bytes[pos] === HASH_SIGN) return -1; // a comment, even after a qid that starts with #
-  for (let k = 0; k < ql; k++) if (bytes[pos + k] !== bytes[qs + k]) return -1;
-  let p = pos + ql;
-  let c = bytes[p]!;
-  if (c !== 32 && c !== 9) return -1;
-  while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
-  while (p < end && (c = bytes[p]!) > 32) p++; // Q0
-  if (c !== 32 && c !== 9) return -1;
-  while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
-  const ds = p;
-  let h = FNV_OFFSET;
-  while (p < end && (c = bytes[p]!) > 32 && c < 0x80) {
-    h = Math.imul(h ^ c, FNV_PRIME);
-    p++;
-  }
-  if (p === ds || (c !== 32 && c !== 9)) return -1; // empty, non-ASCII or the line ends
-  const de = p;
-  while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
+  let p = sameQueryDocid(bytes, pos, end, qs, ql, 1);
+  if (p < 0) return -1;
   // rank: optional sign, 1..15 digits
+  let c = bytes[p];
   let r = p;
   if (c === 45 || c === 43) r++;
   const digits = r;
@@ -107,10 +91,7 @@ function fastLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: n
   if (other === 1) for (let t = ts; t < p; t++) if (bytes[t]! >= 0x80) return -1; // compare decoded tags: the general path
   while (p < end && ((c = bytes[p]!) === 32 || c === 9 || c === 13)) p++;
   if (p < end && c !== NL) return -1; // a seventh column
-  FAST[0] = ds;
-  FAST[1] = de;
-  FAST[2] = h;
-  FAST[3] = other;
+  FAST_OTHER_TAG[0] = other;
   FAST_SCORE[0] = score;
   return p + 1;
 }
@@ -232,10 +213,10 @@ export function evaluateRange(
       const next = fastLine(bytes, pos, end, curStart, curLen, tag);
       if (next >= 0) {
         const d = lines.push();
-        const ds = FAST[0]!;
-        const de = FAST[1]!;
-        const h = FAST[2]!;
-        otherTags += FAST[3]!;
+        const ds = DOCID[0]!;
+        const de = DOCID[1]!;
+        const h = DOCID[2]!;
+        otherTags += FAST_OTHER_TAG[0]!;
         lines.docStart[d] = ds;
         lines.docLen[d] = de - ds;
         lines.docHash[d] = h;
