@@ -10,7 +10,9 @@ import type { TransitionState } from '../core/flips/transitions.ts';
 export type { FlipReport, PerQueryRow, SupportLabel, TransitionState };
 export type {
   AnalysisView,
+  Bm25Explanation,
   DetailLoader,
+  ExplainLoader,
   JobProgress,
   PassageLoader,
   QueryDetail,

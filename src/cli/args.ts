@@ -22,6 +22,15 @@ export function parseFloatFlag(flag: string, min: number, max = Number.POSITIVE_
   };
 }
 
+/** A finite number > 0 (an exclusive lower bound, which `parseFloatFlag` cannot say). */
+export function parsePositiveFlag(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} expects a number > 0, got "${value}"`);
+    return n;
+  };
+}
+
 /** "1,5,10" → [1, 5, 10]. */
 export function parseIntList(flag: string) {
   return (value: string): number[] =>

@@ -13,9 +13,9 @@ import type { StoredVector } from '../encoders/pooling.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import { loadCollection } from './data/load.ts';
 import type { CollectionFile } from './data/types.ts';
-import { LabEngine, type CollectionSummary, type RunSummary } from './engine.ts';
+import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
-import type { QueryDetail } from './types.ts';
+import type { Bm25Explanation, QueryDetail } from './types.ts';
 
 function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict];
@@ -46,6 +46,10 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     runBm25(name: string, params: Partial<Bm25Params>, onProgress?: (done: number, total: number) => void): RunSummary {
       return engine.runBm25(name, params, onProgress ? (d, t) => void onProgress(d, t) : undefined);
+    },
+
+    runLexical(name: string, spec: LexicalSpec, onProgress?: (done: number, total: number) => void): RunSummary {
+      return engine.runLexical(name, spec, onProgress ? (d, t) => void onProgress(d, t) : undefined);
     },
 
     evaluatedQueries(): { ids: string[]; texts: string[] } {
@@ -88,6 +92,10 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     detail(qid: string, runs: readonly string[], k: number): QueryDetail {
       return engine.detail(qid, runs, k);
+    },
+
+    explainBm25(qid: string, docId: string, run: string): Bm25Explanation | null {
+      return engine.explainBm25(qid, docId, run);
     },
 
     passage(docId: string): { title: string; text: string } {

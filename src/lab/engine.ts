@@ -12,10 +12,21 @@ import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
 import { LAB_MEASURES, trecEvalText, type MetricsRow } from '../report/metrics.ts';
 import { selectEvaluationQueries } from '../core/io/validate.ts';
 import { evaluate, parseMeasures } from '../core/metrics/index.ts';
-import { buildBm25Index, resolveBm25Params, runBm25, type Bm25Index, type Bm25Params } from '../core/retrieve/bm25.ts';
+import {
+  buildBm25Index,
+  parseBm25RunName,
+  resolveBm25Params,
+  runBm25,
+  searchBm25,
+  type Bm25Index,
+  type Bm25Params,
+} from '../core/retrieve/bm25.ts';
+import { buildLexicalIndex, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
+import { runQl } from '../core/retrieve/ql.ts';
+import { resolveRm3Params, runRm3, type Rm3Params } from '../core/retrieve/rm3.ts';
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
-import type { QueryDetail, RankedDoc } from './types.ts';
+import type { Bm25Explanation, QueryDetail, RankedDoc } from './types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
 
 /** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */
@@ -42,7 +53,8 @@ export interface CollectionSummary {
   readonly judged: boolean;
   readonly split: string | null;
   readonly splits: readonly string[];
-  readonly runs: readonly { readonly name: string; readonly queries: number }[];
+  /** Runs that came with the collection: name, queries, ranked entries (lines of the run file, duplicates dropped). */
+  readonly runs: readonly { readonly name: string; readonly queries: number; readonly lines: number }[];
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -50,10 +62,21 @@ export interface RunSummary {
   readonly name: string;
   readonly queries: number;
   readonly depth: number;
+  /** Ranked entries (imported runs: the file's lines, duplicates dropped). */
+  readonly lines?: number;
   /** For encoder runs: documents encoded so far (partial while < docs). */
   readonly encodedDocs?: number;
   readonly docs?: number;
 }
+
+const entries = (run: Run): number => {
+  let n = 0;
+  for (const list of run.byQuery.values()) n += list.docs.length;
+  return n;
+};
+
+/** An instant lexical candidate's recipe (see `runLexical`). */
+export type LexicalSpec = { readonly kind: 'rm3'; readonly params: Partial<Rm3Params> } | { readonly kind: 'ql'; readonly mu: number };
 
 export class LabEngine {
   #c: LabCollection | null = null;
@@ -61,6 +84,7 @@ export class LabEngine {
   readonly #runs = new Map<string, Run>();
   readonly #vectorRuns = new Map<string, IncrementalVectorRun>();
   #bm25: { key: string; index: Bm25Index } | null = null;
+  #lexical: LexicalIndex | null = null;
 
   #collection(): LabCollection {
     if (this.#c === null) throw new Error('no collection is open');
@@ -73,6 +97,7 @@ export class LabEngine {
     this.#runs.clear();
     this.#vectorRuns.clear();
     this.#bm25 = null;
+    this.#lexical = null;
     const all = collection.queries.ids.map((_, i) => i);
     this.#evaluated = collection.qrels ? selectEvaluationQueries(collection.qrels, collection.queries) : all;
     for (const run of collection.runs) this.#runs.set(run.name, run);
@@ -89,7 +114,7 @@ export class LabEngine {
       judged: c.qrels !== null,
       split: c.split ?? null,
       splits: c.splits ?? [],
-      runs: c.runs.map((r) => ({ name: r.name, queries: r.byQuery.size })),
+      runs: c.runs.map((r) => ({ name: r.name, queries: r.byQuery.size, lines: entries(r) })),
       diagnostics: c.diagnostics,
     };
   }
@@ -109,15 +134,65 @@ export class LabEngine {
   /** Rank the evaluated queries with BM25 (the index is kept while k1/b do not change). */
   runBm25(name: string, params: Partial<Bm25Params>, onProgress?: (done: number, total: number) => void): RunSummary {
     const c = this.#collection();
+    const run = runBm25(this.#bm25Index(params, onProgress), c.corpus, c.queries, this.#evaluated, RUN_DEPTH, name);
+    return this.#store(run);
+  }
+
+  /**
+   * Rank the evaluated queries with one of the instant lexical candidates: BM25 + RM3 (first stage: BM25 with
+   * the same k1, b) or Dirichlet query likelihood. No model, no download: seconds on lab-sized collections.
+   */
+  runLexical(name: string, spec: LexicalSpec, onProgress?: (done: number, total: number) => void): RunSummary {
+    const c = this.#collection();
+    this.#lexical ??= buildLexicalIndex(c.corpus, onProgress ? { onProgress } : {});
+    if (spec.kind === 'ql') return this.#store(runQl(this.#lexical, c.corpus, c.queries, this.#evaluated, RUN_DEPTH, spec.mu, name));
+    const p = resolveRm3Params(spec.params);
+    const first = this.#bm25Index({ k1: p.k1, b: p.b });
+    const run = runRm3(this.#lexical, c.corpus, c.queries, this.#evaluated, RUN_DEPTH, (t, n) => searchBm25(first, t, n), p, name);
+    return this.#store(run);
+  }
+
+  /**
+   * Why a BM25 run scored a document: each distinct query term's tf, df, idf and weight (times its count in
+   * the query), for the explorer. Null when `run` is not a BM25 run or the query or document is unknown.
+   * Weights follow the paper's formula with the float32 idf; their sum equals the run's score up to the
+   * reference's float32 rounding of the running total.
+   */
+  explainBm25(qid: string, docId: string, run: string): Bm25Explanation | null {
+    const params = parseBm25RunName(run);
+    const c = this.#collection();
+    const qi = c.queries.indexOf.get(qid as QueryId);
+    const d = c.corpus.indexOf.get(docId as DocId);
+    if (params === null || qi === undefined || d === undefined) return null;
+    this.#lexical ??= buildLexicalIndex(c.corpus);
+    const lex = this.#lexical;
+    const { terms, counts } = queryTermCounts(lex, c.queries.texts[qi] ?? '');
+    const tfOf = new Map<number, number>();
+    for (let x = lex.docStart[d]!; x < lex.docStart[d + 1]!; x++) tfOf.set(lex.docTerms[x]!, lex.docTfs[x]!);
+    const { k1, b } = params;
+    const norm = k1 * (1 - b + (b * lex.docLengths[d]!) / lex.avgdl);
+    const rows = terms.map((t, i) => {
+      const df = lex.df[t]!;
+      const tf = tfOf.get(t) ?? 0;
+      const idf = Math.fround(Math.log(1 + (lex.docCount - df + 0.5) / (df + 0.5)));
+      const weight = tf === 0 ? 0 : (idf * tf * (k1 + 1)) / (tf + norm);
+      return { term: lex.terms[t]!, count: counts[i]!, tf, df, idf, weight: counts[i]! * weight };
+    });
+    return { run, terms: rows, total: rows.reduce((s, r) => s + r.weight, 0) };
+  }
+
+  /** The BM25 index for these parameters (the last one is kept while k1/b do not change). */
+  #bm25Index(params: Partial<Bm25Params>, onProgress?: (done: number, total: number) => void): Bm25Index {
     const resolved = resolveBm25Params(params);
     const key = JSON.stringify(resolved);
-    if (this.#bm25?.key !== key) {
-      const index = buildBm25Index(c.corpus, resolved, onProgress ? { onProgress } : {});
-      this.#bm25 = { key, index };
-    }
-    const run = runBm25(this.#bm25.index, c.corpus, c.queries, this.#evaluated, RUN_DEPTH, name);
-    this.#runs.set(name, run);
-    return { name, queries: run.byQuery.size, depth: RUN_DEPTH };
+    if (this.#bm25?.key !== key)
+      this.#bm25 = { key, index: buildBm25Index(this.#collection().corpus, resolved, onProgress ? { onProgress } : {}) };
+    return this.#bm25.index;
+  }
+
+  #store(run: Run): RunSummary {
+    this.#runs.set(run.name, run);
+    return { name: run.name, queries: run.byQuery.size, depth: RUN_DEPTH };
   }
 
   /** Start (or restart) an encoder run from its query vectors; document vectors follow with `addVectors`. */
@@ -147,7 +222,8 @@ export class LabEngine {
   /** Add a run read from a file. */
   addRun(run: Run): RunSummary {
     this.#runs.set(run.name, run);
-    return { name: run.name, queries: run.byQuery.size, depth: Math.max(0, ...[...run.byQuery.values()].map((l) => l.docs.length)) };
+    const depth = Math.max(0, ...[...run.byQuery.values()].map((l) => l.docs.length));
+    return { name: run.name, queries: run.byQuery.size, depth, lines: entries(run) };
   }
 
   removeRun(name: string): void {

@@ -5,8 +5,9 @@
  */
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { MetricsRow } from '../report/metrics.ts';
+import type { Recipe } from './recipe.ts';
 
-export type RetrieverKind = 'bm25' | 'dense' | 'sparse' | 'imported';
+export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
 export type RetrieverStatus = 'idle' | 'loading' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
 
 export interface JobProgress {
@@ -37,6 +38,8 @@ export interface RetrieverInfo {
   /** The run covers only the documents encoded so far. */
   readonly partial?: { readonly encodedDocs: number; readonly totalDocs: number };
   readonly error?: string;
+  /** What produced the run (parameters, model, device, file): shown on screen and written into exports. */
+  readonly recipe?: Recipe;
 }
 
 /** What the analysis views render. */
@@ -63,6 +66,25 @@ export interface QueryDetail {
   readonly judged: readonly { readonly docId: string; readonly grade: number }[];
   readonly lists: readonly { readonly run: string; readonly docs: readonly RankedDoc[]; readonly firstRelevant: number | null }[];
 }
+
+/** Why BM25 found a document: per distinct query term (see LabEngine.explainBm25). */
+export interface Bm25Explanation {
+  readonly run: string;
+  readonly terms: readonly {
+    readonly term: string;
+    /** Occurrences in the query. */
+    readonly count: number;
+    readonly tf: number;
+    readonly df: number;
+    readonly idf: number;
+    /** What the term adds to the score (count × weight). */
+    readonly weight: number;
+  }[];
+  readonly total: number;
+}
+
+/** Explains a BM25 run's score for one query and document; null for other runs. */
+export type ExplainLoader = (qid: string, docId: string, run: string) => Promise<Bm25Explanation | null>;
 
 /** Loads the top-k of the named runs for one query (from the lab worker). */
 export type DetailLoader = (qid: string, runs: readonly string[], k: number) => Promise<QueryDetail>;

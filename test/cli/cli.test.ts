@@ -5,6 +5,12 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { parseRun } from '../../src/core/io/trec.ts';
+import { selectEvaluationQueries } from '../../src/core/io/validate.ts';
+import { buildBm25Index, searchBm25 } from '../../src/core/retrieve/bm25.ts';
+import { buildLexicalIndex } from '../../src/core/retrieve/lexical.ts';
+import { runQl } from '../../src/core/retrieve/ql.ts';
+import { runRm3 } from '../../src/core/retrieve/rm3.ts';
+import { loadBeirFolder } from '../../src/node/files.ts';
 
 import { SHARED_DATA } from '../shared-data.ts';
 import { tempDir } from '../support/temp.ts';
@@ -340,6 +346,49 @@ describe('fliplab flips', () => {
     const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', candidatePath);
     expect(r.stdout).toMatch(/k = 10: reference supports \d+ of 43/);
     expect(r.stdout).toMatch(/negative-flip rate/);
+  });
+});
+
+describe('fliplab bm25 --rm3 and fliplab ql', () => {
+  it('write the same runs as the core functions, named as the lab names them', async () => {
+    const col = await loadBeirFolder(TINY, 'test');
+    const selected = selectEvaluationQueries(col.qrels, col.queries);
+    const bm25 = buildBm25Index(col.corpus);
+    const lex = buildLexicalIndex(col.corpus);
+    const cases = [
+      {
+        argv: ['bm25', TINY, '--rm3', '--fb-docs', '3'],
+        want: runRm3(lex, col.corpus, col.queries, selected, 1000, (t, n) => searchBm25(bm25, t, n), { fbDocs: 3 }),
+        name: 'bm25-rm3-fb_docs=3-fb_terms=10-w=0.5',
+        settings: /\(k1 = 1\.5, b = 0\.75, fb_docs = 3, fb_terms = 10, original query weight = 0\.5\)/,
+      },
+      { argv: ['ql', TINY], want: runQl(lex, col.corpus, col.queries, selected, 1000), name: 'ql', settings: /\(Dirichlet μ = 1000\)/ },
+      {
+        argv: ['ql', TINY, '--mu', '250'],
+        want: runQl(lex, col.corpus, col.queries, selected, 1000, 250),
+        name: 'ql-mu=250',
+        settings: /μ = 250/,
+      },
+    ];
+    for (const c of cases) {
+      const out = join(tmp, `${c.name}.txt`);
+      const r = await cli(...c.argv, '--out', out);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(c.settings);
+      const run = (await parseRun(readFileSync(out, 'utf8'), out)).value;
+      expect(run.name).toBe(c.name);
+      expect(c.want.name).toBe(c.name);
+      expect([...run.byQuery.keys()]).toEqual([...c.want.byQuery.keys()]);
+      for (const [qid, list] of c.want.byQuery) expect(run.byQuery.get(qid)!.docs, `${c.name} ${qid}`).toEqual(list.docs);
+    }
+  });
+
+  it('reject bad feedback settings and μ with exit 2', async () => {
+    expect((await cli('ql', TINY, '--mu', '0')).stderr).toMatch(/--mu expects a number > 0, got "0"/);
+    expect((await cli('bm25', TINY, '--rm3', '--fb-docs', '0')).code).toBe(2);
+    expect((await cli('bm25', TINY, '--rm3', '--original-query-weight', '2')).stderr).toMatch(
+      /--original-query-weight expects a number in \[0, 1\]/,
+    );
   });
 });
 

@@ -12,6 +12,10 @@ import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
 import { bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
 import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
+import { parseQlRunName, qlRunName } from '../../core/retrieve/ql.ts';
+import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve/rm3.ts';
+import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../lab/recipe.ts';
+import type { LexicalSpec } from '../../lab/engine.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
@@ -26,6 +30,7 @@ export type { CollectionError } from './errors.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import type { CollectionSummary } from '../../lab/engine.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
+import type { Bm25Explanation } from '../../lab/types.ts';
 import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
 
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
@@ -40,7 +45,8 @@ export interface EncoderSpec {
   readonly kind: 'encoder';
   readonly config: EncoderConfig;
 }
-export type RetrieverSpec = Bm25Spec | EncoderSpec | { readonly kind: 'imported' };
+export type RetrieverSpec =
+  Bm25Spec | EncoderSpec | { readonly kind: 'lexical'; readonly spec: LexicalSpec } | { readonly kind: 'imported' };
 
 /** How often a growing run is re-analysed while encoding. */
 const LIVE_ANALYSIS_MS = 400;
@@ -69,6 +75,8 @@ export class Lab {
   analysisError: string | null = $state(null);
   /** Candidates whose runs were partial when the current analysis was computed (what the views badge). */
   analyzedPartial: string[] = $state.raw([]);
+  /** How much of each partial candidate the current analysis covers (what "x of N passages" says). */
+  partialProgress: Record<string, { readonly encodedDocs: number; readonly totalDocs: number }> = $state.raw({});
 
   /** The report for the current depths and label, rebuilt from prepared ranks (one frame). */
   report: FlipReport | null = $derived.by(() => {
@@ -125,7 +133,7 @@ export class Lab {
       this.retrievers = [];
       this.prepared = null;
       this.metrics = [];
-      for (const run of summary.runs) this.#addImported(run.name, run.queries);
+      for (const run of summary.runs) this.#addImported(run.name, run.queries, run.lines, name);
       const sameCollection = this.view.collection === id;
       this.setView({ collection: id, ...(sameCollection ? {} : { query: null, reference: null, candidates: [] }) });
       await this.addBm25(DEFAULT_BM25_PARAMS.k1, DEFAULT_BM25_PARAMS.b);
@@ -146,6 +154,10 @@ export class Lab {
   async #restoreRetriever(id: string): Promise<void> {
     const bm25 = parseBm25RunName(id);
     if (bm25) return void (await this.addBm25(bm25.k1, bm25.b));
+    const rm3 = parseRm3RunName(id);
+    if (rm3) return void (await this.addRm3(rm3));
+    const ql = parseQlRunName(id);
+    if (ql) return void (await this.addQl(ql.mu));
     const config = parseEncoderRunId(id);
     if (config?.model.startsWith(LOCAL_MODEL_PREFIX)) {
       this.#upsert({
@@ -170,10 +182,23 @@ export class Lab {
 
   #patch(id: string, patch: Partial<RetrieverInfo>): void {
     const i = this.retrievers.findIndex((r) => r.id === id);
-    if (i >= 0) this.retrievers[i] = { ...this.retrievers[i]!, ...patch } as RetrieverInfo;
+    if (i < 0) return;
+    const row = { ...this.retrievers[i]!, ...patch } as RetrieverInfo;
+    const spec = this.#specs.get(id);
+    // An encoder's recipe includes the device it ended up on and how many passages are in the run.
+    this.retrievers[i] =
+      spec?.kind === 'encoder'
+        ? {
+            ...row,
+            recipe: encoderRecipe(spec.config, {
+              ...(row.device ? { device: row.device } : {}),
+              ...(row.partial ? { encodedDocs: row.partial.encodedDocs, totalDocs: row.partial.totalDocs } : {}),
+            }),
+          }
+        : row;
   }
 
-  #addImported(name: string, queries: number): void {
+  #addImported(name: string, queries: number, lines: number, file: string): void {
     this.#specs.set(name, { kind: 'imported' });
     this.#upsert({
       id: name,
@@ -181,6 +206,7 @@ export class Lab {
       kind: 'imported',
       status: 'ready',
       progress: { done: queries, total: queries, cached: 0, etaMs: 0, unit: 'queries' },
+      recipe: importedRecipe(file, lines, queries),
     });
   }
 
@@ -188,7 +214,7 @@ export class Lab {
     const name = file.path.replace(/^.*\//, '');
     try {
       const run = await this.lab.addRunFile(file, name);
-      this.#addImported(run.name, run.queries);
+      this.#addImported(run.name, run.queries, run.lines ?? 0, name);
       this.#select(run.name);
     } catch (e) {
       this.#upsert({ id: name, name, kind: 'imported', status: 'error', error: errorText(errorInfo(e)) });
@@ -207,12 +233,44 @@ export class Lab {
       status: 'searching',
       device: 'cpu',
       progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' },
+      recipe: bm25Recipe(k1, b),
     });
+    await this.#rank(id, (onProgress) => this.lab.runBm25(id, { k1, b }, onProgress));
+  }
+
+  /** BM25 + RM3 (Anserini's defaults unless given): an instant candidate, no model to download. */
+  async addRm3(params: Partial<Rm3Params> = {}): Promise<void> {
+    const id = rm3RunName(params);
+    await this.#addLexical(id, { kind: 'rm3', params }, rm3Recipe(params));
+  }
+
+  /** Query likelihood with Dirichlet smoothing: an instant candidate, no model to download. */
+  async addQl(mu = 1000): Promise<void> {
+    await this.#addLexical(qlRunName(mu), { kind: 'ql', mu }, qlRecipe(mu));
+  }
+
+  async #addLexical(id: string, spec: LexicalSpec, recipe: RetrieverInfo['recipe']): Promise<void> {
+    if (this.#specs.has(id) && this.retrievers.find((r) => r.id === id)?.status === 'ready') return this.#select(id);
+    this.#specs.set(id, { kind: 'lexical', spec });
+    const total = this.collection?.docs ?? 0;
+    this.#upsert({
+      id,
+      name: id,
+      kind: 'lexical',
+      status: 'searching',
+      device: 'cpu',
+      progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' },
+      ...(recipe ? { recipe } : {}),
+    });
+    await this.#rank(id, (onProgress) => this.lab.runLexical(id, spec, onProgress));
+  }
+
+  /** Run a ranking job in the lab worker with progress, then make it ready and select it. */
+  async #rank(id: string, job: (onProgress: (done: number, total: number) => void) => Promise<unknown>): Promise<void> {
+    const total = this.collection?.docs ?? 0;
     const started = performance.now();
     try {
-      await this.lab.runBm25(
-        id,
-        { k1, b },
+      await job(
         proxy((done: number, all: number) => {
           const elapsed = performance.now() - started;
           this.#patch(id, { progress: { done, total: all, cached: 0, etaMs: etaMs(done, all, elapsed), unit: 'documents' } });
@@ -240,7 +298,14 @@ export class Lab {
       if (live()) this.#patch(id, p);
     };
     const totalDocs = this.collection.docs;
-    this.#upsert({ id, name: id, kind: config.kind === 'sparse' ? 'sparse' : 'dense', status: 'loading', dtype: config.dtype });
+    this.#upsert({
+      id,
+      name: id,
+      kind: config.kind === 'sparse' ? 'sparse' : 'dense',
+      status: 'loading',
+      dtype: config.dtype,
+      recipe: encoderRecipe(config),
+    });
     const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
     const load: WorkerLoadOptions = {
       device,
@@ -426,6 +491,9 @@ export class Lab {
           this.metrics = metrics;
           this.prepared = prepared;
           this.analyzedPartial = partial.filter((p) => candidates.includes(p));
+          this.partialProgress = Object.fromEntries(
+            this.retrievers.filter((r) => this.analyzedPartial.includes(r.id) && r.partial).map((r) => [r.id, r.partial!]),
+          );
         } else {
           this.metrics = [];
           this.prepared = null;
@@ -455,6 +523,7 @@ export class Lab {
   // ---------------------------------------------------------------- explorer
 
   loadDetail = (qid: string, runs: readonly string[], k: number): Promise<QueryDetail> => this.lab.detail(qid, runs, k);
+  explain = (qid: string, docId: string, run: string): Promise<Bm25Explanation | null> => this.lab.explainBm25(qid, docId, run);
   loadPassage = (docId: string): Promise<{ title: string; text: string }> => this.lab.passage(docId);
 
   dispose(): void {

@@ -7,9 +7,14 @@ import type { RetrieverInfo, ViewState } from '../types.ts';
 
 type Retrievers = readonly Pick<RetrieverInfo, 'id' | 'status' | 'partial'>[];
 
-/** Runs that can be analysed: ready, or encoding with a started (partial) run. */
+/**
+ * Runs that can be analysed: ready, or encoding with its queries encoded and at least one batch of passages
+ * in its run. A run with no passage yet would rank nothing and show every supported query as broken.
+ */
 export function usableRetrievers(retrievers: Retrievers): string[] {
-  return retrievers.filter((r) => r.status === 'ready' || (r.status === 'encoding' && r.partial !== undefined)).map((r) => r.id);
+  return retrievers
+    .filter((r) => r.status === 'ready' || (r.status === 'encoding' && r.partial !== undefined && r.partial.encodedDocs > 0))
+    .map((r) => r.id);
 }
 
 /**

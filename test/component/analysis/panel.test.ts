@@ -29,7 +29,7 @@ describe('AnalysisPanel', () => {
   test('renders every section under a heading, at the selected k', () => {
     const report = mainReport();
     const { container } = setup(fullView(report), 5);
-    const headings = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent);
+    const headings = screen.getAllByRole('heading', { level: 3 }).map((h) => h.textContent);
     expect(headings).toEqual([
       'Analysis against BM25',
       'Transitions at k = 5',
@@ -47,7 +47,7 @@ describe('AnalysisPanel', () => {
     // The flip table inside the panel shows the same rates as the report.
     const flipTable = screen.getByText(/Transitions against BM25 at every depth/).closest('table')!;
     const row = readTable(flipTable).find((r) => r.text['k'] === '5' && r.text['candidate'] === 'BGE')!;
-    expect(row.text['negative-flip rate']).toBe(formatRate(k5.candidates[0]!.negative_flip_rate));
+    expect(row.text['negative-flip rate of reference-supported queries']).toBe(formatRate(k5.candidates[0]!.negative_flip_rate));
   });
 
   test('partial candidates: a notice at the top and a badge wherever they are named', () => {

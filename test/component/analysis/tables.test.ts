@@ -67,7 +67,7 @@ describe('TransitionMatrix', () => {
         const cell = table.querySelector<HTMLElement>(`td[data-state="${state}"]`)!;
         // … and the view shows it, with its share of all queries.
         expect(cell.querySelector('.count')!.textContent).toBe(formatCount(expected[state]));
-        expect(cell.querySelector('.share')!.textContent).toBe(formatShare(expected[state], n));
+        expect(cell.querySelector('.share')!.textContent).toBe(`${formatShare(expected[state], n)} of all`);
       }
       // Layout: row 1 = reference supports (preserved, broken), row 2 = does not (fixed, unchanged).
       const bodyRows = table.tBodies[0]!.rows;
@@ -120,9 +120,9 @@ describe('FlipTable', () => {
           fixed: formatCount(c.fixed),
           broken: formatCount(c.broken),
           'net gain': formatNetGain(c.net_gain),
-          'fix rate': formatRate(c.fix_rate),
-          'negative-flip rate': formatRate(c.negative_flip_rate),
-          compatibility: formatRate(c.compatibility),
+          'fix rate of queries the reference misses': formatRate(c.fix_rate),
+          'negative-flip rate of reference-supported queries': formatRate(c.negative_flip_rate),
+          'compatibility of reference-supported queries': formatRate(c.compatibility),
         });
         expect(r.cells['candidate']!.tagName).toBe('TH');
         expect(r.cells['candidate']!.getAttribute('scope')).toBe('row');
@@ -132,7 +132,7 @@ describe('FlipTable', () => {
     // Spot-check against the oracle so the test does not only compare the report with itself.
     const k5 = rows.find((r) => r.text['k'] === '5' && r.text['candidate'] === 'BGE')!;
     expect(k5.text['broken']).toBe(`${oracle(REFERENCE_RANKS, BGE_RANKS, 5).broken}`);
-    expect(rows.some((r) => r.text['negative-flip rate'] === '—')).toBe(false);
+    expect(rows.some((r) => r.text['negative-flip rate of reference-supported queries'] === '—')).toBe(false);
   });
 
   test('undefined rates show "—" with the reason, never 0', () => {
@@ -149,8 +149,8 @@ describe('FlipTable', () => {
     const rows = readTable(tableOf(container));
     const r1 = rows.find((r) => r.text['k'] === '1')!;
     for (const [column, kind] of [
-      ['negative-flip rate', 'negative_flip_rate'],
-      ['compatibility', 'compatibility'],
+      ['negative-flip rate of reference-supported queries', 'negative_flip_rate'],
+      ['compatibility of reference-supported queries', 'compatibility'],
     ] as const) {
       const cell = r1.cells[column]!;
       expect(r1.text[column]).toBe('—');
@@ -158,12 +158,12 @@ describe('FlipTable', () => {
       expect(cell.querySelector('.sr-only')!.textContent).toBe(undefinedReason(kind, 1));
       expect(cell.textContent).not.toMatch(/0\.0%/);
     }
-    expect(r1.text['fix rate']).toBe(formatRate(k1.candidates[0]!.fix_rate));
-    expect(r1.text['fix rate']).not.toBe('—');
+    expect(r1.text['fix rate of queries the reference misses']).toBe(formatRate(k1.candidates[0]!.fix_rate));
+    expect(r1.text['fix rate of queries the reference misses']).not.toBe('—');
     const r10 = rows.find((r) => r.text['k'] === '10')!;
-    expect(r10.text['fix rate']).toBe('—');
-    expect(r10.cells['fix rate']!.title).toBe(undefinedReason('fix_rate', 10));
-    expect(r10.text['negative-flip rate']).toBe(formatRate(k10.candidates[0]!.negative_flip_rate));
+    expect(r10.text['fix rate of queries the reference misses']).toBe('—');
+    expect(r10.cells['fix rate of queries the reference misses']!.title).toBe(undefinedReason('fix_rate', 10));
+    expect(r10.text['negative-flip rate of reference-supported queries']).toBe(formatRate(k10.candidates[0]!.negative_flip_rate));
   });
 });
 
@@ -266,9 +266,10 @@ describe('PairedTable', () => {
         'only B': formatCount(p.only_b),
         p: formatPValue(p.p),
         'p (Holm)': formatPValue(p.p_holm),
-        significant: p.p_holm < 0.05 ? '*' : '',
+        // A pair with a run still encoding (C is partial) is never marked: it reads "not final".
+        significant: p.a === 'C' || p.b === 'C' ? 'not final' : p.p_holm < 0.05 ? '*' : '',
       });
-      expect(r.cells['significant']!.dataset['significant']).toBe(String(p.p_holm < 0.05));
+      expect(r.cells['significant']!.dataset['significant']).toBe(p.a === 'C' || p.b === 'C' ? 'not final' : String(p.p_holm < 0.05));
     }
     expect(report.paired.some((p) => p.p_holm < 0.05)).toBe(true);
     expect(report.paired.some((p) => p.p_holm >= 0.05)).toBe(true);

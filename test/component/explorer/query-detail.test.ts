@@ -112,9 +112,15 @@ describe('QueryDetail', () => {
     await screen.findByText(`query ${evil}`);
     await fireEvent.click(screen.getByRole('button', { name: /show passage/i }));
     expect(loadPassage).toHaveBeenCalledWith('d<b>1</b>');
-    await screen.findByText(evil);
-    expect(screen.getByText('<h1>big</h1>')).toBeTruthy();
-    expect(screen.getByText(`<i>${evil}</i>`)).toBeTruthy();
+    // Query terms are highlighted (<mark> around text segments), so whole strings are read from textContent.
+    const byText = (selector: string, want: string) => (_: string, el: Element | null) =>
+      el?.matches(selector) === true && el.textContent === want;
+    await screen.findByText(byText('.passage-text', evil));
+    expect(screen.getByText(byText('.passage-title', '<h1>big</h1>'))).toBeTruthy();
+    expect(container.querySelector('td.title')!.textContent).toContain(`<i>${evil}</i>`);
+    // The query's words (img, src, x, onerror, alert) are marked, as text.
+    const marks = [...container.querySelectorAll('.passage-text mark')].map((m) => m.textContent);
+    expect(marks).toEqual(['img', 'src', 'x', 'onerror', 'alert', '1']);
     expect(container.querySelector('img')).toBeNull();
     expect(container.querySelector('b, i, h1, script')).toBeNull();
     expect(screen.getByRole('button', { name: /hide passage/i }).getAttribute('aria-expanded')).toBe('true');

@@ -158,9 +158,9 @@ describe('CollectionPanel', () => {
       ['catalog', '3.5 MiB'],
       ['your files', '900 B'],
     ]);
-    await fireEvent.click(within(rows[1]!).getByRole('button', { name: 'Delete' }));
+    await fireEvent.click(within(rows[1]!).getByRole('button', { name: /^Delete / }));
     expect(collections.remove).toHaveBeenCalledWith('files:notes-1a2b3c');
-    await fireEvent.click(within(rows[0]!).getByRole('button', { name: 'Open' }));
+    await fireEvent.click(within(rows[0]!).getByRole('button', { name: /^Open / }));
     expect(collections.openStored).toHaveBeenCalledWith('beir:scifact');
     expect(collections.remove).toHaveBeenCalledTimes(1);
   });

@@ -16,6 +16,7 @@ import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import { DEFAULT_VIEW } from '../../../src/app/types.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import type { Qrels, Run } from '../../../src/core/types.ts';
+import { bm25Recipe, recipeLine } from '../../../src/lab/recipe.ts';
 import type { EncodeProgress } from '../../../src/encoders/job.ts';
 import type { StoredVector } from '../../../src/encoders/pooling.ts';
 import { createLabApi, type LabApi } from '../../../src/lab/api.ts';
@@ -265,8 +266,10 @@ describe('Lab opens a collection', () => {
         status: 'ready',
         device: 'cpu',
         progress: { done: 12, total: 12, cached: 0, etaMs: 0, unit: 'documents' },
+        recipe: bm25Recipe(1.5, 0.75),
       },
     ]);
+    expect(recipeLine(lab.retrievers[0]!.recipe!)).toMatch(/^BM25 .* · k1 1\.5 · b 0\.75 · tokenizer RAGFlip/);
     expect(engine.runNames()).toEqual(['bm25']);
     expect(lab.reference).toBe('bm25');
     expect(lab.view).toMatchObject({ collection: 'files:tiny', reference: null, candidates: [] });
@@ -340,7 +343,11 @@ describe('Lab analyses candidates against the reference', () => {
       kind: 'imported',
       status: 'ready',
       progress: { done: 7, total: 7, cached: 0, etaMs: 0, unit: 'queries' },
+      recipe: expect.any(Array),
     });
+    // The recipe names the file and counts its lines (one per ranked document).
+    expect(lab.retrievers.at(-1)!.recipe!.find((r) => r.label === 'file')!.value).toBe('designed.trec');
+    expect(Number(lab.retrievers.at(-1)!.recipe!.find((r) => r.label === 'lines')!.value)).toBeGreaterThan(7);
     expect(lab.view.candidates).toEqual(['designed.trec']);
     await lab.settled();
     expect(lab.report!.runs.find((r) => r.name === 'designed.trec')!.missing_queries).toBe(1);

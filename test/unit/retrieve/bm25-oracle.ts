@@ -2,7 +2,8 @@
  * The naive BM25 oracle — the reference script's loop written out over token arrays with no index at all —
  * and a literal nDCG@10: the independent computations the BM25 and lab tests compare against.
  */
-import type { Corpus, DocId, Qrels, QueryId } from '../../../src/core/types.ts';
+import type { Corpus, DocId, DocIndex, Qrels, Queries, QueryId } from '../../../src/core/types.ts';
+import { asDocId, asDocIndex, asQueryId } from '../../../src/core/io/ids.ts';
 import { passageText } from '../../../src/core/io/beir.ts';
 import { tokenize } from '../../../src/core/text/tokenize.ts';
 import type { Bm25Params } from '../../../src/core/retrieve/bm25.ts';
@@ -79,4 +80,25 @@ export function meanNdcgAt10(byQuery: ReadonlyMap<QueryId, { readonly docs: read
   let sum = 0;
   for (const [qid, list] of byQuery) sum += ndcgAt10(list.docs, qrels.byQuery.get(qid)!);
   return sum / byQuery.size;
+}
+
+/** A corpus from texts (or [title, text] pairs), ids d0, d1, …. */
+export function makeCorpus(docs: readonly (string | readonly [string, string])[]): Corpus {
+  const ids: DocId[] = [];
+  const titles: string[] = [];
+  const texts: string[] = [];
+  const indexOf = new Map<DocId, DocIndex>();
+  docs.forEach((doc, i) => {
+    const id = asDocId(`d${i}`);
+    ids.push(id);
+    indexOf.set(id, asDocIndex(i));
+    titles.push(typeof doc === 'string' ? '' : doc[0]);
+    texts.push(typeof doc === 'string' ? doc : doc[1]);
+  });
+  return { ids, titles, texts, indexOf };
+}
+
+export function makeQueries(texts: readonly string[]): Queries {
+  const ids: QueryId[] = texts.map((_, i) => asQueryId(`q${i}`));
+  return { ids, texts: [...texts], indexOf: new Map(ids.map((id, i) => [id, i])) };
 }

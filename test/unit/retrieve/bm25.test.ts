@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Corpus, DocId, DocIndex, Queries, QueryId } from '../../../src/core/types.ts';
-import { asDocId, asDocIndex, asQueryId } from '../../../src/core/io/ids.ts';
 import { selectEvaluationQueries } from '../../../src/core/io/validate.ts';
+import { asQueryId } from '../../../src/core/io/ids.ts';
 import { loadBeirFolder } from '../../../src/node/files.ts';
 import {
   BM25_DEFAULT_DEPTH,
@@ -18,7 +17,7 @@ import {
   type Bm25SearchOptions,
 } from '../../../src/core/retrieve/bm25.ts';
 import { SCIFACT_DIR } from '../../shared-data.ts';
-import { meanNdcgAt10, oracleCorpus, oracleSearch, type OracleCorpus } from './bm25-oracle.ts';
+import { makeCorpus, makeQueries, meanNdcgAt10, oracleCorpus, oracleSearch, type OracleCorpus } from './bm25-oracle.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures
@@ -33,26 +32,6 @@ function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-function makeCorpus(docs: readonly (string | readonly [string, string])[]): Corpus {
-  const ids: DocId[] = [];
-  const titles: string[] = [];
-  const texts: string[] = [];
-  const indexOf = new Map<DocId, DocIndex>();
-  docs.forEach((doc, i) => {
-    const id = asDocId(`d${i}`);
-    ids.push(id);
-    indexOf.set(id, asDocIndex(i));
-    titles.push(typeof doc === 'string' ? '' : doc[0]);
-    texts.push(typeof doc === 'string' ? doc : doc[1]);
-  });
-  return { ids, titles, texts, indexOf };
-}
-
-function makeQueries(texts: readonly string[]): Queries {
-  const ids: QueryId[] = texts.map((_, i) => asQueryId(`q${i}`));
-  return { ids, texts: [...texts], indexOf: new Map(ids.map((id, i) => [id, i])) };
 }
 
 /** Layout knobs turned down so that layers, dense columns and every pruning path occur on tiny corpora. */

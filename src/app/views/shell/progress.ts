@@ -15,5 +15,11 @@ export const share = (done: number, total: number): number => (total > 0 ? Math.
 
 export function describeProgress(p: JobProgress): string {
   const cached = p.cached > 0 ? ` (${p.cached.toLocaleString('en-US')} cached)` : '';
-  return `${p.done.toLocaleString('en-US')} / ${p.total.toLocaleString('en-US')} ${p.unit}${cached}`;
+  const unit = p.unit === 'documents' ? 'passages' : p.unit;
+  return `${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} ${unit}${cached}`;
+}
+
+/** "570 of 5,183 passages": the one wording for how much of a partial run is in the analysis. */
+export function partialPassages(p: { readonly encodedDocs: number; readonly totalDocs: number }): string {
+  return `${p.encodedDocs.toLocaleString('en-US')} of ${p.totalDocs.toLocaleString('en-US')} passages`;
 }

@@ -1,0 +1,38 @@
+/**
+ * The analysis in one sentence per candidate, in plain words, for the top of the page:
+ * "Replacing bm25 by bm25-rm3 at k = 10 fixes 184 and breaks 28 of 648 queries (net +156); nDCG@10 0.254 → 0.421."
+ * The query count is the whole cohort (every judged query), so the sentence never needs a second base.
+ */
+import type { FlipReport, MetricsRow } from '../../types.ts';
+import { formatCount, formatSigned } from './format.ts';
+
+export interface HeadlineLine {
+  readonly candidate: string;
+  readonly text: string;
+  /** "570 of 5,183 passages" when the candidate is still encoding. */
+  readonly partial: string | null;
+}
+
+type Progress = Readonly<Record<string, { readonly encodedDocs: number; readonly totalDocs: number }>>;
+
+const measure = (rows: readonly MetricsRow[], run: string): number | undefined => rows.find((r) => r.run === run)?.values['ndcg_cut.10'];
+
+export function headlineLines(report: FlipReport, k: number, metrics: readonly MetricsRow[], partial: Progress = {}): HeadlineLine[] {
+  const block = report.depths.find((d) => d.k === k) ?? report.depths[0];
+  if (!block) return [];
+  const reference = block.reference.name;
+  const before = measure(metrics, reference);
+  return block.candidates.map((c) => {
+    const after = measure(metrics, c.name);
+    const ndcg = before !== undefined && after !== undefined ? `; nDCG@10 ${before.toFixed(3)} → ${after.toFixed(3)}` : '';
+    const text =
+      `Replacing ${reference} by ${c.name} at k = ${block.k} fixes ${formatCount(c.fixed)} and breaks ${formatCount(c.broken)} ` +
+      `of ${formatCount(report.queries)} queries (net ${formatSigned(c.fixed - c.broken)})${ndcg}.`;
+    const p = partial[c.name];
+    return {
+      candidate: c.name,
+      text,
+      partial: p ? `${p.encodedDocs.toLocaleString('en-US')} of ${p.totalDocs.toLocaleString('en-US')} passages` : null,
+    };
+  });
+}
