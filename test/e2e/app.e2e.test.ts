@@ -67,8 +67,9 @@ async function saveDownload(p: Page, click: () => Promise<void>): Promise<{ name
   return { name: download.suggestedFilename(), text: await readFile(path, 'utf8'), path };
 }
 
-async function shot(p: Page, selector: string, name: string): Promise<void> {
-  const dir = SHOTS ?? join(work, 'screenshots');
+/** A screenshot of `selector`; with `readme` it is one of the README's pictures (docs/screenshots with FLIPLAB_SCREENSHOTS=1). */
+async function shot(p: Page, selector: string, name: string, readme = true): Promise<void> {
+  const dir = (readme ? SHOTS : null) ?? join(work, 'screenshots');
   await mkdir(dir, { recursive: true });
   const file = join(dir, name);
   await p.locator(selector).first().screenshot({ path: file });
@@ -128,6 +129,17 @@ describe('the lab (wasm)', () => {
     await page.getByTestId('encoder-preset').selectOption('bge-small');
     await page.getByTestId('encoder-model').fill(MODEL);
     await page.getByTestId('encoder-max-length').fill(String(MAX_TOKENS));
+    // Every change of the page is sampled: (passages in the encoder's run, runs in the analysis).
+    await page.evaluate((id) => {
+      const w = window as unknown as { __samples: [string, string][] };
+      w.__samples = [];
+      const sample = () => {
+        const r = document.querySelector(`[data-testid="retriever-${CSS.escape(id)}"]`);
+        const a = document.querySelector('section[aria-labelledby="analysis-heading"]');
+        if (r) w.__samples.push([r.getAttribute('data-encoded-docs') ?? '', a?.getAttribute('data-runs') ?? '']);
+      };
+      new MutationObserver(sample).observe(document.body, { subtree: true, attributes: true, childList: true });
+    }, ENCODER_ID);
     await page.getByTestId('add-encoder').click();
     // While encoding: a partial run, analysed and marked partial.
     await expect
@@ -136,6 +148,13 @@ describe('the lab (wasm)', () => {
     const analysis = page.locator('section[aria-labelledby="analysis-heading"]');
     await expect.poll(() => analysis.getAttribute('data-partial'), { timeout: 30_000 }).toBe(ENCODER_ID);
     expect(await analysis.textContent()).toMatch(/partial/i);
+    expect(await analysis.textContent()).toMatch(/Partial: .*\d of 5,183 passages/);
+    // Honest partial results: with its queries encoded but no passage yet the run was never analysed.
+    const samples = await page.evaluate(() => (window as unknown as { __samples: [string, string][] }).__samples);
+    const inAnalysis = ([, runs]: [string, string]) => runs.split(',').includes(ENCODER_ID);
+    expect(samples.some(([docs]) => docs === '0')).toBe(true);
+    expect(samples.filter(([docs]) => docs === '0').some(inAnalysis)).toBe(false);
+    expect(samples.some(inAnalysis)).toBe(true);
     const committedBeforeReload = Number(await row(page, ENCODER_ID).getAttribute('data-encoded-docs'));
     expect(committedBeforeReload).toBeLessThan(5_183);
     await shot(page, 'section[aria-labelledby="retrievers-heading"]', 'retrievers.png');
@@ -186,7 +205,7 @@ describe('the lab (wasm)', () => {
     const at10 = appReport.depths.find((d) => d.k === 10)!.candidates[0]!;
     const matrix = await page.locator('section[aria-labelledby="analysis-heading"] table').first().textContent();
     expect(matrix).toContain(String(at10.broken));
-    await shot(page, 'section[aria-labelledby="analysis-heading"]', 'analysis.png');
+    await shot(page, 'section[aria-labelledby="analysis-heading"]', 'fixture-analysis.png', false);
   }, 120_000);
 
   it('exports per-query transitions, trec_eval text and reports that parse back', async () => {
@@ -237,17 +256,20 @@ describe('the lab (wasm)', () => {
       .poll(() => page.locator('section[aria-labelledby="explorer-heading"]').textContent(), { timeout: 30_000 })
       .toMatch(/first relevant/i);
     expect(page.url()).toMatch(/[#&]q=/);
-    await shot(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png');
+    await shot(page, 'section[aria-labelledby="explorer-heading"]', 'fixture-explorer.png', false);
 
     // The link holds the view, not the data: a new tab on this machine reopens the same view from the cache.
-    const detailHeading = await page.locator('section[aria-labelledby="explorer-heading"] h3').first().textContent();
+    const detailHeading = await page.locator('section[aria-labelledby="explorer-heading"] .detail-pane h3').first().textContent();
+    expect(detailHeading).toMatch(/^Query /);
     const other = await context.newPage();
     try {
       await other.goto(page.url());
       await expect.poll(() => row(other, ENCODER_ID).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
       expect(await row(other, ENCODER_ID).getAttribute('data-cached')).toBe('5183');
       await expect
-        .poll(() => other.locator('section[aria-labelledby="explorer-heading"] h3').first().textContent(), { timeout: 30_000 })
+        .poll(() => other.locator('section[aria-labelledby="explorer-heading"] .detail-pane h3').first().textContent(), {
+          timeout: 30_000,
+        })
         .toBe(detailHeading);
       expect(
         await other
@@ -388,6 +410,179 @@ describe('the lab (webgpu, own files)', () => {
       await gpuBrowser.close();
     }
   }, 360_000);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The lab as an instrument: #demo, phones, keyboard and screen readers.
+
+const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+/** A fresh visitor (empty storage) at a viewport; the local server stands in for the hub. */
+async function freshVisitor(viewport: { width: number; height: number }) {
+  const c = await browser.newContext({ viewport, acceptDownloads: true });
+  const seen: string[] = [];
+  c.on('request', (r) => {
+    requested.push(r.url());
+    seen.push(new URL(r.url()).pathname);
+  });
+  const host = server.url.replace(/\/$/, '');
+  await c.addInitScript(
+    (h) => localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' })),
+    host,
+  );
+  return { c, p: await c.newPage(), seen };
+}
+
+/** Waits for the demo's complete analysis: BM25 against both instant candidates, a headline for each. */
+async function demoReady(p: Page): Promise<void> {
+  const analysis = p.locator('section[aria-labelledby="analysis-heading"]');
+  await expect.poll(() => analysis.getAttribute('data-runs'), { timeout: 60_000 }).toBe('bm25,bm25-rm3,ql');
+  await expect.poll(() => p.locator('[data-testid="headline"] p').count(), { timeout: 30_000 }).toBe(2);
+}
+
+/** Page width beyond the viewport (0 = the page never scrolls sideways). */
+const sideways = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+async function axeViolations(p: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's CSP forbids injected <script> tags.
+  if (!(await p.evaluate(() => 'axe' in window))) await p.evaluate(await readFile(AXE, 'utf8'));
+  const found = await p.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run: (c: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const r = await axe.run(document);
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
+}
+
+describe('the lab as an instrument', () => {
+  for (const vp of VIEWPORTS) {
+    it(`#demo opens a complete analysis with no download and no sideways scrolling (${vp.name} ${vp.width}×${vp.height})`, async () => {
+      const { c, p, seen } = await freshVisitor(vp);
+      try {
+        await p.goto(`${server.url}#demo`);
+        await demoReady(p);
+        const headline = await p.getByTestId('headline').textContent();
+        expect(headline).toMatch(
+          /Replacing bm25 by bm25-rm3 at k = 3 fixes \d+ and breaks \d+ of 32 queries \(net [+-]?\d+\); nDCG@10 0\.\d{3} → 0\.\d{3}\./,
+        );
+        expect(await p.getByTestId('collection-summary').textContent()).toMatch(/fliplab classroom collection.*88 passages.*32 judged/s);
+        // Nothing was downloaded: no dataset, no model.
+        expect(seen.filter((path) => path.startsWith('/datasets/') || path.includes('/resolve/'))).toEqual([]);
+        // The setup is compact once a collection is open: the catalog waits behind "Change collection".
+        expect(await p.getByTestId('catalog-scifact').isVisible()).toBe(false);
+        expect(await sideways(p)).toBe(0);
+
+        // The explorer: "next broken query" opens one; its detail is on screen, with the query terms marked.
+        await p.getByTestId('next-broken').click();
+        const detail = p.locator('.detail-pane');
+        await expect.poll(() => detail.locator('h3').first().textContent(), { timeout: 30_000 }).toMatch(/^Query q\d+/);
+        const box = (await detail.boundingBox())!;
+        expect(box.width).toBeGreaterThan(vp.width < 600 ? vp.width * 0.8 : 400);
+        await expect.poll(async () => (await detail.boundingBox())!.y < vp.height, { timeout: 5_000 }).toBe(true);
+        expect(await detail.locator('.list').count()).toBe(2);
+        for (const list of await detail.locator('.list').all()) expect((await list.boundingBox())!.width).toBeGreaterThan(250);
+        expect(await sideways(p)).toBe(0);
+        if (vp.width >= 1280) {
+          // At least 40 characters of query text fit the list's text column.
+          const fits = await p.evaluate(() => {
+            const cell = document.querySelector('.list-pane [role="option"] .text') as HTMLElement;
+            const ctx = document.createElement('canvas').getContext('2d')!;
+            ctx.font = getComputedStyle(cell).font;
+            return { room: cell.clientWidth, need: ctx.measureText('how does vaccination protect people who a').width };
+          });
+          expect(fits.room).toBeGreaterThanOrEqual(fits.need);
+        }
+        // Show a passage of the reference: the query's words are marked, and BM25 says why it scored it.
+        await detail
+          .locator('.list')
+          .first()
+          .getByRole('button', { name: /^Show passage / })
+          .first()
+          .click();
+        await expect.poll(() => detail.locator('.passage-text mark').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+        await expect.poll(() => detail.getByTestId('bm25-why').count(), { timeout: 10_000 }).toBe(1);
+        expect(await detail.getByTestId('bm25-why').textContent()).toMatch(/Why bm25 scores it \d+\.\d{4}/);
+        expect(await axeViolations(p)).toEqual([]);
+      } finally {
+        await c.close();
+      }
+    }, 120_000);
+  }
+
+  it('the first visit offers the demo in one click; keyboard and screen-reader structure hold', async () => {
+    const { c, p } = await freshVisitor({ width: 1280, height: 800 });
+    try {
+      await p.goto(server.url);
+      expect(await axeViolations(p)).toEqual([]);
+      // A skip link first in the tab order, then navigation that moves focus, not only the scroll position.
+      await p.keyboard.press('Tab');
+      expect(await p.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the analysis');
+      await p.keyboard.press('Enter');
+      expect(await p.evaluate(() => document.activeElement?.id)).toBe('analysis-heading');
+      await p.getByTestId('demo').click();
+      await demoReady(p);
+      await p.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Queries' }).click();
+      expect(await p.evaluate(() => document.activeElement?.id)).toBe('explorer-heading');
+      await p.getByRole('navigation', { name: 'Parts of the analysis' }).getByRole('link', { name: 'Depth plot' }).click();
+      expect(await p.evaluate(() => document.activeElement?.textContent)).toBe('Depth plot');
+      // One h1, and no level skipped on the way down.
+      const levels = await p.evaluate(() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => Number(h.tagName[1])));
+      expect(levels.filter((l) => l === 1)).toHaveLength(1);
+      levels.forEach((l, i) => expect(l - (levels[i - 1] ?? 0), `heading ${i} (h${l})`).toBeLessThanOrEqual(1));
+      // Buttons say what they act on: no two share a name.
+      const names = await p.evaluate(() =>
+        [...document.querySelectorAll('button')]
+          .filter((b) => b.offsetParent !== null)
+          .map((b) => (b.getAttribute('aria-label') ?? b.textContent ?? '').trim()),
+      );
+      expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+      expect(names).toContain('Remove bm25-rm3');
+      expect(await axeViolations(p)).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  }, 120_000);
+
+  it('#demo on a browser that has SciFact uses SciFact; README screenshots from it', async () => {
+    await page.goto(`${server.url}#demo`);
+    const analysis = page.locator('section[aria-labelledby="analysis-heading"]');
+    await expect.poll(() => analysis.getAttribute('data-runs'), { timeout: 120_000 }).toBe('bm25,bm25-rm3,ql');
+    expect(await page.getByTestId('collection-summary').textContent()).toMatch(/SciFact.*5,183 passages/s);
+    expect(await page.getByTestId('headline').textContent()).toMatch(
+      /Replacing bm25 by bm25-rm3 at k = 10 fixes \d+ and breaks \d+ of 300 queries/,
+    );
+    // The recipe of every run is on screen.
+    await page.getByTestId('recipe-bm25-rm3').locator('summary').click();
+    expect(await page.getByTestId('recipe-bm25-rm3').textContent()).toMatch(/fb_docs\s*10.*fb_terms\s*10.*original query weight\s*0\.5/s);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator('#analysis-heading').scrollIntoViewIfNeeded();
+    await shot(page, 'section[aria-labelledby="analysis-heading"]', 'analysis.png');
+    await page.getByTestId('next-broken').click();
+    await expect.poll(() => page.locator('.detail-pane h3').first().textContent(), { timeout: 30_000 }).toMatch(/^Query /);
+    await page
+      .locator('.detail-pane .list')
+      .first()
+      .getByRole('button', { name: /^Show passage / })
+      .first()
+      .click();
+    await expect.poll(() => page.getByTestId('bm25-why').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await shot(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('#analysis-heading').scrollIntoViewIfNeeded();
+    const dir = SHOTS ?? join(work, 'screenshots');
+    await mkdir(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, 'phone.png') });
+    expect(await sideways(page)).toBe(0);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  }, 180_000);
 });
 
 describe('static hosting', () => {

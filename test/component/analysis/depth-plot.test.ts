@@ -11,7 +11,7 @@ import { plotFileName, serializeSvg, svgSize, svgToPng, PngExportError } from '.
 import { analyzeFlips } from '../../../src/core/flips/analyze.ts';
 import { BGE_RANKS, E5_RANKS, REFERENCE_RANKS, mainReport, makeQrels, makeRun, undefinedReport } from './fixtures.ts';
 
-const linePaths = (root: ParentNode, panel: string) => root.querySelectorAll(`[data-panel="${panel}"] g[aria-label="line"] path`);
+const linePaths = (root: ParentNode, panel: string) => root.querySelectorAll(`[data-panel="${panel}"] g[data-mark="line"] path`);
 
 function parseSvg(markup: string): Document {
   const doc = new DOMParser().parseFromString(markup, 'image/svg+xml');
@@ -32,7 +32,7 @@ describe('depth plot builder', () => {
       const dashed = paths.filter((p) => p.closest('[stroke-dasharray]') !== null || p.getAttribute('stroke-dasharray'));
       expect(dashed.map((p) => p.getAttribute('stroke'))).toEqual([CANDIDATE_COLORS[1]]); // E5 is the second candidate
       // One interval band per candidate too.
-      expect(svg.querySelectorAll(`[data-panel="${panel}"] g[aria-label="area"] path`)).toHaveLength(2);
+      expect(svg.querySelectorAll(`[data-panel="${panel}"] g[data-mark="area"] path`)).toHaveLength(2);
     }
     expect(svg.querySelector('[data-part="legend"]')!.textContent).toBe('BGEE5 (partial)');
   });
@@ -48,8 +48,8 @@ describe('depth plot builder', () => {
     expect([nfr5.value, nfr5.lo, nfr5.hi]).toEqual([c5.negative_flip_rate.value, c5.negative_flip_rate.lo, c5.negative_flip_rate.hi]);
     const svg = buildDepthPlot(report);
     // Two defined depths of three: the NFR panel draws two dots, the net-gain panel three.
-    expect(svg.querySelectorAll('[data-panel="negative_flip_rate"] g[aria-label="dot"] circle')).toHaveLength(2);
-    expect(svg.querySelectorAll('[data-panel="net_gain"] g[aria-label="dot"] circle')).toHaveLength(3);
+    expect(svg.querySelectorAll('[data-panel="negative_flip_rate"] g[data-mark="dot"] circle')).toHaveLength(2);
+    expect(svg.querySelectorAll('[data-panel="net_gain"] g[data-mark="dot"] circle')).toHaveLength(3);
   });
 
   test('depthPlotSvg builds in a given document (even one without a window) and the markup parses as SVG', () => {
