@@ -97,6 +97,8 @@ export class Lab {
   readonly #specs = new Map<string, RetrieverSpec>();
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #jobs = new Map<string, AbortController>();
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  readonly #sources = new Map<string, WorkerLoadOptions['source']>();
   readonly #bridge: EncodeBridge;
   readonly #worker: Worker;
   readonly lab: Remote<LabApi>;
@@ -289,6 +291,8 @@ export class Lab {
     if (this.#jobs.has(id)) return;
     if (this.collection === null) return;
     this.#specs.set(id, { kind: 'encoder', config });
+    if (source) this.#sources.set(id, source);
+    else this.#sources.delete(id);
     const controller = new AbortController();
     this.#jobs.set(id, controller);
     const signal = controller.signal;
@@ -389,6 +393,17 @@ export class Lab {
 
   cancel(id: string): void {
     this.#jobs.get(id)?.abort();
+  }
+
+  /**
+   * Continue a cancelled (or failed) encoder from where it stopped: the same job again, which finds every
+   * committed batch in the cache and encodes only the rest.
+   */
+  async resume(id: string): Promise<void> {
+    const spec = this.#specs.get(id);
+    if (spec?.kind !== 'encoder' || this.#jobs.has(id)) return;
+    this.#patch(id, { error: undefined } as Partial<RetrieverInfo>);
+    await this.addEncoder(spec.config, this.#sources.get(id));
   }
 
   #cancelAll(): void {

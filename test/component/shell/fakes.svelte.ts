@@ -52,6 +52,9 @@ export class FakeLab {
     this.view = { ...this.view, ...patch };
   });
   cancel = vi.fn((_id: string): void => {});
+  resume = vi.fn(async (_id: string): Promise<void> => {});
+  addRm3 = vi.fn(async (): Promise<void> => {});
+  addQl = vi.fn(async (_mu?: number): Promise<void> => {});
   remove = vi.fn(async (_id: string): Promise<void> => {});
   addEncoder = vi.fn(async (_config: EncoderConfig): Promise<void> => {});
   addBm25 = vi.fn(async (_k1: number, _b: number): Promise<void> => {});
@@ -78,6 +81,9 @@ type LabMembers =
   | 'candidates'
   | 'setView'
   | 'cancel'
+  | 'resume'
+  | 'addRm3'
+  | 'addQl'
   | 'remove'
   | 'addEncoder'
   | 'addBm25'

@@ -134,6 +134,29 @@ describe('RetrieversPanel rows', () => {
   });
 });
 
+describe('RetrieversPanel after a cancel', () => {
+  test('a cancelled encoder offers Resume and Remove, and no stale progress or ETA', async () => {
+    const cancelled: RetrieverInfo = { ...E5, status: 'cancelled' };
+    const { lab } = setup([BM25, cancelled]);
+    expect(row('e5-small-q8').querySelector('.progress-text')).toBeNull();
+    expect(within(row('e5-small-q8')).queryByRole('progressbar')).toBeNull();
+    expect(row('e5-small-q8').querySelector('.badge.partial')).toBeNull();
+    await fireEvent.click(within(row('e5-small-q8')).getByRole('button', { name: 'Resume e5-small-q8' }));
+    expect(lab.resume).toHaveBeenCalledWith('e5-small-q8');
+    expect(within(row('e5-small-q8')).getByRole('button', { name: 'Remove e5-small-q8' })).toBeTruthy();
+    // An imported run cannot be resumed: there is nothing to continue.
+    expect(within(row('bm25')).queryByRole('button', { name: /^Resume/ })).toBeNull();
+  });
+
+  test('the instant candidates need no form: one click each', async () => {
+    const { lab } = setup([BM25]);
+    await fireEvent.click(screen.getByTestId('add-rm3'));
+    expect(lab.addRm3).toHaveBeenCalledTimes(1);
+    await fireEvent.submit(screen.getByTestId('add-ql').closest('form')!);
+    expect(lab.addQl).toHaveBeenCalledWith(1000);
+  });
+});
+
 describe('RetrieversPanel reference and candidates', () => {
   test('the reference radio makes that run the reference and drops it from the candidates', async () => {
     const { lab } = setup([BM25, BGE, E5], ['bge-small', 'e5-small-q8']);

@@ -83,7 +83,7 @@ function hold(): Hold {
  * Encode workers on MessageChannels: passages are committed in batches of `batch` through `onVectors`; a test
  * may hold a job before its query vectors return or after its first passage batch. Logs starts, calls and ends.
  */
-function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdAfterFirstBatch?: Hold } = {}) {
+function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdBeforeFirstBatch?: Hold; holdAfterFirstBatch?: Hold } = {}) {
   const batch = options.batch ?? 4;
   const log: string[] = [];
   let started = 0;
@@ -124,6 +124,7 @@ function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdAf
             return { vectors, cached: 0, encoded: vectors.length, load };
           }
           for (let from = 0; from < vectors.length; from += batch) {
+            if (from === 0) await options.holdBeforeFirstBatch?.wait();
             const positions = vectors.slice(from, from + batch).map((_, i) => from + i);
             await onVectors(
               positions,
@@ -567,6 +568,50 @@ describe('Lab remove and cancel', () => {
     expect(engine.run(id).byQuery.get('q1' as never)!.docs).toHaveLength(12);
     await expectLiteral(lab, 'bm25', id);
     expect(encode.log).toEqual(['init 1', 'encode query 8 on 1', 'encode passage 12 on 1']);
+  });
+
+  test('a run whose queries are encoded but no passage yet stays out of the analysis until its first batch', async () => {
+    const held = hold();
+    const encode = fakeEncodeWorkers({ batch: 4, holdBeforeFirstBatch: held });
+    const { lab } = setup({ encode });
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    const config = encoderConfig('bge-small');
+    const id = encoderRunId(config);
+    const job = lab.addEncoder(config);
+    await held.reached;
+    await vi.waitFor(() => expect(lab.retrievers.find((r) => r.id === id)?.partial).toEqual({ encodedDocs: 0, totalDocs: 12 }));
+    expect(lab.retrievers.find((r) => r.id === id)!.status).toBe('encoding');
+    expect(lab.view.candidates).toEqual([id]); // chosen, but not analysed yet
+    expect(lab.usable).not.toContain(id);
+    expect(lab.candidates).toEqual([]);
+    await lab.settled();
+    expect(lab.report).toBeNull();
+    expect(lab.metrics.map((m) => m.run)).toEqual(['bm25']);
+    held.release();
+    await vi.waitFor(() => expect(lab.candidates).toEqual([id]));
+    await job;
+    await lab.settled();
+    expect(lab.report!.runs.map((r) => r.name)).toEqual(['bm25', id]);
+  });
+
+  test('resume continues a cancelled encoder (the same job again; committed batches come from the cache)', async () => {
+    const held = hold();
+    const encode = fakeEncodeWorkers({ holdAfterFirstBatch: held });
+    const { lab } = setup({ encode });
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    const config = encoderConfig('bge-small');
+    const id = encoderRunId(config);
+    const job = lab.addEncoder(config);
+    await held.reached;
+    lab.cancel(id);
+    await job;
+    expect(lab.retrievers.find((r) => r.id === id)!.status).toBe('cancelled');
+    held.release();
+    await lab.resume('bm25'); // not an encoder: nothing happens
+    await lab.resume(id);
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({ status: 'ready', partial: { encodedDocs: 12, totalDocs: 12 } });
+    expect(lab.retrievers.find((r) => r.id === id)!.recipe!.find((x) => x.label === 'passages encoded')!.value).toBe('12 of 12');
+    expect(encode.started()).toBe(2);
   });
 
   test('cancel stops a running encoder job: cancelled row, encode worker ended, no longer a candidate; adding it again restarts', async () => {
