@@ -24,6 +24,7 @@ import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 import * as ort from 'onnxruntime-web/webgpu';
 import { denseTopKOnnx, type OrtLike } from '../src/encoders/dense-onnx.ts';
 import { guardNetwork } from '../src/lab/network-guard.ts';
+import { problemOf, withProblem, type Problem } from '../src/lab/problems.ts';
 import {
   LOCAL_MODEL_ROOT,
   LocalModelError,
@@ -168,15 +169,20 @@ function isLocalLoad(source: WorkerLoadOptions['source']): boolean {
 
 /**
  * After a failed load only: which required files the model host does not serve, e.g.
- * "not found: config.json (HTTP 404), onnx/model.onnx (HTTP 404)"; null when they all answer.
+ * "not found: config.json (HTTP 404), onnx/model.onnx (HTTP 404)", or that the host could not be reached
+ * at all (offline, or no answer: then nothing is "not found"); null when they all answer.
  */
-async function findMissingFiles(config: EncoderConfig, dtype: EncoderDtype, source: WorkerLoadOptions['source']): Promise<string | null> {
+async function findMissingFiles(
+  config: EncoderConfig,
+  dtype: EncoderDtype,
+  source: WorkerLoadOptions['source'],
+): Promise<{ readonly text: string; readonly problem: Problem } | null> {
   const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', ONNX_FILE_BY_DTYPE[dtype]];
   if (isLocalLoad(source)) {
     const have = localModels.get(config.model);
-    if (have === undefined) return `no local model folder registered as ${config.model}`;
+    if (have === undefined) return { text: `no local model folder registered as ${config.model}`, problem: 'not-found' };
     const missing = files.filter((f) => !have.has(f));
-    return missing.length === 0 ? null : `missing from the picked folder: ${missing.join(', ')}`;
+    return missing.length === 0 ? null : { text: `missing from the picked folder: ${missing.join(', ')}`, problem: 'not-found' };
   }
   let base: string;
   if (source.allowRemote !== false && source.remoteHost !== undefined) {
@@ -187,7 +193,7 @@ async function findMissingFiles(config: EncoderConfig, dtype: EncoderDtype, sour
   } else {
     return null;
   }
-  const problems = await Promise.all(
+  const answers = await Promise.all(
     files.map(async (file) => {
       try {
         const response = await fetch(new URL(file, new URL(base, self.location.href)), {
@@ -195,14 +201,25 @@ async function findMissingFiles(config: EncoderConfig, dtype: EncoderDtype, sour
           cache: 'no-store',
         });
         await response.body?.cancel();
-        return response.ok ? null : `${file} (HTTP ${response.status})`;
+        return response.ok ? null : { file, status: response.status };
       } catch (error) {
-        return `${file} (${String(error)})`;
+        return { file, error };
       }
     }),
   );
-  const missing = problems.filter((p): p is string => p !== null);
-  return missing.length === 0 ? null : `not found: ${missing.join(', ')}`;
+  // A request that got no answer means the host is unreachable (or blocked, or the browser is offline):
+  // that is what to say, not that the files are missing.
+  const unanswered = answers.find((a) => a !== null && 'error' in a);
+  if (unanswered && 'error' in unanswered) {
+    const problem = problemOf(unanswered.error) ?? 'unreachable';
+    const host = new URL(base, self.location.href).origin;
+    const why = problem === 'offline' ? 'this browser is offline' : problem === 'blocked' ? String(unanswered.error) : 'no answer';
+    return { text: `could not reach ${host} (${why})`, problem };
+  }
+  const missing = answers.filter((a): a is { file: string; status: number } => a !== null && 'status' in a);
+  if (missing.length === 0) return null;
+  const text = `not found: ${missing.map((m) => `${m.file} (HTTP ${m.status})`).join(', ')}`;
+  return { text, problem: missing.every((m) => m.status === 404) ? 'not-found' : 'http' };
 }
 
 let initialized = false;
@@ -259,7 +276,7 @@ const api = {
       if (problem !== null) {
         throw new LocalModelError(
           `Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ` +
-            `${problem}${localModels.has(config.model) ? '' : ' (register the folder first)'}`,
+            `${problem.text}${localModels.has(config.model) ? '' : ' (register the folder first)'}`,
         );
       }
     }
@@ -274,8 +291,11 @@ const api = {
       // transformers.js reports a missing repo as e.g. "Cannot read properties of undefined (reading
       // 'tokenizer_class')": find out which required files the host does not serve.
       const missing = await findMissingFiles(config, dtype, options.source);
-      const detail = missing === null ? message : `${missing} (${message})`;
-      throw new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error });
+      const detail = missing === null ? message : `${missing.text} (${message})`;
+      throw withProblem(
+        new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error }),
+        missing?.problem ?? problemOf(error),
+      );
     }
     const result: WorkerLoadResult = { device, reason, adapterInfo, dtype, model: config.model };
     current = { key, encoder, result };

@@ -5,6 +5,7 @@
  */
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { MetricsRow } from '../report/metrics.ts';
+import type { Problem } from './problems.ts';
 import type { Recipe } from './recipe.ts';
 
 export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
@@ -38,6 +39,8 @@ export interface RetrieverInfo {
   /** The run covers only the documents encoded so far. */
   readonly partial?: { readonly encodedDocs: number; readonly totalDocs: number };
   readonly error?: string;
+  /** For a failed download or model load: what kind of network problem it was (what to advise). */
+  readonly problem?: Problem;
   /** What produced the run (parameters, model, device, file): shown on screen and written into exports. */
   readonly recipe?: Recipe;
 }

@@ -421,8 +421,8 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 
-/** A fresh visitor (empty storage) at a viewport; the local server stands in for the hub. */
-async function freshVisitor(viewport: { width: number; height: number }) {
+/** A fresh visitor (empty storage) at a viewport; the local server stands in for the hub unless `hosts` say otherwise. */
+async function freshVisitor(viewport: { width: number; height: number }, hosts: { modelHost?: string; dataHost?: string } = {}) {
   const c = await browser.newContext({ viewport, acceptDownloads: true });
   const seen: string[] = [];
   c.on('request', (r) => {
@@ -430,10 +430,10 @@ async function freshVisitor(viewport: { width: number; height: number }) {
     seen.push(new URL(r.url()).pathname);
   });
   const host = server.url.replace(/\/$/, '');
-  await c.addInitScript(
-    (h) => localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' })),
-    host,
-  );
+  await c.addInitScript((s) => localStorage.setItem('fliplab.settings', JSON.stringify({ ...s, device: 'wasm' })), {
+    modelHost: hosts.modelHost ?? host,
+    dataHost: hosts.dataHost ?? host,
+  });
   return { c, p: await c.newPage(), seen };
 }
 
@@ -550,6 +550,60 @@ describe('the lab as an instrument', () => {
       await c.close();
     }
   }, 120_000);
+
+  it('says offline, unreachable and not found apart, in plain words, with a Retry', async () => {
+    // Not found: a host that serves no datasets (404 for every layout).
+    const bare = await startHubServer({ staticRoot: join(work, 'dist') });
+    const dead = 'http://127.0.0.1:9'; // nothing listens on the discard port
+    const cases = [
+      { dataHost: bare.url.replace(/\/$/, ''), problem: 'not-found', says: /SciFact is not on 127\.0\.0\.1:\d+/, offline: false },
+      { dataHost: dead, problem: 'unreachable', says: /127\.0\.0\.1:9 did not answer/, offline: false },
+      { dataHost: server.url.replace(/\/$/, ''), problem: 'offline', says: /This browser is offline/, offline: true },
+    ] as const;
+    try {
+      for (const t of cases) {
+        const { c, p } = await freshVisitor({ width: 1280, height: 800 }, { dataHost: t.dataHost });
+        try {
+          await p.goto(server.url);
+          if (t.offline) await c.setOffline(true);
+          await p.getByTestId('catalog-scifact').click();
+          const failure = p.getByTestId('download-failure');
+          await expect.poll(() => failure.getAttribute('data-problem'), { timeout: 30_000 }).toBe(t.problem);
+          expect(await failure.textContent()).toMatch(t.says);
+          expect(await failure.textContent()).toMatch(/open your own files below/);
+          expect(await failure.getByRole('button', { name: 'Retry' }).isVisible()).toBe(true);
+          if (t.offline) {
+            // Back online, Retry downloads it.
+            await c.setOffline(false);
+            await failure.getByRole('button', { name: 'Retry' }).click();
+            await expect.poll(() => row(p, 'bm25').getAttribute('data-status'), { timeout: 90_000 }).toBe('ready');
+            expect(await p.getByTestId('download-failure').count()).toBe(0);
+          }
+        } finally {
+          await c.close();
+        }
+      }
+      // A model host that does not answer: the row says so (not "not found") and offers Retry.
+      const { c, p } = await freshVisitor({ width: 1280, height: 800 }, { modelHost: dead });
+      try {
+        await p.goto(`${server.url}#demo`);
+        await demoReady(p);
+        await p.getByTestId('encoder-model').fill(MODEL);
+        await p.getByTestId('add-encoder').click();
+        const encoder = row(p, 'bge-small:fliplab/tiny-bert');
+        await expect.poll(() => encoder.getAttribute('data-status'), { timeout: 60_000 }).toBe('error');
+        const text = (await encoder.textContent()) ?? '';
+        expect(text).toMatch(/could not reach http:\/\/127\.0\.0\.1:9/);
+        expect(text).not.toMatch(/not found/);
+        expect(text).toMatch(/Check the host in Settings/);
+        expect(await encoder.getByRole('button', { name: /^Retry / }).isVisible()).toBe(true);
+      } finally {
+        await c.close();
+      }
+    } finally {
+      await bare.close();
+    }
+  }, 240_000);
 
   it('#demo on a browser that has SciFact uses SciFact; README screenshots from it', async () => {
     await page.goto(`${server.url}#demo`);

@@ -33,8 +33,14 @@ const ALLOWED: Readonly<Record<Exclude<Area, 'test' | 'bench' | 'scripts'>, read
   app: ['core', 'report', 'encoders', 'store', 'lab', 'workers', 'app'],
 };
 
-/** Files outside any area that an area may import: the CLI reads its version from package.json. */
-const ALLOWED_FILES: Readonly<Partial<Record<Area, readonly string[]>>> = { cli: ['package.json'] };
+/**
+ * Files outside any area that an area may import: the CLI reads its version from package.json; the app
+ * bundles the demo collection (`#demo` opens it with no download).
+ */
+const ALLOWED_FILES: Readonly<Partial<Record<Area, readonly string[]>>> = {
+  cli: ['package.json'],
+  app: ['examples/demo-beir/corpus.jsonl', 'examples/demo-beir/queries.jsonl', 'examples/demo-beir/qrels/test.tsv'],
+};
 
 /** Files outside src/app that may import the UI: its own tests, the e2e pages, the UI frame benchmark. */
 const MAY_IMPORT_APP = [/^test\/component\//, /^test\/unit\/app\//, /^test\/e2e\//, /^bench\/app-recompute\.ts$/];

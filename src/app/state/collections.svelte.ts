@@ -8,6 +8,15 @@ import { CollectionStore, uploadId } from '../../lab/data/collection-store.ts';
 import { fetchCatalogCollection } from '../../lab/data/fetch.ts';
 import type { CollectionFile, CollectionMeta, FetchProgress } from '../../lab/data/types.ts';
 import { collectionName } from './read-files.ts';
+import { problemAdvice, problemOf, problemSummary, type Problem } from '../../lab/problems.ts';
+
+const hostName = (url: string): string => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
 import type { Lab } from './lab.svelte.ts';
 
 export interface DownloadState {
@@ -17,10 +26,22 @@ export interface DownloadState {
   readonly finishedBytes: number;
 }
 
+/** A download that failed for a network reason: what happened, what to do, and what Retry repeats. */
+export interface DownloadFailure {
+  readonly summary: string;
+  readonly advice: string;
+  /** The technical message (URL, status), shown folded. */
+  readonly detail: string;
+  readonly problem: Problem;
+  /** Catalog name that Retry downloads again. */
+  readonly retry: string;
+}
+
 export class Collections {
   stored: CollectionMeta[] = $state([]);
   download: DownloadState | null = $state(null);
   error: string | null = $state(null);
+  failure: DownloadFailure | null = $state.raw(null);
   readonly catalog = BEIR_CATALOG;
   #store: CollectionStore | null = null;
   #download: AbortController | null = null;
@@ -52,6 +73,7 @@ export class Collections {
     const id = catalogId(name);
     const display = catalogEntry(name)?.displayName ?? name;
     this.error = null;
+    this.failure = null;
     const db = this.#db();
     let files = await db.get(id);
     if (!files) {
@@ -72,9 +94,20 @@ export class Collections {
           },
         });
       } catch (e) {
-        this.error = controller.signal.aborted
-          ? `Download of ${display} cancelled.`
-          : `Could not download ${display}: ${e instanceof Error ? e.message : String(e)}`;
+        const detail = e instanceof Error ? e.message : String(e);
+        const problem = controller.signal.aborted ? null : problemOf(e);
+        if (problem !== null) {
+          const host = hostName(this.lab.settings.dataHost);
+          this.failure = {
+            summary: problemSummary(problem, display, host),
+            advice: problemAdvice(problem, 'open your own files below'),
+            detail,
+            problem,
+            retry: name,
+          };
+        } else {
+          this.error = controller.signal.aborted ? `Download of ${display} cancelled.` : `Could not download ${display}: ${detail}`;
+        }
         return;
       } finally {
         this.download = null;

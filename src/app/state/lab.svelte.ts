@@ -16,6 +16,7 @@ import { parseQlRunName, qlRunName } from '../../core/retrieve/ql.ts';
 import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve/rm3.ts';
 import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../lab/recipe.ts';
 import type { LexicalSpec } from '../../lab/engine.ts';
+import { problemOf } from '../../lab/problems.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
@@ -362,7 +363,10 @@ export class Lab {
       this.#scheduleAnalysis(0);
     } catch (e) {
       if (isAbort(e) || signal.aborted) patch({ status: 'cancelled' });
-      else patch({ status: 'error', error: errorText(errorInfo(e)) });
+      else {
+        const problem = problemOf(e);
+        patch({ status: 'error', error: errorText(errorInfo(e)), ...(problem ? { problem } : {}) });
+      }
       this.#scheduleAnalysis(0);
     } finally {
       // A newer job for the same id (the collection was reopened) keeps its own controller.
@@ -402,7 +406,6 @@ export class Lab {
   async resume(id: string): Promise<void> {
     const spec = this.#specs.get(id);
     if (spec?.kind !== 'encoder' || this.#jobs.has(id)) return;
-    this.#patch(id, { error: undefined } as Partial<RetrieverInfo>);
     await this.addEncoder(spec.config, this.#sources.get(id));
   }
 

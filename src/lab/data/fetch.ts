@@ -18,6 +18,7 @@ import {
 } from './catalog.ts';
 import type { CollectionFile, FetchProgress } from './types.ts';
 import { etaMs } from '../../core/progress.ts';
+import { problemOf, withProblem } from '../problems.ts';
 
 /** An HTTP answer other than 2xx. */
 export class HttpError extends Error {
@@ -55,7 +56,7 @@ export async function fetchWithProgress(url: string, options: FetchOptions = {})
     res = await doFetch(url, signal ? { signal } : {});
   } catch (e) {
     if (signal?.aborted || (e as Error)?.name === 'AbortError') throw e;
-    throw new Error(`GET ${url} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    throw withProblem(new Error(`GET ${url} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }), problemOf(e));
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => undefined);
@@ -199,9 +200,12 @@ export async function fetchCatalogCollection(name: string, options: CatalogFetch
     }
   }
   if (!texts) {
-    throw new Error(
-      `BEIR set "${name}" not found at ${base}: every layout answered 404 (${tried.join('; ')}). ` +
-        `Check the name and the mirror URL (expected ${corpusRepoUrl(base, name, 'corpus.jsonl.gz')} or its parquet files).`,
+    throw withProblem(
+      new Error(
+        `BEIR set "${name}" not found at ${base}: every layout answered 404 (${tried.join('; ')}). ` +
+          `Check the name and the mirror URL (expected ${corpusRepoUrl(base, name, 'corpus.jsonl.gz')} or its parquet files).`,
+      ),
+      'not-found',
     );
   }
   const qrelsRepo = `${name}-qrels`;
@@ -218,8 +222,11 @@ export async function fetchCatalogCollection(name: string, options: CatalogFetch
       tried.push(`qrels: ${(e as HttpError).url}`);
     }
   }
-  throw new Error(
-    `BEIR set "${name}": no judgments for split "${split}" at ${base} (404 on ` +
-      `${datasetFileUrl(base, qrelsRepo, `${split}.tsv`)} and its parquet conversion).`,
+  throw withProblem(
+    new Error(
+      `BEIR set "${name}": no judgments for split "${split}" at ${base} (404 on ` +
+        `${datasetFileUrl(base, qrelsRepo, `${split}.tsv`)} and its parquet conversion).`,
+    ),
+    'not-found',
   );
 }

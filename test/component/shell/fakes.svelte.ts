@@ -99,6 +99,7 @@ export class FakeCollections {
   stored: CollectionMeta[] = $state([]);
   download: DownloadState | null = $state(null);
   error: string | null = $state(null);
+  failure: Collections['failure'] = $state(null);
   readonly catalog = BEIR_CATALOG;
 
   isStored(id: string): boolean {
@@ -113,7 +114,17 @@ export class FakeCollections {
 }
 
 type CollectionsMembers =
-  'stored' | 'download' | 'error' | 'catalog' | 'isStored' | 'openCatalog' | 'cancelDownload' | 'openUpload' | 'openStored' | 'remove';
+  | 'stored'
+  | 'download'
+  | 'error'
+  | 'failure'
+  | 'catalog'
+  | 'isStored'
+  | 'openCatalog'
+  | 'cancelDownload'
+  | 'openUpload'
+  | 'openStored'
+  | 'remove';
 
 export function asCollections(fake: FakeCollections): Collections {
   const shape: Pick<Collections, CollectionsMembers> = fake;
