@@ -88,7 +88,7 @@ export class Lab {
     return reportFromPrepared(p, { depths, label: this.view.label, perQuery: true });
   });
 
-  /** Candidates whose runs are still growing. */
+  /** Candidates whose runs are still growing (with new work, not the cache). */
   partial: string[] = $derived(
     this.retrievers.filter((r) => r.partial !== undefined && r.partial.encodedDocs < r.partial.totalDocs).map((r) => r.id),
   );
@@ -448,6 +448,24 @@ export class Lab {
     return chooseCandidates(this.view, this.retrievers);
   }
 
+  /**
+   * Candidates the view names that are being restored: their model is loading, their queries are being
+   * encoded, or their passages so far all came from the cache. They join the analysis in one step once they
+   * do real work or are complete, so a reload shows "updating" for them instead of counts that climb batch
+   * by batch as the cache is replayed (e.g. a Broken chip going 241 → 239).
+   */
+  restoring: string[] = $derived(
+    this.retrievers
+      .filter((r) => this.view.candidates.includes(r.id) && r.id !== this.view.reference)
+      .filter(
+        (r) =>
+          r.status === 'loading' ||
+          (r.status === 'encoding' &&
+            (r.progress === undefined || r.progress.unit !== 'documents' || r.progress.done === r.progress.cached)),
+      )
+      .map((r) => r.id),
+  );
+
   // ---------------------------------------------------------------- view
 
   setView(patch: Partial<ViewState>): void {
@@ -484,7 +502,8 @@ export class Lab {
     }
     const run = (async () => {
       const reference = this.reference;
-      const candidates = this.candidates;
+      const restoring = this.restoring;
+      const candidates = this.candidates.filter((c) => !restoring.includes(c));
       if (this.collection === null) return;
       if (reference === null || !this.usable.includes(reference)) {
         // Nothing to compare with (yet): a reference still loading or encoding, failed, or none left. Its row

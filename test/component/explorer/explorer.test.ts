@@ -152,4 +152,41 @@ describe('Explorer', () => {
     expect((screen.getByLabelText('Candidate') as HTMLSelectElement).value).toBe('cand-1');
     expect((screen.getByLabelText('Depth k') as HTMLSelectElement).value).toBe('5');
   });
+
+  /** The state of a query for cand-1 at k. */
+  const stateOf = (qid: string, k: number): TransitionState =>
+    s.report.per_query!.find((r) => r.qid === qid)!.candidates.find((c) => c.name === 'cand-1')!.states[s.report.depth_list.indexOf(k)]!;
+
+  test('a restored link whose open query does not match its filter: the query wins, the filter shows its state', () => {
+    const k = s.report.depth_list[0]!;
+    const q = s.report.per_query!.find((r) => stateOf(r.qid, k) === 'preserved')!.qid;
+    const { patches } = setup({ k, state: 'broken', query: q });
+    expect(patches).toEqual([{ state: 'preserved' }]);
+    expect(chip(/^Preserved/).getAttribute('aria-pressed')).toBe('true');
+    expect(within(listbox()).getByRole('option', { selected: true }).querySelector('.qid')!.textContent).toBe(q);
+  });
+
+  test('a chip that would hide the open query closes it; one that keeps it keeps it', async () => {
+    const k = s.report.depth_list[0]!;
+    const q = s.report.per_query!.find((r) => stateOf(r.qid, k) === 'broken')!.qid;
+    const { patches } = setup({ k, query: q });
+    await fireEvent.click(chip(/^Broken/));
+    expect(patches.at(-1)).toEqual({ state: 'broken' });
+    await fireEvent.click(chip(/^Fixed/));
+    expect(patches.at(-1)).toEqual({ state: 'fixed', query: null });
+  });
+
+  test('"Next broken query" walks the broken queries in list order, wrapping around', async () => {
+    const k = s.report.depth_list[0]!;
+    const broken = s.report.per_query!.filter((r) => stateOf(r.qid, k) === 'broken').map((r) => r.qid);
+    expect(broken.length).toBeGreaterThan(2);
+    const { patches } = setup({ k });
+    const next = screen.getByTestId('next-broken');
+    await fireEvent.click(next);
+    await fireEvent.click(next);
+    expect(patches.slice(-2)).toEqual([{ query: broken[0] }, { query: broken[1] }]);
+    const last = setup({ k, query: broken.at(-1)! });
+    await fireEvent.click(within(last.container as HTMLElement).getByTestId('next-broken'));
+    expect(last.patches.at(-1)).toEqual({ query: broken[0] });
+  });
 });

@@ -83,7 +83,16 @@ function hold(): Hold {
  * Encode workers on MessageChannels: passages are committed in batches of `batch` through `onVectors`; a test
  * may hold a job before its query vectors return or after its first passage batch. Logs starts, calls and ends.
  */
-function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdBeforeFirstBatch?: Hold; holdAfterFirstBatch?: Hold } = {}) {
+interface FakeEncodeOptions {
+  readonly batch?: number;
+  readonly holdQueries?: Hold;
+  readonly holdBeforeFirstBatch?: Hold;
+  readonly holdAfterFirstBatch?: Hold;
+  /** Report every vector as found in the cache (a second visit). */
+  readonly fromCache?: boolean;
+}
+
+function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
   const batch = options.batch ?? 4;
   const log: string[] = [];
   let started = 0;
@@ -112,7 +121,7 @@ function fakeEncodeWorkers(options: { batch?: number; holdQueries?: Hold; holdBe
           const progress = (done: number): EncodeProgress => ({
             total: vectors.length,
             done,
-            cached: 0,
+            cached: options.fromCache ? done : 0,
             tokens: 0,
             elapsedMs: 1,
             etaMs: 1,
@@ -592,6 +601,27 @@ describe('Lab remove and cancel', () => {
     await job;
     await lab.settled();
     expect(lab.report!.runs.map((r) => r.name)).toEqual(['bm25', id]);
+  });
+
+  test('a run replayed from the cache joins the analysis in one step (no counts climbing batch by batch)', async () => {
+    const held = hold();
+    const encode = fakeEncodeWorkers({ batch: 4, holdAfterFirstBatch: held, fromCache: true });
+    const { lab } = setup({ encode });
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    const config = encoderConfig('bge-small');
+    const id = encoderRunId(config);
+    const job = lab.addEncoder(config);
+    await held.reached;
+    await vi.waitFor(() => expect(lab.retrievers.find((r) => r.id === id)?.progress).toMatchObject({ done: 4, cached: 4 }));
+    expect(lab.restoring).toEqual([id]);
+    await lab.settled();
+    expect(lab.report).toBeNull(); // bm25 alone: nothing to compare yet, and no intermediate numbers for the replayed run
+    held.release();
+    await job;
+    await lab.settled();
+    expect(lab.restoring).toEqual([]);
+    expect(lab.report!.runs.map((r) => r.name)).toEqual(['bm25', id]);
+    expect(lab.analyzedPartial).toEqual([]);
   });
 
   test('resume continues a cancelled encoder (the same job again; committed batches come from the cache)', async () => {
