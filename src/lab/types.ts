@@ -6,7 +6,7 @@
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import type { Problem } from './problems.ts';
-import type { Recipe } from './recipe.ts';
+import type { Recipe } from '../report/recipe.ts';
 
 export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
 export type RetrieverStatus = 'idle' | 'loading' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';

@@ -7,6 +7,7 @@ import { compareRuns } from '../../src/core/agreement/index.ts';
 import { analyzeFlips } from '../../src/core/flips/index.ts';
 import { parseQrels, parseRun } from '../../src/core/io/trec.ts';
 import { flipReportJson } from '../../src/report/json.ts';
+import { importedRecipe } from '../../src/report/recipe.ts';
 import { trecEvalText } from '../../src/report/metrics.ts';
 import { perQueryCsv } from '../../src/report/per-query.ts';
 
@@ -62,7 +63,22 @@ describe('exports equal the CLI output', () => {
         ...(perQuery ? ['--per-query'] : []),
       );
       expect(r.code).toBe(0);
-      expect(r.stdout).toBe(flipReportJson(analyzeFlips(qrels, ref, [cand], { perQuery })));
+      // Runs from files carry their recipe: the file, its lines and queries.
+      const recipes = {
+        [ref.name]: importedRecipe(
+          DL19_RUN,
+          [...ref.byQuery.values()].reduce((s, l) => s + l.docs.length, 0),
+          ref.byQuery.size,
+        ),
+        [cand.name]: importedRecipe(
+          reversed,
+          [...cand.byQuery.values()].reduce((s, l) => s + l.docs.length, 0),
+          cand.byQuery.size,
+        ),
+      };
+      expect(r.stdout).toBe(flipReportJson(analyzeFlips(qrels, ref, [cand], { perQuery }), [], recipes));
+      const parsed = JSON.parse(r.stdout) as { recipes: Record<string, Record<string, string>> };
+      expect(parsed.recipes[ref.name]).toEqual({ retriever: 'imported TREC run', file: DL19_RUN, lines: '43,000', queries: '43' });
     }
   });
 

@@ -14,7 +14,7 @@ import { bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/r
 import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import { parseQlRunName, qlRunName } from '../../core/retrieve/ql.ts';
 import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve/rm3.ts';
-import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../lab/recipe.ts';
+import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
 import type { LexicalSpec } from '../../lab/engine.ts';
 import { problemOf } from '../../lab/problems.ts';
 

@@ -12,6 +12,7 @@ import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
 import { fileSource } from '../../node/files.ts';
 import { flipReportJson } from '../../report/json.ts';
+import { importedRecipe, recipeLine, type Recipe } from '../../report/recipe.ts';
 import { labMetricsRow } from '../../report/metrics.ts';
 import { perQueryCsv } from '../../report/per-query.ts';
 import { reportHtml } from '../../report/html.ts';
@@ -62,6 +63,15 @@ function reportFormat(path: string): 'markdown' | 'html' {
   throw new UsageError(`--report expects a file name ending in .md or .html, got "${path}"`);
 }
 
+/** A run read from a file: its recipe is the file, its lines (ranked entries) and its queries. */
+function fileRunRecipe(path: string, run: Run): Recipe {
+  return importedRecipe(
+    path,
+    listLengths(run).reduce((s, n) => s + n, 0),
+    run.byQuery.size,
+  );
+}
+
 /** Markdown or HTML report of an analysis, with each run's trec_eval measures (no plots from the CLI). */
 export function writtenReport(
   format: 'markdown' | 'html',
@@ -76,7 +86,7 @@ export function writtenReport(
     date: meta.date,
     report,
     metrics: runs.map((r) => labMetricsRow(qrels, r, { relevanceLevel: meta.relevanceLevel })),
-    descriptions: Object.fromEntries(runs.map((r, i) => [r.name, meta.paths[i] ?? ''])),
+    descriptions: Object.fromEntries(runs.map((r, i) => [r.name, recipeLine(fileRunRecipe(meta.paths[i] ?? r.name, r))])),
   };
   return format === 'html' ? reportHtml(input) : reportMarkdown(input);
 }
@@ -189,7 +199,9 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
       // --csv needs per-query states; the printed report carries them only when --per-query asks.
       const printed: FlipReport = { ...report };
       if (opts.perQuery !== true) delete printed.per_query;
-      io.stdout(opts.json ? flipReportJson(printed, depthNotes) : formatFlipReport(printed));
+      // Each run's recipe: the file it came from, its lines (ranked entries) and queries.
+      const recipes = Object.fromEntries(runs.map((r, i) => [r.value.name, fileRunRecipe(paths[i]!, r.value)]));
+      io.stdout(opts.json ? flipReportJson(printed, depthNotes, recipes) : formatFlipReport(printed));
       if (opts.csv !== undefined) {
         writeExport(opts.csv, perQueryCsv(report));
         io.stderr(`wrote per-query CSV to ${opts.csv}\n`);

@@ -12,6 +12,7 @@ import type { FlipReport, PerQueryRow } from '../../../src/core/flips/analyze.ts
 import type { RetrieverInfo } from '../../../src/app/types.ts';
 import { BGE_RANKS, E5_RANKS, mainReport, REFERENCE_RANKS } from '../analysis/fixtures.ts';
 import { asLab, FakeLab, summary } from './fakes.svelte.ts';
+import { importedRecipe, recipeObject } from '../../../src/report/recipe.ts';
 
 interface Saved {
   readonly name: string;
@@ -36,7 +37,13 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const ready = (id: string): RetrieverInfo => ({ id, name: id, kind: 'dense', status: 'ready' });
+const ready = (id: string): RetrieverInfo => ({
+  id,
+  name: id,
+  kind: 'dense',
+  status: 'ready',
+  recipe: importedRecipe(`${id}.trec`, 50, 12),
+});
 
 function setup(report: FlipReport | null = mainReport({ perQuery: true })) {
   const lab = new FakeLab();
@@ -75,12 +82,15 @@ describe('ExportPanel', () => {
   const rankCell = (rank: number | null) => (rank === null || rank > 50 ? '' : String(rank));
 
   test('the flip report JSON is the lab’s whole report, with the counts of the literal definition', async () => {
-    const { report } = setup();
+    const { report, lab: fake } = setup();
     await fireEvent.click(screen.getByTestId('export-report-json'));
     const file = await only();
     expect([file.name, file.type]).toEqual(['SciFact-flips.json', 'application/json']);
-    const parsed = JSON.parse(file.text) as FlipReport;
-    expect(parsed).toEqual({ ...report, warnings: [] }); // the app names no depth beyond its 1000-deep runs
+    const parsed = JSON.parse(file.text) as FlipReport & { recipes: Record<string, Record<string, string>> };
+    // The app names no depth beyond its 1000-deep runs; every run with a recipe is described.
+    const { recipes, ...rest } = parsed;
+    expect(rest).toEqual({ ...report, warnings: [] });
+    expect(recipes).toEqual(Object.fromEntries(fake.retrievers.filter((r) => r.recipe).map((r) => [r.name, recipeObject(r.recipe!)])));
     expect(parsed.depth_list).toEqual(DEPTHS);
     DEPTHS.forEach((k, d) => {
       for (const [j, name] of (['BGE', 'E5'] as const).entries()) {
@@ -133,6 +143,9 @@ describe('ExportPanel', () => {
     expect(md.name).toBe('SciFact-report.md');
     expect(md.text.split('\n')[0]).toBe('# fliplab: BM25 vs BGE, E5');
     expect(md.text).toContain('SciFact (test)');
+    // The runs table's description column carries each run's recipe, never empty.
+    for (const run of ['BM25', 'BGE', 'E5']) expect(md.text).toContain(`| ${run} | `);
+    for (const run of ['BM25', 'BGE', 'E5']) expect(md.text).toContain(`imported TREC run · file ${run}.trec · lines 50 · queries 12`);
     saved = [];
     await fireEvent.click(screen.getByTestId('export-html'));
     const html = await only();

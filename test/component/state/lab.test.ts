@@ -16,7 +16,7 @@ import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import { DEFAULT_VIEW } from '../../../src/app/types.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import type { Qrels, Run } from '../../../src/core/types.ts';
-import { bm25Recipe, recipeLine } from '../../../src/lab/recipe.ts';
+import { bm25Recipe, recipeLine } from '../../../src/report/recipe.ts';
 import type { EncodeProgress } from '../../../src/encoders/job.ts';
 import type { StoredVector } from '../../../src/encoders/pooling.ts';
 import { createLabApi, type LabApi } from '../../../src/lab/api.ts';

@@ -3,8 +3,21 @@
  * (the reports' description column, the flip report JSON's `recipes`). Plain label/value pairs, so the CLI
  * and the page say the same thing in the same words.
  */
-import type { EncoderConfig } from '../encoders/presets.ts';
 import { DEFAULT_RM3_PARAMS, type Rm3Params } from '../core/retrieve/rm3.ts';
+
+/** What an encoder recipe needs of an encoder configuration (src/encoders' EncoderConfig has it all). */
+export interface EncoderRecipeInput {
+  readonly kind: 'dense' | 'sparse';
+  readonly model: string;
+  readonly revision: string;
+  readonly dtype: string;
+  readonly pooling: string;
+  readonly normalize: boolean;
+  readonly queryPrefix: string;
+  readonly passagePrefix: string;
+  readonly maxLength: number;
+  readonly sparseTopK: number | null;
+}
 
 export interface RecipeItem {
   readonly label: string;
@@ -43,7 +56,7 @@ export interface EncoderRun {
   readonly totalDocs?: number;
 }
 
-export function encoderRecipe(config: EncoderConfig, run: EncoderRun = {}): Recipe {
+export function encoderRecipe(config: EncoderRecipeInput, run: EncoderRun = {}): Recipe {
   const out: RecipeItem[] = [
     item('retriever', config.kind === 'sparse' ? 'learned sparse encoder (SPLADE)' : 'dense encoder'),
     item('model', config.model),
@@ -71,6 +84,11 @@ export function importedRecipe(file: string, lines: number, queries: number): Re
     item('lines', lines.toLocaleString('en-US')),
     item('queries', queries),
   ];
+}
+
+/** A recipe as a JSON object, label → value, in order (the flip report's `recipes`). */
+export function recipeObject(recipe: Recipe): Record<string, string> {
+  return Object.fromEntries(recipe.map((r) => [r.label, r.value]));
 }
 
 /** One line for tables and reports: "retriever · k1 1.5 · b 0.75 · …". */
