@@ -432,16 +432,20 @@ const VIEWPORTS = [
 async function freshVisitor(viewport: { width: number; height: number }, hosts: { modelHost?: string; dataHost?: string } = {}) {
   const c = await browser.newContext({ viewport, acceptDownloads: true });
   const seen: string[] = [];
+  const origins = new Set<string>();
+  const custom = hosts.modelHost !== undefined || hosts.dataHost !== undefined;
   c.on('request', (r) => {
-    requested.push(r.url());
+    // The privacy test below checks the default hosts; a visitor who chose other hosts is checked by `origins`.
+    if (!custom) requested.push(r.url());
     seen.push(new URL(r.url()).pathname);
+    origins.add(new URL(r.url()).origin);
   });
   const host = server.url.replace(/\/$/, '');
   await c.addInitScript((s) => localStorage.setItem('fliplab.settings', JSON.stringify({ ...s, device: 'wasm' })), {
     modelHost: hosts.modelHost ?? host,
     dataHost: hosts.dataHost ?? host,
   });
-  return { c, p: await c.newPage(), seen };
+  return { c, p: await c.newPage(), seen, origins };
 }
 
 /** Waits for the demo's complete analysis: BM25 against both instant candidates, a headline for each. */
@@ -569,7 +573,7 @@ describe('the lab as an instrument', () => {
     ] as const;
     try {
       for (const t of cases) {
-        const { c, p } = await freshVisitor({ width: 1280, height: 800 }, { dataHost: t.dataHost });
+        const { c, p, origins } = await freshVisitor({ width: 1280, height: 800 }, { dataHost: t.dataHost });
         try {
           await p.goto(server.url);
           if (t.offline) await c.setOffline(true);
@@ -586,6 +590,8 @@ describe('the lab as an instrument', () => {
             await expect.poll(() => row(p, 'bm25').getAttribute('data-status'), { timeout: 90_000 }).toBe('ready');
             expect(await p.getByTestId('download-failure').count()).toBe(0);
           }
+          // Requests went to the page's own server and the chosen data host only.
+          expect([...origins].filter((o) => o !== new URL(server.url).origin && o !== new URL(t.dataHost).origin)).toEqual([]);
         } finally {
           await c.close();
         }

@@ -79,14 +79,24 @@ export class Lab {
   /** How much of each partial candidate the current analysis covers (what "x of N passages" says). */
   partialProgress: Record<string, { readonly encodedDocs: number; readonly totalDocs: number }> = $state.raw({});
 
-  /** The report for the current depths and label, rebuilt from prepared ranks (one frame). */
+  /**
+   * The report for the current depths and label, rebuilt from prepared ranks (one frame). Any view change
+   * replaces `view`, so the last report is kept while prepared ranks, depths and label stay the same: a
+   * change of k (or a filter) then re-renders only what shows k, not the depth plot and every table.
+   */
   report: FlipReport | null = $derived.by(() => {
     const p = this.prepared;
     if (p === null) return null;
     const depths = this.view.depths.filter((k) => k <= p.maxDepth);
     if (depths.length === 0) return null;
-    return reportFromPrepared(p, { depths, label: this.view.label, perQuery: true });
+    const key = `${depths.join(',')}|${this.view.label}`;
+    const last = this.#lastReport;
+    if (last !== null && last.prepared === p && last.key === key) return last.report;
+    const report = reportFromPrepared(p, { depths, label: this.view.label, perQuery: true });
+    this.#lastReport = { prepared: p, key, report };
+    return report;
   });
+  #lastReport: { readonly prepared: PreparedFlips; readonly key: string; readonly report: FlipReport } | null = null;
 
   /** Candidates whose runs are still growing (with new work, not the cache). */
   partial: string[] = $derived(
