@@ -23,6 +23,7 @@ import { createLabApi, type LabApi } from '../../../src/lab/api.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
 import { LabEngine } from '../../../src/lab/engine.ts';
 import { encoderConfig, encoderRunId } from '../../../src/lab/retriever-ids.ts';
+import type { EncoderConfig } from '../../../src/encoders/presets.ts';
 import { listOf, positivesOf, supported, type Label } from '../../unit/flips/oracle.ts';
 
 const EXAMPLE = join(import.meta.dirname, '../../../examples/tiny-beir');
@@ -196,6 +197,15 @@ async function opened(files: readonly CollectionFile[] = TINY, id = 'files:tiny'
   expect(await s.lab.openFiles(id, 'tiny', files)).toBe(true);
   await s.lab.settled();
   return s;
+}
+
+/** The tiny collection open, and an encoder job started on fake encode workers (`options` may hold it). */
+async function encoding(options: FakeEncodeOptions, config: EncoderConfig = encoderConfig('bge-small')) {
+  const encode = fakeEncodeWorkers(options);
+  const s = setup({ encode });
+  await s.lab.openFiles('files:tiny', 'tiny', TINY);
+  const id = encoderRunId(config);
+  return { ...s, config, id, job: s.lab.addEncoder(config) };
 }
 
 /** A run as the worker gives it out (its TREC text, read back by the core's parser). */
@@ -542,12 +552,7 @@ describe('Lab remove and cancel', () => {
 
   test('an encoder run grows batch by batch, is analysed while partial, then is ready', async () => {
     const held = hold();
-    const encode = fakeEncodeWorkers({ batch: 4, holdAfterFirstBatch: held });
-    const { lab, engine } = setup({ encode });
-    await lab.openFiles('files:tiny', 'tiny', TINY);
-    const config = encoderConfig('bge-small');
-    const id = encoderRunId(config);
-    const job = lab.addEncoder(config);
+    const { lab, id, job, encode, engine } = await encoding({ batch: 4, holdAfterFirstBatch: held });
     await held.reached;
     await vi.waitFor(() => expect(lab.retrievers.find((r) => r.id === id)?.partial).toEqual({ encodedDocs: 4, totalDocs: 12 }));
     const row = lab.retrievers.find((r) => r.id === id)!;
@@ -581,12 +586,7 @@ describe('Lab remove and cancel', () => {
 
   test('a run whose queries are encoded but no passage yet stays out of the analysis until its first batch', async () => {
     const held = hold();
-    const encode = fakeEncodeWorkers({ batch: 4, holdBeforeFirstBatch: held });
-    const { lab } = setup({ encode });
-    await lab.openFiles('files:tiny', 'tiny', TINY);
-    const config = encoderConfig('bge-small');
-    const id = encoderRunId(config);
-    const job = lab.addEncoder(config);
+    const { lab, id, job } = await encoding({ batch: 4, holdBeforeFirstBatch: held });
     await held.reached;
     await vi.waitFor(() => expect(lab.retrievers.find((r) => r.id === id)?.partial).toEqual({ encodedDocs: 0, totalDocs: 12 }));
     expect(lab.retrievers.find((r) => r.id === id)!.status).toBe('encoding');
@@ -605,12 +605,7 @@ describe('Lab remove and cancel', () => {
 
   test('a run replayed from the cache joins the analysis in one step (no counts climbing batch by batch)', async () => {
     const held = hold();
-    const encode = fakeEncodeWorkers({ batch: 4, holdAfterFirstBatch: held, fromCache: true });
-    const { lab } = setup({ encode });
-    await lab.openFiles('files:tiny', 'tiny', TINY);
-    const config = encoderConfig('bge-small');
-    const id = encoderRunId(config);
-    const job = lab.addEncoder(config);
+    const { lab, id, job } = await encoding({ batch: 4, holdAfterFirstBatch: held, fromCache: true });
     await held.reached;
     await vi.waitFor(() => expect(lab.retrievers.find((r) => r.id === id)?.progress).toMatchObject({ done: 4, cached: 4 }));
     expect(lab.restoring).toEqual([id]);
@@ -626,12 +621,7 @@ describe('Lab remove and cancel', () => {
 
   test('resume continues a cancelled encoder (the same job again; committed batches come from the cache)', async () => {
     const held = hold();
-    const encode = fakeEncodeWorkers({ holdAfterFirstBatch: held });
-    const { lab } = setup({ encode });
-    await lab.openFiles('files:tiny', 'tiny', TINY);
-    const config = encoderConfig('bge-small');
-    const id = encoderRunId(config);
-    const job = lab.addEncoder(config);
+    const { lab, id, job, encode } = await encoding({ holdAfterFirstBatch: held });
     await held.reached;
     lab.cancel(id);
     await job;
@@ -646,12 +636,7 @@ describe('Lab remove and cancel', () => {
 
   test('cancel stops a running encoder job: cancelled row, encode worker ended, no longer a candidate; adding it again restarts', async () => {
     const held = hold();
-    const encode = fakeEncodeWorkers({ holdAfterFirstBatch: held });
-    const { lab } = setup({ encode });
-    await lab.openFiles('files:tiny', 'tiny', TINY);
-    const config = encoderConfig('e5-small', { dtype: 'q8' });
-    const id = encoderRunId(config);
-    const job = lab.addEncoder(config);
+    const { lab, id, job, encode, config } = await encoding({ holdAfterFirstBatch: held }, encoderConfig('e5-small', { dtype: 'q8' }));
     await held.reached;
     await vi.waitFor(() => expect(lab.candidates).toEqual([id]));
 
