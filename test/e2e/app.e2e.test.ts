@@ -76,6 +76,25 @@ async function shot(p: Page, selector: string, name: string, readme = true): Pro
   expect((await readFile(file)).byteLength).toBeGreaterThan(5_000);
 }
 
+/** The top `height` pixels of `selector` (README pictures of long sections), rendered as on screen. */
+async function shotTop(p: Page, selector: string, name: string, height: number): Promise<void> {
+  const dir = SHOTS ?? join(work, 'screenshots');
+  await mkdir(dir, { recursive: true });
+  const el = p.locator(selector).first();
+  // A viewport as tall as the picture: off-screen parts are not rendered (content-visibility: auto).
+  const viewport = p.viewportSize()!;
+  await p.setViewportSize({ width: viewport.width, height });
+  await el.evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  await p.waitForTimeout(300);
+  const box = (await el.boundingBox())!;
+  await p.screenshot({
+    path: join(dir, name),
+    clip: { x: box.x, y: Math.max(0, box.y), width: box.width, height: Math.min(height, box.height) },
+  });
+  await p.setViewportSize(viewport);
+  expect((await readFile(join(dir, name))).byteLength).toBeGreaterThan(5_000);
+}
+
 async function openLab(b: Browser): Promise<{ context: BrowserContext; page: Page }> {
   const c = await b.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   c.on('request', (r) => requested.push(r.url()));
@@ -455,8 +474,16 @@ async function demoReady(p: Page): Promise<void> {
   await expect.poll(() => p.locator('[data-testid="headline"] p').count(), { timeout: 30_000 }).toBe(2);
 }
 
-/** Page width beyond the viewport (0 = the page never scrolls sideways). */
-const sideways = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+/**
+ * Width beyond the viewport (0 = the page never scrolls sideways), and no panel scrolls sideways either
+ * (only the table boxes inside them may): a panel that overflows cuts its paragraphs off at the right.
+ */
+const sideways = (p: Page) =>
+  p.evaluate(() => {
+    const page = document.documentElement.scrollWidth - document.documentElement.clientWidth;
+    const panels = [...document.querySelectorAll('main > .panel')].map((e) => e.scrollWidth - e.clientWidth);
+    return Math.max(page, ...panels.map((x) => (x > 1 ? x : 0)));
+  });
 
 async function axeViolations(p: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol: the page's CSP forbids injected <script> tags.
@@ -630,8 +657,7 @@ describe('the lab as an instrument', () => {
     await page.getByTestId('recipe-bm25-rm3').locator('summary').click();
     expect(await page.getByTestId('recipe-bm25-rm3').textContent()).toMatch(/fb_docs\s*10.*fb_terms\s*10.*original query weight\s*0\.5/s);
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.locator('#analysis-heading').scrollIntoViewIfNeeded();
-    await shot(page, 'section[aria-labelledby="analysis-heading"]', 'analysis.png');
+    await shotTop(page, 'section[aria-labelledby="analysis-heading"]', 'analysis.png', 1500);
     await page.getByTestId('next-broken').click();
     await expect.poll(() => page.locator('.detail-pane h3').first().textContent(), { timeout: 30_000 }).toMatch(/^Query /);
     await page
@@ -641,9 +667,9 @@ describe('the lab as an instrument', () => {
       .first()
       .click();
     await expect.poll(() => page.getByTestId('bm25-why').count(), { timeout: 10_000 }).toBeGreaterThan(0);
-    await shot(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png');
+    await shotTop(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png', 1500);
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator('#analysis-heading').scrollIntoViewIfNeeded();
+    await page.locator('#analysis-heading').evaluate((h) => h.scrollIntoView({ block: 'start' }));
     const dir = SHOTS ?? join(work, 'screenshots');
     await mkdir(dir, { recursive: true });
     await page.screenshot({ path: join(dir, 'phone.png') });
