@@ -589,6 +589,27 @@ describe('the lab as an instrument', () => {
     }
   }, 120_000);
 
+  it('#demo opens offline after a first visit (the demo collection is part of the cached app)', async () => {
+    const { c, p, seen } = await freshVisitor({ width: 1280, height: 800 });
+    try {
+      await p.goto(server.url);
+      await p.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      if (!(await p.evaluate(() => navigator.serviceWorker.controller !== null))) await p.reload();
+      await c.setOffline(true);
+      const before = seen.length;
+      await p.goto(`${server.url}#demo`);
+      await p.reload(); // a real navigation, served by the service worker
+      await demoReady(p);
+      expect(await p.getByTestId('collection-summary').textContent()).toMatch(/fliplab classroom collection/);
+      expect(seen.slice(before).filter((path) => path.startsWith('/datasets/') || path.includes('/resolve/'))).toEqual([]);
+    } finally {
+      await c.setOffline(false);
+      await c.close();
+    }
+  }, 120_000);
+
   it('says offline, unreachable and not found apart, in plain words, with a Retry', async () => {
     // Not found: a host that serves no datasets (404 for every layout).
     const bare = await startHubServer({ staticRoot: join(work, 'dist') });
