@@ -14,7 +14,7 @@ import { env } from '@huggingface/transformers';
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortGlueUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { loadEncoder, type EncodedBatch, type LoadedEncoder } from '../src/encoders/encoder.ts';
-import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress } from '../src/encoders/job.ts';
+import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress, type LazyEncoder } from '../src/encoders/job.ts';
 import type { BatchPlan } from '../src/encoders/batching.ts';
 import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
 import type { StoredVector } from '../src/encoders/pooling.ts';
@@ -57,7 +57,8 @@ export interface CorpusResult {
   /** Vectors found in the cache, and encoded by this call. */
   readonly cached: number;
   readonly encoded: number;
-  readonly load: WorkerLoadResult;
+  /** The model the call loaded; null when every vector came from the cache and no model was loaded. */
+  readonly load: WorkerLoadResult | null;
   /** Set when the device failed mid-job and the rest ran on WASM. */
   readonly fallback?: string;
 }
@@ -342,20 +343,30 @@ const api = {
    * poisons transformers.js's session chain in this one.
    */
   async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, onVectors?: VectorsCallback): Promise<CorpusResult> {
-    const load = await api.load(request.config, request.load);
+    // The model loads only if the cache lacks something: a fully cached run is rebuilt with no model at all.
+    let load: WorkerLoadResult | null = null;
+    const lazy: LazyEncoder = {
+      config: request.config,
+      dtype: request.load.dtype ?? request.config.dtype,
+      load: async () => {
+        load = await api.load(request.config, request.load);
+        return current!.encoder;
+      },
+    };
     const store = await EmbeddingStore.open(request.dbName);
     try {
       // Sized for the widest preset (1024 dims): a job that cannot fit fails before encoding anything.
       const shape = request.config.kind === 'dense' ? { dense: 1024 } : { sparseNonZeros: request.config.sparseTopK ?? 256 };
       let cached = 0;
       const delivered: Promise<unknown>[] = [];
-      const vectors = await encodeWithCache(current!.encoder, store, request.texts, {
+      const vectors = await encodeWithCache(lazy, store, request.texts, {
         role: request.role,
         // A caller that consumes vectors batch by batch does not need them held until the end.
         keep: request.returnVectors !== false || onVectors === undefined,
         // Only what is not cached yet needs room: a resumed job is checked for the rest.
         beforeEncoding: async (toEncode) => void (await ensureSpace(estimateVectorBytes(toEncode, shape))),
-        plan: request.plan ?? BATCH_PLAN_BY_DEVICE[load.device] ?? DEFAULT_BATCH_PLAN,
+        // Planned for the device asked for (the batch size adapts if that device runs out of memory).
+        plan: request.plan ?? BATCH_PLAN_BY_DEVICE[request.load.device] ?? DEFAULT_BATCH_PLAN,
         onProgress: (p: EncodeProgress) => {
           cached = p.cached;
           // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.

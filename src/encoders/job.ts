@@ -9,6 +9,22 @@ import type { StoredVector } from './pooling.ts';
 import { etaMs } from '../core/progress.ts';
 import { planBatches, type BatchPlan } from './batching.ts';
 import type { EncodedBatch, LoadedEncoder } from './encoder.ts';
+import type { EncoderConfig, EncoderDtype } from './presets.ts';
+
+/**
+ * An encoder not loaded yet: what its vectors are called (config, dtype) and how to load it. The job loads it
+ * only when something is missing from the cache, so a fully cached run needs no model at all.
+ */
+export interface LazyEncoder {
+  readonly config: EncoderConfig;
+  readonly dtype: EncoderDtype;
+  load(): Promise<LoadedEncoder>;
+}
+
+const isLoaded = (e: LoadedEncoder | LazyEncoder): e is LoadedEncoder => 'encode' in e;
+
+/** The device a progress report names when every vector came from the cache (no model was loaded). */
+export const CACHE_DEVICE = 'cache';
 
 /** What the job needs from a cache (EmbeddingStore in browsers; a Map in tests or the CLI). */
 export interface VectorCache {
@@ -86,9 +102,12 @@ function toStored(batch: EncodedBatch, i: number): StoredVector {
   throw new Error('encoder returned neither dense nor sparse vectors');
 }
 
-/** Encode `texts` (cache first) and return one vector per text, in input order. */
+/**
+ * Encode `texts` (cache first) and return one vector per text, in input order. With a `LazyEncoder` the
+ * model is loaded only if some text is not in the cache.
+ */
 export async function encodeWithCache(
-  encoder: LoadedEncoder,
+  encoder: LoadedEncoder | LazyEncoder,
   cache: VectorCache,
   texts: readonly string[],
   options: EncodeJobOptions,
@@ -96,8 +115,7 @@ export async function encodeWithCache(
   const now = options.now ?? (() => performance.now());
   const started = now();
   const role = options.role;
-  let current = encoder;
-  const identity = encodingIdentity(current.config, role, current.dtype);
+  const identity = encodingIdentity(encoder.config, role, encoder.dtype);
   const encoding = await encodingKey(identity);
   const keys = await textKeys(texts);
   const keep = options.keep ?? true;
@@ -122,6 +140,7 @@ export async function encodeWithCache(
   }
   if (missing.length > 0) await options.beforeEncoding?.(missing.length);
   const cached = texts.length - missing.length;
+  let current: LoadedEncoder | null = isLoaded(encoder) ? encoder : null;
   let done = cached;
   let tokens = 0;
   let fallbackReason: string | undefined;
@@ -136,13 +155,26 @@ export async function encodeWithCache(
       tokens,
       elapsedMs,
       etaMs: eta,
-      device: current.device,
+      device: current?.device ?? CACHE_DEVICE,
       ...(fallbackReason === undefined ? {} : { fallback: fallbackReason }),
     });
   };
   report();
+  if (missing.length === 0) return keep ? (out as StoredVector[]) : [];
+  let active: LoadedEncoder;
+  if (isLoaded(encoder)) active = encoder;
+  else {
+    active = await encoder.load();
+    if (active.dtype !== identity.dtype || active.config.model !== identity.model) {
+      throw new Error(
+        `the loaded encoder (${active.config.model}, ${active.dtype}) is not the one the cache was read for ` +
+          `(${identity.model}, ${identity.dtype})`,
+      );
+    }
+  }
+  current = active;
 
-  const lengths = current.countTokens(
+  const lengths = active.countTokens(
     missing.map((i) => texts[i]!),
     role,
   );
@@ -153,18 +185,19 @@ export async function encodeWithCache(
     const batchTexts = positions.map((i) => texts[i]!);
     let encoded: EncodedBatch;
     try {
-      encoded = await encodeAdaptively(current, batchTexts, role);
+      encoded = await encodeAdaptively(active, batchTexts, role);
     } catch (e) {
       if (!options.fallback || options.signal?.aborted) throw e;
-      fallbackReason = `${current.device} failed (${e instanceof Error ? e.message : String(e)}); continuing on the fallback`;
-      current = await options.fallback(e);
-      encoded = await encodeAdaptively(current, batchTexts, role);
+      fallbackReason = `${active.device} failed (${e instanceof Error ? e.message : String(e)}); continuing on the fallback`;
+      active = await options.fallback(e);
+      current = active;
+      encoded = await encodeAdaptively(active, batchTexts, role);
     }
     const vectors = positions.map((_, i) => toStored(encoded, i));
     await cache.put(
       identity,
       encoding,
-      current.device,
+      active.device,
       positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })),
     );
     if (keep) positions.forEach((p, i) => (out[p] = vectors[i]!));

@@ -9,7 +9,8 @@ import type { Problem } from './problems.ts';
 import type { Recipe } from '../report/recipe.ts';
 
 export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
-export type RetrieverStatus = 'idle' | 'loading' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
+/** `restoring`: vectors are being read from the cache and no model is loaded (yet). */
+export type RetrieverStatus = 'idle' | 'loading' | 'restoring' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
 
 export interface JobProgress {
   readonly done: number;
@@ -30,7 +31,7 @@ export interface RetrieverInfo {
   readonly kind: RetrieverKind;
   readonly status: RetrieverStatus;
   /** Device the model runs on, and why it differs from the one asked for (null when it does not). */
-  readonly device?: 'webgpu' | 'wasm' | 'cpu';
+  readonly device?: 'webgpu' | 'wasm' | 'cpu' | 'cache';
   readonly deviceReason?: string | null;
   readonly dtype?: string;
   readonly progress?: JobProgress;

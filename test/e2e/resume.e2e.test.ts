@@ -90,9 +90,22 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
         ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
         [TEXTS, db] as const,
       );
-      expect(third).toMatchObject({ cached: TEXTS.length, encoded: 0 });
+      // Everything cached: the vectors come from IndexedDB and no model is loaded.
+      expect(third).toMatchObject({ cached: TEXTS.length, encoded: 0, device: 'cache' });
       expect(third.dense).toEqual(second.dense);
       expect(third.dense.every((v) => v.length === 32)).toBe(true);
+      // A fresh page (a new worker, nothing loaded): still no model file is asked for.
+      await page.reload();
+      await ready(page);
+      const modelRequests = () => server.requests.filter((r) => r.includes('/resolve/')).length;
+      const before4 = modelRequests();
+      const fourth = await page.evaluate(
+        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
+        [TEXTS, db] as const,
+      );
+      expect(fourth).toMatchObject({ cached: TEXTS.length, encoded: 0, device: 'cache' });
+      expect(fourth.dense).toEqual(second.dense);
+      expect(modelRequests()).toBe(before4);
       await context.close();
     },
     RESUME_TEST_TIMEOUT_MS,

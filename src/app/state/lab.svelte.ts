@@ -17,6 +17,7 @@ import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve
 import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
 import type { LexicalSpec } from '../../lab/engine.ts';
 import { problemOf } from '../../lab/problems.ts';
+import { CACHE_DEVICE } from '../../encoders/job.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
@@ -48,6 +49,38 @@ export interface EncoderSpec {
 }
 export type RetrieverSpec =
   Bm25Spec | EncoderSpec | { readonly kind: 'lexical'; readonly spec: LexicalSpec } | { readonly kind: 'imported' };
+
+const LOCAL_REVISIONS = 'fliplab.localModelRevisions';
+
+/** The fingerprint of each picked local folder, by model name, so its cached run can be restored without it. */
+function localRevisions(): Record<string, string> {
+  try {
+    const v = JSON.parse(globalThis.localStorage?.getItem(LOCAL_REVISIONS) ?? '{}') as unknown;
+    return typeof v === 'object' && v !== null ? (v as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+function localRevision(model: string): string | undefined {
+  const r = localRevisions()[model];
+  return typeof r === 'string' ? r : undefined;
+}
+function rememberLocalRevision(model: string, revision: string): void {
+  try {
+    globalThis.localStorage?.setItem(LOCAL_REVISIONS, JSON.stringify({ ...localRevisions(), [model]: revision }));
+  } catch {
+    // Storage refused (private mode, quota): the folder is then asked for again after a reload.
+  }
+}
+
+/** The device column's reason when no model was loaded. */
+const FROM_CACHE = "no model loaded: every vector came from this browser's cache";
+
+/** A row's status and device from a job's progress: before any model is loaded, vectors come from the cache. */
+function progressState(p: { readonly device: string }): Pick<RetrieverInfo, 'status' | 'device'> {
+  if (p.device === CACHE_DEVICE) return { status: 'restoring', device: 'cache' };
+  return { status: 'encoding', device: p.device === 'webgpu' ? 'webgpu' : 'wasm' };
+}
 
 /** How often a growing run is re-analysed while encoding. */
 const LIVE_ANALYSIS_MS = 400;
@@ -172,16 +205,12 @@ export class Lab {
     const ql = parseQlRunName(id);
     if (ql) return void (await this.addQl(ql.mu));
     const config = parseEncoderRunId(id);
+    // A local folder is not kept by the browser, but its vectors are: a fully cached run comes back without
+    // it; only when something must be encoded does the row ask for the folder (see addEncoder's catch).
     if (config?.model.startsWith(LOCAL_MODEL_PREFIX)) {
-      this.#upsert({
-        id,
-        name: id,
-        kind: 'dense',
-        status: 'error',
-        error:
-          `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again: local folders are not stored ` +
-          `by the lab (its vectors are, so nothing is encoded twice)`,
-      });
+      // The run id does not hold the folder's fingerprint (its revision, part of every cache key): it was kept
+      // when the folder was picked.
+      void this.addEncoder({ ...config, revision: localRevision(config.model) ?? config.revision }, localModelSource());
     } else if (config) void this.addEncoder(config);
   }
 
@@ -333,13 +362,12 @@ export class Lab {
         { config, load, texts: queries.texts, role: 'query' },
         (p) =>
           patch({
-            status: 'encoding',
-            device: p.device === 'webgpu' ? 'webgpu' : 'wasm',
+            ...progressState(p),
             progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' },
           }),
         signal,
       );
-      patch({ device: q.load.device, deviceReason: q.fallback ?? q.load.reason });
+      patch({ device: q.load?.device ?? 'cache', deviceReason: q.fallback ?? q.load?.reason ?? FROM_CACHE });
       await this.lab.beginVectorRun(id, q.vectors);
       patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#select(id);
@@ -348,8 +376,7 @@ export class Lab {
         { config, load, texts: passages, role: 'passage', returnVectors: false },
         (p) =>
           patch({
-            status: 'encoding',
-            device: p.device === 'webgpu' ? 'webgpu' : 'wasm',
+            ...progressState(p),
             ...(p.fallback ? { deviceReason: p.fallback } : {}),
             progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'documents' } satisfies JobProgress,
           }),
@@ -365,15 +392,22 @@ export class Lab {
       patch({
         status: 'ready',
         cached: result.encoded === 0 && q.encoded === 0,
-        device: result.load.device,
-        deviceReason: result.fallback ?? result.load.reason,
+        device: result.load?.device ?? q.load?.device ?? 'cache',
+        deviceReason: result.fallback ?? result.load?.reason ?? q.load?.reason ?? FROM_CACHE,
         progress: { done, total: done, cached: result.cached, etaMs: 0, unit: 'documents' },
         partial: { encodedDocs: totalDocs, totalDocs },
       });
       this.#scheduleAnalysis(0);
     } catch (e) {
       if (isAbort(e) || signal.aborted) patch({ status: 'cancelled' });
-      else {
+      else if (config.model.startsWith(LOCAL_MODEL_PREFIX) && /no local model folder registered/.test(String(e))) {
+        patch({
+          status: 'error',
+          error:
+            `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again to encode the rest: the ` +
+            `browser does not keep picked folders (the vectors already encoded are kept and reused)`,
+        });
+      } else {
         const problem = problemOf(e);
         patch({ status: 'error', error: errorText(errorInfo(e)), ...(problem ? { problem } : {}) });
       }
@@ -395,6 +429,7 @@ export class Lab {
     options: { dtype: EncoderDtype; maxLength?: number },
   ): Promise<void> {
     const local = await prepareLocalModel(picked, options.dtype);
+    rememberLocalRevision(local.name, local.revision);
     await this.#bridge.registerLocalModel(local.name, local.files);
     const config = encoderConfig(preset, {
       model: local.name,
@@ -470,6 +505,7 @@ export class Lab {
       .filter(
         (r) =>
           r.status === 'loading' ||
+          r.status === 'restoring' ||
           (r.status === 'encoding' &&
             (r.progress === undefined || r.progress.unit !== 'documents' || r.progress.done === r.progress.cached)),
       )

@@ -91,11 +91,15 @@ interface FakeEncodeOptions {
   readonly holdAfterFirstBatch?: Hold;
   /** Report every vector as found in the cache (a second visit). */
   readonly fromCache?: boolean;
+  /** Fail loads from a local folder as the real worker does when no folder is registered (after a reload). */
+  readonly noLocalFolder?: boolean;
 }
 
 function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
   const batch = options.batch ?? 4;
   const log: string[] = [];
+  /** The revision of every encode request, in order (local folders: their fingerprint). */
+  const revisions: string[] = [];
   let started = 0;
   const create = (): Worker => {
     const id = ++started;
@@ -111,6 +115,10 @@ function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
           onVectors?: VectorsCallback,
         ): Promise<CorpusResult> {
           log.push(`encode ${request.role} ${request.texts.length} on ${id}`);
+          revisions.push(request.config.revision);
+          if (options.noLocalFolder && !options.fromCache && request.load.source.localModelPath !== undefined) {
+            throw new Error(`Could not load ${request.config.model}: no local model folder registered as ${request.config.model}`);
+          }
           const load = {
             device: 'wasm' as const,
             reason: null,
@@ -151,7 +159,7 @@ function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
     );
     return Object.assign(port1, { terminate: () => (log.push(`terminate ${id}`), port1.close(), port2.close()) }) as unknown as Worker;
   };
-  return { log, create, started: () => started };
+  return { log, revisions, create, started: () => started };
 }
 
 // ------------------------------------------------------------------------------------------- the lab
@@ -752,6 +760,29 @@ describe('Lab deep links', () => {
       ['bm25-k1=1.2-b=0.75', 'candidate'],
     ]);
     await expectLiteral(lab, 'bge-small', 'bm25-k1=1.2-b=0.75');
+  });
+
+  test('a local model folder named by the view: a cached run comes back without it; otherwise the row asks for it', async () => {
+    const id = encoderRunId(encoderConfig('bge-small', { model: 'local/my-model', revision: 'abc123' }));
+    // The folder's fingerprint (its revision, part of the cache keys) was kept when it was picked.
+    localStorage.setItem('fliplab.localModelRevisions', JSON.stringify({ 'local/my-model': 'sha256-feedbeef' }));
+    for (const fromCache of [true, false]) {
+      const encode = fakeEncodeWorkers({ noLocalFolder: true, fromCache });
+      const { lab } = setup({ encode });
+      lab.view = { ...DEFAULT_VIEW, collection: 'files:tiny', candidates: [id] };
+      await lab.openFiles('files:tiny', 'tiny', TINY);
+      await vi.waitFor(() => expect(['ready', 'error']).toContain(lab.retrievers.find((r) => r.id === id)?.status));
+      const row = lab.retrievers.find((r) => r.id === id)!;
+      expect(encode.revisions[0]).toBe('sha256-feedbeef');
+      if (fromCache) {
+        expect(row.status).toBe('ready');
+        await lab.settled();
+        expect(lab.report!.runs.map((r) => r.name)).toEqual(['bm25', id]);
+      } else {
+        expect(row.status).toBe('error');
+        expect(row.error).toMatch(/^pick the model folder "my-model" again to encode the rest/);
+      }
+    }
   });
 
   test('another collection starts from a clean view', async () => {

@@ -44,7 +44,8 @@ export interface PlainCorpusResult {
   /** Vectors found in IndexedDB, and encoded by this call. */
   readonly cached: number;
   readonly encoded: number;
-  readonly device: 'webgpu' | 'wasm';
+  /** 'cache': every vector came from IndexedDB and no model was loaded. */
+  readonly device: 'webgpu' | 'wasm' | 'cache';
   readonly fallback: string | null;
   readonly dense: number[][];
 }

@@ -98,7 +98,7 @@ async function encodeCorpus(
   return {
     cached: result.cached,
     encoded: result.encoded,
-    device: result.load.device,
+    device: result.load?.device ?? 'cache',
     fallback: result.fallback ?? null,
     dense: result.vectors.map((v) => Array.from(v.dense ?? [])),
   };

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EncodedBatch, LoadedEncoder } from '../../../src/encoders/encoder.ts';
-import { encodeWithCache, MemoryVectorCache, type EncodeProgress } from '../../../src/encoders/job.ts';
+import { CACHE_DEVICE, encodeWithCache, MemoryVectorCache, type EncodeProgress, type LazyEncoder } from '../../../src/encoders/job.ts';
 import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
 
 function fakeEncoder(
@@ -66,6 +66,43 @@ describe('encodeWithCache', () => {
     await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });
     await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan, beforeEncoding: async (n) => void asked.push(n) });
     expect(asked).toEqual([13]);
+  });
+
+  it('a lazy encoder is loaded only when something is not cached (a fully cached run needs no model)', async () => {
+    const cache = new MemoryVectorCache();
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS, { role: 'passage', plan });
+    const model = fakeEncoder();
+    let loads = 0;
+    const lazy: LazyEncoder = { config: model.encoder.config, dtype: model.encoder.dtype, load: async () => (loads++, model.encoder) };
+    const progress: EncodeProgress[] = [];
+    const got: number[] = [];
+    const vectors = await encodeWithCache(lazy, cache, TEXTS, {
+      role: 'passage',
+      plan,
+      onProgress: (p) => progress.push(p),
+      onVectors: (positions) => void got.push(...positions),
+    });
+    expect(loads).toBe(0);
+    expect(vectors.map((v) => Array.from(v.dense!))).toEqual(TEXTS.map((t) => [t.length, t.charCodeAt(0)]));
+    expect(got.sort((a, b) => a - b)).toEqual(TEXTS.map((_, i) => i));
+    expect(progress.at(-1)).toMatchObject({ done: 20, cached: 20, device: CACHE_DEVICE });
+    // One text more: the model is loaded once, and only the new text is encoded.
+    const more = [...TEXTS, 'a passage nobody encoded yet'];
+    await encodeWithCache(lazy, cache, more, { role: 'passage', plan });
+    expect(loads).toBe(1);
+    expect(model.calls).toEqual([['a passage nobody encoded yet']]);
+    // A query role is another identity: nothing cached, so it loads.
+    await encodeWithCache(lazy, cache, TEXTS.slice(0, 2), { role: 'query', plan });
+    expect(loads).toBe(2);
+  });
+
+  it('refuses a lazily loaded encoder whose dtype is not the one the cache was read for', async () => {
+    const model = fakeEncoder();
+    const lazy: LazyEncoder = { config: model.encoder.config, dtype: 'q8', load: async () => model.encoder };
+    await expect(encodeWithCache(lazy, new MemoryVectorCache(), TEXTS, { role: 'passage', plan })).rejects.toThrow(
+      /not the one the cache was read for/,
+    );
+    expect(model.calls).toEqual([]);
   });
 
   it('a second visit encodes nothing', async () => {
