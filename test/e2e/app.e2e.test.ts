@@ -291,7 +291,7 @@ describe('the lab (wasm)', () => {
     try {
       const opened = Date.now();
       await other.goto(page.url());
-      await expect.poll(() => row(other, ENCODER_ID).getAttribute('data-status'), { timeout: 120_000, intervals: [50] }).toBe('ready');
+      await expect.poll(() => row(other, ENCODER_ID).getAttribute('data-status'), { timeout: 120_000, interval: 50 }).toBe('ready');
       console.info(`[e2e] SciFact with every vector cached: the encoder run was ready ${Date.now() - opened} ms after opening the link`);
       expect(await row(other, ENCODER_ID).getAttribute('data-cached')).toBe('5183');
       // Every vector was cached: the run was rebuilt from IndexedDB with no model loaded.
