@@ -25,6 +25,7 @@ import * as ort from 'onnxruntime-web/webgpu';
 import { denseTopKOnnx, type OrtLike } from '../src/encoders/dense-onnx.ts';
 import { guardNetwork } from '../src/lab/network-guard.ts';
 import { problemOf, withProblem, type Problem } from '../src/lab/problems.ts';
+import { adapterName, isSoftwareAdapter } from '../src/encoders/adapter.ts';
 import {
   LOCAL_MODEL_ROOT,
   LocalModelError,
@@ -75,6 +76,11 @@ export interface WorkerInitOptions {
 export interface WorkerLoadOptions {
   /** Requested device; WebGPU falls back to WASM when no adapter is granted. */
   readonly device: WorkerDevice;
+  /**
+   * With device 'webgpu': use WASM instead when the only adapter is a software renderer (Settings "Auto").
+   * Settings "WebGPU" leaves it false: any adapter is used.
+   */
+  readonly avoidSoftwareAdapter?: boolean;
   readonly dtype?: EncoderDtype;
   readonly source: { readonly remoteHost?: string; readonly localModelPath?: string; readonly allowRemote?: boolean };
 }
@@ -259,6 +265,14 @@ const api = {
       // fp16 weights need the adapter's shader-f16 feature (SwiftShader, for one, lacks it).
       if (found.device === 'webgpu' && dtype === 'fp16' && found.adapter.features?.has('shader-f16') === false) {
         found = { device: 'wasm', reason: 'the WebGPU adapter lacks shader-f16, which fp16 weights need' };
+      }
+      if (found.device === 'webgpu' && options.avoidSoftwareAdapter === true && isSoftwareAdapter(describeAdapter(found.adapter))) {
+        found = {
+          device: 'wasm',
+          reason:
+            `the only WebGPU adapter is a software renderer (${adapterName(describeAdapter(found.adapter))}), slower than ` +
+            'WASM; choose WebGPU in Settings to use it anyway',
+        };
       }
       if (found.device === 'webgpu') {
         device = 'webgpu';

@@ -33,6 +33,8 @@ export interface RetrieverInfo {
   /** Device the model runs on, and why it differs from the one asked for (null when it does not). */
   readonly device?: 'webgpu' | 'wasm' | 'cpu' | 'cache';
   readonly deviceReason?: string | null;
+  /** The WebGPU adapter used, by vendor and architecture ("google swiftshader"). */
+  readonly adapter?: string;
   readonly dtype?: string;
   readonly progress?: JobProgress;
   /** True when every vector came from the cache. */

@@ -410,11 +410,14 @@ describe('the lab (webgpu, own files)', () => {
     const gpuBrowser = await launchChromium({ webgpu: true });
     try {
       const { context: c, page: p } = await openLab(gpuBrowser);
-      await p.evaluate(() => {
-        const s = JSON.parse(localStorage.getItem('fliplab.settings')!) as Record<string, string>;
-        localStorage.setItem('fliplab.settings', JSON.stringify({ ...s, device: 'auto' }));
-      });
-      await p.reload();
+      const chooseDevice = async (device: 'auto' | 'webgpu') => {
+        await p.evaluate((d) => {
+          const s = JSON.parse(localStorage.getItem('fliplab.settings')!) as Record<string, string>;
+          localStorage.setItem('fliplab.settings', JSON.stringify({ ...s, device: d }));
+        }, device);
+        await p.reload();
+      };
+      await chooseDevice('auto');
       await p.getByTestId('pick-folder').setInputFiles(own);
       await expect
         .poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
@@ -424,16 +427,26 @@ describe('the lab (webgpu, own files)', () => {
       await p.getByTestId('add-encoder').click();
       const id = `bge-small:${MODEL}-max16`;
       await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 240_000 }).toBe('ready');
-      expect(await row(p, id).getAttribute('data-device')).toBe('webgpu');
+      // "Auto" does not run on SwiftShader (a software adapter, slower than WASM), and says so.
+      expect(await row(p, id).getAttribute('data-device')).toBe('wasm');
+      expect(await row(p, id).textContent()).toMatch(/software renderer \(google swiftshader[^)]*\), slower than WASM/i);
       await expect
         .poll(() => p.locator('section[aria-labelledby="analysis-heading"]').textContent(), { timeout: 30_000 })
         .toMatch(/Transitions at k = 10/);
 
+      // "WebGPU" uses it, and the row names the adapter. The reload restores the collection and the first
+      // encoder from the browser (its vectors are cached: no model is loaded for it).
+      await chooseDevice('webgpu');
+      await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+      expect(await row(p, id).getAttribute('data-device')).toBe('cache');
       // The same model as a folder picked from disk: loaded from the files, no model request at all.
       const before = server.requests.length;
+      await p.getByTestId('encoder-max-length').fill('16'); // the form starts afresh after the reload
       await p.getByTestId('pick-model-folder').setInputFiles(join(DEFAULT_MODELS_DIR, MODEL));
       const local = 'bge-small:local/tiny-bert-max16';
       await expect.poll(() => row(p, local).getAttribute('data-status'), { timeout: 240_000 }).toBe('ready');
+      expect(await row(p, local).getAttribute('data-device')).toBe('webgpu');
+      expect(await row(p, local).getAttribute('data-adapter')).toMatch(/swiftshader/i);
       expect(server.requests.slice(before).filter((r) => r.includes('tiny-bert') || r.includes('/local-models/'))).toEqual([]);
       await c.close();
     } finally {

@@ -18,6 +18,7 @@ import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '
 import type { LexicalSpec } from '../../lab/engine.ts';
 import { problemOf } from '../../lab/problems.ts';
 import { CACHE_DEVICE } from '../../encoders/job.ts';
+import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
@@ -71,6 +72,11 @@ function rememberLocalRevision(model: string, revision: string): void {
   } catch {
     // Storage refused (private mode, quota): the folder is then asked for again after a reload.
   }
+}
+
+/** The WebGPU adapter a load used, named for the row ({} when none, e.g. on WASM). */
+function adapterOf(load: { readonly adapterInfo: AdapterFacts | null } | null): Pick<RetrieverInfo, 'adapter'> {
+  return load?.adapterInfo ? { adapter: adapterName(load.adapterInfo) } : {};
 }
 
 /** The device column's reason when no model was loaded. */
@@ -234,6 +240,7 @@ export class Lab {
             ...row,
             recipe: encoderRecipe(spec.config, {
               ...(row.device ? { device: row.device } : {}),
+              ...(row.adapter ? { adapter: row.adapter } : {}),
               ...(row.partial ? { encodedDocs: row.partial.encodedDocs, totalDocs: row.partial.totalDocs } : {}),
             }),
           }
@@ -353,6 +360,8 @@ export class Lab {
     const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
     const load: WorkerLoadOptions = {
       device,
+      // "Auto" does not run on a software WebGPU adapter (slower than WASM); "WebGPU" uses whatever there is.
+      avoidSoftwareAdapter: this.settings.device === 'auto',
       dtype: config.dtype,
       source: source ?? { remoteHost: `${this.settings.modelHost}/`, allowRemote: true },
     };
@@ -367,7 +376,7 @@ export class Lab {
           }),
         signal,
       );
-      patch({ device: q.load?.device ?? 'cache', deviceReason: q.fallback ?? q.load?.reason ?? FROM_CACHE });
+      patch({ device: q.load?.device ?? 'cache', deviceReason: q.fallback ?? q.load?.reason ?? FROM_CACHE, ...adapterOf(q.load) });
       await this.lab.beginVectorRun(id, q.vectors);
       patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#select(id);
@@ -394,6 +403,7 @@ export class Lab {
         cached: result.encoded === 0 && q.encoded === 0,
         device: result.load?.device ?? q.load?.device ?? 'cache',
         deviceReason: result.fallback ?? result.load?.reason ?? q.load?.reason ?? FROM_CACHE,
+        ...adapterOf(result.load ?? q.load),
         progress: { done, total: done, cached: result.cached, etaMs: 0, unit: 'documents' },
         partial: { encodedDocs: totalDocs, totalDocs },
       });

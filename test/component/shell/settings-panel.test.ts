@@ -56,7 +56,7 @@ describe('SettingsPanel', () => {
 
     await fireEvent.input(modelHost, { target: { value: '  https://hf-mirror.example/models/  ' } });
     await fireEvent.input(dataHost, { target: { value: 'http://localhost:8080' } });
-    await fireEvent.click(screen.getByRole('radio', { name: /WebGPU \(falls back/ }));
+    await fireEvent.click(screen.getByRole('radio', { name: /WebGPU, whatever the adapter/ }));
     await fireEvent.click(screen.getByTestId('save-settings'));
     expect(onsaved).toHaveBeenCalledTimes(1);
     const saved = JSON.parse(localStorage.getItem(KEY) ?? 'null') as unknown;
@@ -71,7 +71,7 @@ describe('SettingsPanel', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Defaults' }));
     expect(modelHost.value).toBe(DEFAULT_SETTINGS.modelHost);
     expect(dataHost.value).toBe(DEFAULT_SETTINGS.dataHost);
-    expect((screen.getByRole('radio', { name: /WebGPU when the browser grants/ }) as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByRole('radio', { name: /^Auto: WebGPU on a real GPU/ }) as HTMLInputElement).checked).toBe(true);
     expect(localStorage.getItem(KEY)).toBeNull();
     await fireEvent.click(screen.getByTestId('save-settings'));
     expect(JSON.parse(localStorage.getItem(KEY)!)).toEqual(DEFAULT_SETTINGS);
