@@ -151,6 +151,17 @@ export function selectLocalModelFiles<F>(
 
   const inFolder = new Map<string, F>();
   for (const e of entries) if (e.path.startsWith(prefix)) inFolder.set(e.path.slice(prefix.length), e.file);
+  // Several public conversions (e.g. of SPLADE) put model.onnx at the root instead of under onnx/: with no
+  // onnx/ weights, root ones (and their external data) are served under the onnx/ names transformers.js loads.
+  const hasOnnxFolder = DTYPES.some((d) => inFolder.has(ONNX_FILE_BY_DTYPE[d]));
+  if (!hasOnnxFolder) {
+    for (const [path, file] of [...inFolder]) {
+      if (!path.includes('/') && /^model(_fp16|_quantized)?\.onnx(_data)?$/.test(path)) {
+        inFolder.delete(path);
+        inFolder.set(`onnx/${path}`, file);
+      }
+    }
+  }
   const availableDtypes = DTYPES.filter((d) => inFolder.has(ONNX_FILE_BY_DTYPE[d]));
   const missing = requiredModelFiles(dtype).filter((p) => !inFolder.has(p));
   if (missing.length > 0) {
@@ -158,9 +169,11 @@ export function selectLocalModelFiles<F>(
       availableDtypes.length > 0 && missing.length === 1 && missing[0] === ONNX_FILE_BY_DTYPE[dtype]
         ? ` (the folder has weights for: ${availableDtypes.join(', ')})`
         : '';
+    const weights = ONNX_FILE_BY_DTYPE[dtype];
+    const atRoot = missing.includes(weights) ? ` (${weights.slice('onnx/'.length)} at the folder's root also works)` : '';
     throw new LocalModelError(
       `The model folder "${folder}" is missing ${missing.join(', ')}: a ${dtype} model needs ` +
-        `${requiredModelFiles(dtype).join(', ')}${alternatives}.`,
+        `${requiredModelFiles(dtype).join(', ')}${atRoot}${alternatives}.`,
       missing,
     );
   }

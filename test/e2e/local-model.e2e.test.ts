@@ -153,6 +153,27 @@ describe('a picked local model folder', () => {
   );
 
   it(
+    'a folder with model.onnx at its root (as several public conversions are laid out) encodes the same',
+    async () => {
+      const rootLayout = join(workDir, 'tiny-bert-root');
+      await mkdir(rootLayout, { recursive: true });
+      for (const e of await readdir(join(DEFAULT_MODELS_DIR, TINY_BERT), { withFileTypes: true })) {
+        if (e.isFile()) await copyFile(join(DEFAULT_MODELS_DIR, TINY_BERT, e.name), join(rootLayout, e.name));
+      }
+      await copyFile(join(DEFAULT_MODELS_DIR, TINY_BERT, 'onnx/model.onnx'), join(rootLayout, 'model.onnx'));
+      const got = await pickFolder(rootLayout);
+      if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
+      expect(got.name).toBe('local/tiny-bert-root');
+      expect(got.paths).toContain('onnx/model.onnx');
+      const [vectors, expected] = await Promise.all([encodeLocal(got, TEXTS), encodeInNode(TEXTS)]);
+      if (isError(vectors)) throw new Error(`browser: ${vectors.error.name}: ${vectors.error.message}`);
+      expectSameVectors(vectors, expected);
+      expect(modelRequests(server.requests)).toEqual([]);
+    },
+    WASM_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'a fresh worker (after a crash or an abort) gets the folder again from the bridge',
     async () => {
       const before = await page.evaluate(() => window.fliplabTest.workerRunning('wasm'));

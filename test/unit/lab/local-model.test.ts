@@ -60,6 +60,35 @@ describe('selectLocalModelFiles', () => {
     expect(sel.files.find((f) => f.path === 'onnx/model.onnx')!.file).toBe('bert/onnx/model.onnx');
   });
 
+  it('a folder with model.onnx at its root (no onnx/): the root weights are loaded under the onnx/ names', () => {
+    const root = [
+      'splade/config.json',
+      'splade/tokenizer.json',
+      'splade/tokenizer_config.json',
+      'splade/model.onnx',
+      'splade/model.onnx_data',
+    ];
+    const sel = selectLocalModelFiles(entries([...root, 'splade/model_quantized.onnx']), 'fp32');
+    expect(sel.availableDtypes).toEqual(['fp32', 'q8']);
+    expect(sel.files.map((f) => f.path).sort()).toEqual([
+      'config.json',
+      'onnx/model.onnx',
+      'onnx/model.onnx_data',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
+    expect(sel.files.find((f) => f.path === 'onnx/model.onnx')!.file).toBe('splade/model.onnx');
+    // q8 from the root file too; a dtype the folder lacks is still named as missing (under its onnx/ name).
+    expect(selectLocalModelFiles(entries([...root, 'splade/model_quantized.onnx']), 'q8').files.map((f) => f.path)).toContain(
+      'onnx/model_quantized.onnx',
+    );
+    expect(() => selectLocalModelFiles(entries(root), 'fp16')).toThrow(/missing onnx\/model_fp16\.onnx.*has weights for: fp32/);
+    // With an onnx/ folder the root file is not used (the transformers.js layout wins).
+    const both = selectLocalModelFiles(entries([...COMPLETE, 'bert/model.onnx']), 'fp32');
+    expect(both.files.find((f) => f.path === 'onnx/model.onnx')!.file).toBe('bert/onnx/model.onnx');
+    expect(both.files.map((f) => f.path)).not.toContain('model.onnx');
+  });
+
   it.each(['fp32', 'fp16', 'q8'] as const)('each missing file is named (%s)', (dtype) => {
     const needed = requiredModelFiles(dtype);
     expect(needed).toContain(ONNX_FILE_BY_DTYPE[dtype]);
