@@ -13,6 +13,7 @@ export type {
   Bm25Explanation,
   DetailLoader,
   ExplainLoader,
+  ExpansionLoader,
   JobProgress,
   PassageLoader,
   QueryDetail,

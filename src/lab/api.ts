@@ -8,6 +8,7 @@ import { transfer } from 'comlink';
 import { parseRun } from '../core/io/trec.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { Bm25Params } from '../core/retrieve/bm25.ts';
+import type { ExpandedQuery } from '../core/retrieve/rm3.ts';
 import type { AgreementReport } from '../core/agreement/index.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { MetricsRow } from '../report/metrics.ts';
@@ -96,6 +97,10 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     explainBm25(qid: string, docId: string, run: string): Bm25Explanation | null {
       return engine.explainBm25(qid, docId, run);
+    },
+
+    rm3Expansion(qid: string, run: string): ExpandedQuery | null {
+      return engine.rm3Expansion(qid, run);
     },
 
     passage(docId: string): { title: string; text: string } {

@@ -23,7 +23,7 @@ import {
 } from '../core/retrieve/bm25.ts';
 import { buildLexicalIndex, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
 import { runQl } from '../core/retrieve/ql.ts';
-import { resolveRm3Params, runRm3, type Rm3Params } from '../core/retrieve/rm3.ts';
+import { parseRm3RunName, resolveRm3Params, rm3Expand, runRm3, type ExpandedQuery, type Rm3Params } from '../core/retrieve/rm3.ts';
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { Bm25Explanation, QueryDetail, RankedDoc } from './types.ts';
@@ -179,6 +179,21 @@ export class LabEngine {
       return { term: lex.terms[t]!, count: counts[i]!, tf, df, idf, weight: counts[i]! * weight };
     });
     return { run, terms: rows, total: rows.reduce((s, r) => s + r.weight, 0) };
+  }
+
+  /**
+   * What RM3 searched for one query: the expanded query's terms and weights (token order), for the explorer.
+   * Null when `run` is not an RM3 run or the query is unknown.
+   */
+  rm3Expansion(qid: string, run: string): ExpandedQuery | null {
+    const params = parseRm3RunName(run);
+    const c = this.#collection();
+    const qi = c.queries.indexOf.get(qid as QueryId);
+    if (params === null || qi === undefined) return null;
+    this.#lexical ??= buildLexicalIndex(c.corpus);
+    const text = c.queries.texts[qi] ?? '';
+    const first = searchBm25(this.#bm25Index({ k1: params.k1, b: params.b }), text, params.fbDocs);
+    return rm3Expand(this.#lexical, text, first, params);
   }
 
   /** The BM25 index for these parameters (the last one is kept while k1/b do not change). */

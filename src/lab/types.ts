@@ -92,6 +92,12 @@ export interface Bm25Explanation {
 /** Explains a BM25 run's score for one query and document; null for other runs. */
 export type ExplainLoader = (qid: string, docId: string, run: string) => Promise<Bm25Explanation | null>;
 
+/** What an RM3 run searched for one query (token order; see core/retrieve/rm3.ts); null for other runs. */
+export type ExpansionLoader = (
+  qid: string,
+  run: string,
+) => Promise<{ readonly terms: readonly string[]; readonly weights: readonly number[] } | null>;
+
 /** Loads the top-k of the named runs for one query (from the lab worker). */
 export type DetailLoader = (qid: string, runs: readonly string[], k: number) => Promise<QueryDetail>;
 /** Loads one passage's text on demand (never rendered as HTML). */

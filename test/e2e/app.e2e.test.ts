@@ -705,6 +705,10 @@ describe('the lab as an instrument', () => {
       .first()
       .click();
     await expect.poll(() => page.getByTestId('bm25-why').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    // What RM3 searched for instead, above its list.
+    await expect
+      .poll(() => page.getByTestId('rm3-expansion').textContent(), { timeout: 10_000 })
+      .toMatch(/bm25-rm3 searched for: .*\(added\)/);
     await shotTop(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png', 1500);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator('#analysis-heading').evaluate((h) => h.scrollIntoView({ block: 'start' }));

@@ -617,6 +617,7 @@ export class Lab {
 
   loadDetail = (qid: string, runs: readonly string[], k: number): Promise<QueryDetail> => this.lab.detail(qid, runs, k);
   explain = (qid: string, docId: string, run: string): Promise<Bm25Explanation | null> => this.lab.explainBm25(qid, docId, run);
+  expansion = (qid: string, run: string) => this.lab.rm3Expansion(qid, run);
   loadPassage = (docId: string): Promise<{ title: string; text: string }> => this.lab.passage(docId);
 
   dispose(): void {

@@ -94,6 +94,39 @@ describe('QueryDetail', () => {
     expect(screen.getByText('(no title)')).toBeTruthy();
   });
 
+  test('an RM3 list says what it searched for: the query’s terms and the added ones, by weight', async () => {
+    const detail: Detail = {
+      qid: 'q',
+      text: 'moon tides',
+      judged: [],
+      lists: [
+        { run: 'bm25', docs: [{ docId: 'x', rank: 1, score: 2, title: 't', grade: null }], firstRelevant: null },
+        { run: 'bm25-rm3', docs: [{ docId: 'y', rank: 1, score: 1, title: 'u', grade: null }], firstRelevant: null },
+      ],
+    };
+    const expansion = vi.fn((_qid: string, run: string) =>
+      Promise.resolve(run === 'bm25-rm3' ? { terms: ['gravity', 'moon', 'tides'], weights: [0.2, 0.35, 0.45] } : null),
+    );
+    const { container } = render(QueryDetail, {
+      props: {
+        qid: 'q',
+        reference: 'bm25',
+        candidate: 'bm25-rm3',
+        k: 1,
+        loadDetail: () => Promise.resolve(detail),
+        loadPassage: noPassage,
+        expansion,
+        queryText: 'moon tides',
+      },
+    });
+    await waitFor(() => expect(container.querySelectorAll('[data-testid="rm3-expansion"]')).toHaveLength(1));
+    const line = container.querySelector('[data-testid="rm3-expansion"]')!;
+    expect(line.closest('.list')!.getAttribute('data-run')).toBe('bm25-rm3');
+    expect(line.textContent!.replace(/\s+/g, ' ').trim()).toBe('bm25-rm3 searched for: tides 0.450, moon 0.350, gravity (added) 0.200');
+    expect([...line.querySelectorAll('.added')].map((e) => e.textContent)).toEqual(['gravity (added) 0.200']);
+    expect(expansion.mock.calls.map((c) => c[1]).sort()).toEqual(['bm25', 'bm25-rm3']);
+  });
+
   test('passage text with markup renders literally as text', async () => {
     const evil = '<img src=x onerror=alert(1)>';
     const detail: Detail = {

@@ -4,7 +4,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reportFromPrepared } from '../../../src/core/flips/analyze.ts';
-import { BM25_VARIANTS, buildBm25Index, runBm25 } from '../../../src/core/retrieve/bm25.ts';
+import { BM25_VARIANTS, buildBm25Index, runBm25, searchBm25 } from '../../../src/core/retrieve/bm25.ts';
+import { buildLexicalIndex } from '../../../src/core/retrieve/lexical.ts';
+import { runQl } from '../../../src/core/retrieve/ql.ts';
+import { runRm3 } from '../../../src/core/retrieve/rm3.ts';
+import { tokenize } from '../../../src/core/text/tokenize.ts';
 import { selectEvaluationQueries } from '../../../src/core/io/validate.ts';
 import type { DocId, QueryId } from '../../../src/core/types.ts';
 import { LabEngine, RUN_DEPTH } from '../../../src/lab/engine.ts';
@@ -20,6 +24,41 @@ const engine = new LabEngine();
 beforeAll(async () => {
   col = await loadBeirFolder(SCIFACT, 'test');
   engine.open({ name: 'scifact', corpus: col.corpus, queries: col.queries, qrels: col.qrels, runs: [], diagnostics: [] });
+});
+
+describe('LabEngine instant candidates and explanations', () => {
+  it('ranks with RM3 and QL as the core does, explains BM25 scores, and shows what RM3 searched for', () => {
+    const selected = selectEvaluationQueries(col.qrels, col.queries);
+    engine.runBm25('bm25', {});
+    engine.runLexical('bm25-rm3', { kind: 'rm3', params: {} });
+    engine.runLexical('ql', { kind: 'ql', mu: 1000 });
+    const lex = buildLexicalIndex(col.corpus);
+    const bm25 = buildBm25Index(col.corpus, {});
+    const rm3 = runRm3(lex, col.corpus, col.queries, selected, RUN_DEPTH, (t, n) => searchBm25(bm25, t, n));
+    const ql = runQl(lex, col.corpus, col.queries, selected, RUN_DEPTH);
+    for (const [qid, list] of rm3.byQuery) expect(engine.run('bm25-rm3').byQuery.get(qid)!.docs).toEqual(list.docs);
+    for (const [qid, list] of ql.byQuery) expect(engine.run('ql').byQuery.get(qid)!.docs).toEqual(list.docs);
+
+    // BM25's per-term weights add up to the run's score (float32 accumulation aside).
+    for (const qid of [...engine.run('bm25').byQuery.keys()].slice(0, 20)) {
+      const list = engine.run('bm25').byQuery.get(qid)!;
+      const why = engine.explainBm25(qid, list.docs[0]!, 'bm25')!;
+      expect(Math.abs(why.total - list.scores[0]!)).toBeLessThan(1e-5 * list.scores[0]!);
+      for (const t of why.terms) if (t.tf === 0) expect(t.weight).toBe(0);
+      expect(why.terms.some((t) => t.tf > 0)).toBe(true);
+    }
+    expect(engine.explainBm25(col.queries.ids[0]!, col.corpus.ids[0]!, 'ql')).toBeNull();
+    expect(engine.explainBm25('no such query', col.corpus.ids[0]!, 'bm25')).toBeNull();
+
+    // The expansion: the query's own terms keep weight, new terms join, weights sum to 1.
+    const qid = [...rm3.byQuery.keys()][0]!;
+    const expanded = engine.rm3Expansion(qid, 'bm25-rm3')!;
+    const query = new Set(tokenize(col.queries.texts[col.queries.indexOf.get(qid)!]!));
+    expect(expanded.terms.some((t) => !query.has(t))).toBe(true);
+    for (const t of query) expect(expanded.terms).toContain(t);
+    expect(expanded.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
+    expect(engine.rm3Expansion(qid, 'bm25')).toBeNull();
+  });
 });
 
 describe('LabEngine', () => {
