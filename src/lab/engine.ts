@@ -13,6 +13,7 @@ import { LAB_MEASURES, trecEvalText, type MetricsRow } from '../report/metrics.t
 import { selectEvaluationQueries } from '../core/io/validate.ts';
 import { evaluate, parseMeasures } from '../core/metrics/index.ts';
 import {
+  bm25Idf,
   buildBm25Index,
   parseBm25RunName,
   resolveBm25Params,
@@ -174,7 +175,7 @@ export class LabEngine {
     const rows = terms.map((t, i) => {
       const df = lex.df[t]!;
       const tf = tfOf.get(t) ?? 0;
-      const idf = Math.fround(Math.log(1 + (lex.docCount - df + 0.5) / (df + 0.5)));
+      const idf = Math.fround(bm25Idf(lex.docCount, df));
       const weight = tf === 0 ? 0 : (idf * tf * (k1 + 1)) / (tf + norm);
       return { term: lex.terms[t]!, count: counts[i]!, tf, df, idf, weight: counts[i]! * weight };
     });

@@ -272,51 +272,45 @@ export class Lab {
 
   async addBm25(k1: number, b: number): Promise<void> {
     const id = bm25RunName({ k1, b });
-    if (this.#specs.has(id) && this.retrievers.find((r) => r.id === id)?.status === 'ready') return this.#select(id);
-    this.#specs.set(id, { kind: 'bm25', k1, b });
-    const total = this.collection?.docs ?? 0;
-    this.#upsert({
-      id,
-      name: id,
-      kind: 'bm25',
-      status: 'searching',
-      device: 'cpu',
-      progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' },
-      recipe: bm25Recipe(k1, b),
-    });
-    await this.#rank(id, (onProgress) => this.lab.runBm25(id, { k1, b }, onProgress));
+    await this.#addRanked(id, { kind: 'bm25', k1, b }, bm25Recipe(k1, b), (onProgress) => this.lab.runBm25(id, { k1, b }, onProgress));
   }
 
   /** BM25 + RM3 (Anserini's defaults unless given): an instant candidate, no model to download. */
   async addRm3(params: Partial<Rm3Params> = {}): Promise<void> {
     const id = rm3RunName(params);
-    await this.#addLexical(id, { kind: 'rm3', params }, rm3Recipe(params));
+    const spec: LexicalSpec = { kind: 'rm3', params };
+    await this.#addRanked(id, { kind: 'lexical', spec }, rm3Recipe(params), (onProgress) => this.lab.runLexical(id, spec, onProgress));
   }
 
   /** Query likelihood with Dirichlet smoothing: an instant candidate, no model to download. */
   async addQl(mu = 1000): Promise<void> {
-    await this.#addLexical(qlRunName(mu), { kind: 'ql', mu }, qlRecipe(mu));
+    const id = qlRunName(mu);
+    const spec: LexicalSpec = { kind: 'ql', mu };
+    await this.#addRanked(id, { kind: 'lexical', spec }, qlRecipe(mu), (onProgress) => this.lab.runLexical(id, spec, onProgress));
   }
 
-  async #addLexical(id: string, spec: LexicalSpec, recipe: RetrieverInfo['recipe']): Promise<void> {
+  /**
+   * A retriever the lab worker ranks on the CPU (BM25, RM3, QL): its row, the job with progress, then ready
+   * and selected. A ready one is only selected again.
+   */
+  async #addRanked(
+    id: string,
+    spec: Bm25Spec | { readonly kind: 'lexical'; readonly spec: LexicalSpec },
+    recipe: NonNullable<RetrieverInfo['recipe']>,
+    job: (onProgress: (done: number, total: number) => void) => Promise<unknown>,
+  ): Promise<void> {
     if (this.#specs.has(id) && this.retrievers.find((r) => r.id === id)?.status === 'ready') return this.#select(id);
-    this.#specs.set(id, { kind: 'lexical', spec });
+    this.#specs.set(id, spec);
     const total = this.collection?.docs ?? 0;
     this.#upsert({
       id,
       name: id,
-      kind: 'lexical',
+      kind: spec.kind,
       status: 'searching',
       device: 'cpu',
       progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' },
-      ...(recipe ? { recipe } : {}),
+      recipe,
     });
-    await this.#rank(id, (onProgress) => this.lab.runLexical(id, spec, onProgress));
-  }
-
-  /** Run a ranking job in the lab worker with progress, then make it ready and select it. */
-  async #rank(id: string, job: (onProgress: (done: number, total: number) => void) => Promise<unknown>): Promise<void> {
-    const total = this.collection?.docs ?? 0;
     const started = performance.now();
     try {
       await job(

@@ -206,6 +206,11 @@ const DENSE_MIN_DF = 256;
 /** Codes per dense column in `denseCodes` (0 = absent, 1..255 = impact bins). */
 const DENSE_CODES = 256;
 
+/** idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)) in float64 (the reference rounds it to float32 after). */
+export function bm25Idf(docCount: number, df: number): number {
+  return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+}
+
 /** Complete and check parameters; throws RangeError on values outside the documented ranges. */
 export function resolveBm25Params(params: Partial<Bm25Params> = {}): Bm25Params {
   const k1 = params.k1 ?? DEFAULT_BM25_PARAMS.k1;
@@ -321,7 +326,7 @@ export function buildBm25Index(corpus: Corpus, params: Partial<Bm25Params> = {},
   const termOffsets = new Uint32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) {
     const f = df[t]!;
-    const w = Math.log(1 + (n - f + 0.5) / (f + 0.5));
+    const w = bm25Idf(n, f);
     idf[t] = f32 ? Math.fround(w) : w;
     termOffsets[t + 1] = termOffsets[t]! + f;
   }

@@ -24,7 +24,7 @@
  */
 import type { Corpus, Queries, Run } from '../types.ts';
 import { tokenize } from '../text/tokenize.ts';
-import { DEFAULT_BM25_PARAMS, bm25RunName } from './bm25.ts';
+import { DEFAULT_BM25_PARAMS, bm25Idf, bm25RunName } from './bm25.ts';
 import { checkLexicalDepth, lexicalRun, rankTouched, type LexicalHits, type LexicalIndex } from './lexical.ts';
 
 export interface Rm3Params {
@@ -161,7 +161,7 @@ export function searchExpanded(index: LexicalIndex, expanded: ExpandedQuery, dep
     const w = expanded.weights[i]!;
     if (t === undefined || w === 0) return;
     const df = index.df[t]!;
-    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const idf = bm25Idf(n, df);
     for (let x = index.postStart[t]!; x < index.postStart[t + 1]!; x++) {
       const d = index.postDocs[x]!;
       const tf = index.postTfs[x]!;

@@ -5,6 +5,7 @@
  */
 import type { FlipReport, MetricsRow } from '../../types.ts';
 import { formatCount, formatSigned } from './format.ts';
+import { partialPassages } from '../shell/progress.ts';
 
 export interface HeadlineLine {
   readonly candidate: string;
@@ -32,7 +33,7 @@ export function headlineLines(report: FlipReport, k: number, metrics: readonly M
     return {
       candidate: c.name,
       text,
-      partial: p ? `${p.encodedDocs.toLocaleString('en-US')} of ${p.totalDocs.toLocaleString('en-US')} passages` : null,
+      partial: p ? partialPassages(p) : null,
     };
   });
 }
