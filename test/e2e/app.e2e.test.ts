@@ -281,7 +281,8 @@ describe('the lab (wasm)', () => {
     await expect
       .poll(() => page.locator('section[aria-labelledby="explorer-heading"]').textContent(), { timeout: 30_000 })
       .toMatch(/first relevant/i);
-    expect(page.url()).toMatch(/[#&]q=/);
+    // The URL follows the view just after the frame (coalesced), so it is polled.
+    await expect.poll(() => page.url(), { timeout: 5_000 }).toMatch(/[#&]q=/);
     await shot(page, 'section[aria-labelledby="explorer-heading"]', 'fixture-explorer.png', false);
 
     // The link holds the view, not the data: a new tab on this machine reopens the same view from the cache.
