@@ -51,7 +51,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerEval(program, io, setExit);
   registerFlips(program, io, setExit);
   registerCompare(program, io, setExit);
-  registerEncode(program, io, setExit);
+  registerEncode(program, io, setExit, packageJson.version);
   registerSearch(program, io, setExit);
   registerDemo(program, io, setExit);
   return program;

@@ -13,7 +13,7 @@ import { parseIntFlag } from './args.ts';
 import { UsageError, type Io } from './output.ts';
 
 export interface ModelOpts {
-  model: string;
+  model?: string;
   modelDir?: string;
   host?: string;
   offline?: boolean;
@@ -37,7 +37,7 @@ export const MODEL_MANIFEST = 'fixture-manifest.json';
 
 /** Pooling named by `<modelDir>/<model>/fixture-manifest.json` (`"pooling": "cls" | "mean" | "splade"`), if any. */
 function manifestPooling(opts: ModelOpts): string | undefined {
-  if (!opts.modelDir) return undefined;
+  if (!opts.modelDir || opts.model === undefined) return undefined;
   const path = join(opts.modelDir, opts.model, MODEL_MANIFEST);
   if (!existsSync(path)) return undefined;
   try {
@@ -50,6 +50,8 @@ function manifestPooling(opts: ModelOpts): string | undefined {
 
 /** A preset by id, or any repo id / local folder with the settings given on the command line. */
 export function resolveEncoderConfig(given: ModelOpts): EncoderConfig {
+  if (given.model === undefined)
+    throw new UsageError(`--model is required (a preset: ${Object.keys(PRESETS).join(', ')}; a hub repo id; or a folder)`);
   const base: EncoderConfig | undefined = isPresetId(given.model) ? PRESETS[given.model] : undefined;
   const named = base || given.pooling !== undefined ? undefined : manifestPooling(given);
   const opts: ModelOpts = named === undefined ? given : { ...given, pooling: named };
@@ -74,9 +76,9 @@ export function resolveEncoderConfig(given: ModelOpts): EncoderConfig {
         ? null
         : parseIntFlag('--sparse-top-k', 1)(opts.sparseTopK);
   return {
-    id: base ? base.id : opts.model,
-    label: base ? base.label : opts.model,
-    model: base ? base.model : opts.model,
+    id: base ? base.id : given.model,
+    label: base ? base.label : given.model,
+    model: base ? base.model : given.model,
     revision: base?.revision ?? 'main',
     kind: sparse ? 'sparse' : 'dense',
     pooling,
@@ -138,7 +140,7 @@ export function batchPlanFor(opts: ModelOpts): BatchPlan {
 
 export function addModelOptions(cmd: Command): Command {
   return cmd
-    .requiredOption('--model <id>', `a preset (${Object.keys(PRESETS).join(', ')}), a hub repo id, or a folder name under --model-dir`)
+    .option('--model <id>', `a preset (${Object.keys(PRESETS).join(', ')}), a hub repo id, or a folder name under --model-dir`)
     .option('--model-dir <dir>', 'local models root (transformers.js layout); tried before the host')
     .option('--host <url>', 'hub-compatible model host or mirror (default https://huggingface.co/)')
     .option('--offline', 'never contact a host; only --model-dir')
@@ -159,9 +161,18 @@ export function addModelOptions(cmd: Command): Command {
 
 /** Resolve the flags to a config and load it, with errors that say what to fix. */
 export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config: EncoderConfig; encoder: LoadedEncoder }> {
+  checkDevice(opts);
+  const config = resolveEncoderConfig(opts);
+  return { config, encoder: await loadConfiguredEncoder(config, opts) };
+}
+
+export function checkDevice(opts: ModelOpts): void {
   if (!(DEVICES as readonly string[]).includes(opts.device))
     throw new UsageError(`--device expects ${DEVICES.join(' or ')}, got "${opts.device}"`);
-  const config = resolveEncoderConfig(opts);
+}
+
+/** Load the encoder of a configuration (a preset, the flags', or a vector pack's) from the flags' model source. */
+export async function loadConfiguredEncoder(config: EncoderConfig, opts: ModelOpts): Promise<LoadedEncoder> {
   if (opts.offline) checkLocalModel(config, opts.modelDir, opts.dtype ?? config.dtype);
   const { DEFAULT_REMOTE_HOST, loadEncoder } = await import('../encoders/encoder.ts');
   const encoder = await loadEncoder(config, {
@@ -183,5 +194,5 @@ export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config:
         `${e instanceof Error ? e.message : String(e)}${hint}`,
     );
   });
-  return { config, encoder };
+  return encoder;
 }

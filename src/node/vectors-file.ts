@@ -1,19 +1,27 @@
 /**
- * A portable vectors folder, so a corpus encoded on a GPU server can be searched elsewhere (and imported by
- * the browser lab):
- *   manifest.json   format, encoding identity + key, device, kind, dim, count
- *   rows.tsv        one line per vector: external id, SHA-256 of the exact input text
- *   vectors.f32     dense: rows × dim little-endian float32
- *   vectors.jsonl   sparse: one {"i": [...], "v": [...]} per row
+ * Vector packs on disk (the layout is in src/encoders/pack.ts and docs/vector-packs.md): a folder, or the same
+ * files in a `.zip`. Version 1 folders (passages only: rows.tsv, vectors.f32 | vectors.jsonl) are still read
+ * by `fliplab search --vectors`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MANIFEST, unzipPack, zipPack, type PackFiles } from '../encoders/pack.ts';
 import { InputError } from '../core/io/errors.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncodingIdentity } from '../encoders/identity.ts';
 
 export const VECTORS_FORMAT = 'fliplab-vectors';
 export const VECTORS_VERSION = 1;
+
+/** Does this folder hold a version 1 vectors folder (not a pack)? */
+export function isVersion1Folder(dir: string): boolean {
+  if (!existsSync(join(dir, 'rows.tsv'))) return false;
+  try {
+    return (JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as { version?: unknown }).version === VECTORS_VERSION;
+  } catch {
+    return false;
+  }
+}
 
 export interface VectorsManifest {
   readonly format: typeof VECTORS_FORMAT;
@@ -34,6 +42,7 @@ export interface VectorsFolder {
   readonly vectors: readonly StoredVector[];
 }
 
+/** Version 1 writer, kept for tests of the reader (new folders are packs). */
 export function writeVectorsFolder(
   dir: string,
   v: Omit<VectorsFolder, 'manifest'> & { manifest: Omit<VectorsManifest, 'format' | 'version' | 'kind' | 'dim' | 'count' | 'created'> },
@@ -110,4 +119,29 @@ export function readVectorsFolder(dir: string): VectorsFolder {
     });
   }
   return { manifest, ids: rows.map((r) => r[0]!), textKeys: rows.map((r) => r[1]!), vectors };
+}
+
+/**
+ * Write a pack as a folder, or as one zip when the path ends in `.zip`. The manifest is written last (a
+ * folder cut short has none, so it is never taken for a pack); a zip is written to a temporary name first.
+ */
+export function writePackPath(path: string, files: PackFiles): void {
+  if (path.endsWith('.zip')) {
+    writeFileSync(`${path}.partial`, zipPack(files, path.replace(/^.*[\\/]/, '').replace(/\.zip$/, '')));
+    renameSync(`${path}.partial`, path);
+    return;
+  }
+  mkdirSync(path, { recursive: true });
+  for (const [name, bytes] of files) if (name !== MANIFEST) writeFileSync(join(path, name), bytes);
+  writeFileSync(join(path, MANIFEST), files.get(MANIFEST)!);
+}
+
+/** A pack's files from a folder or a `.zip`. */
+export function readPackPath(path: string): Map<string, Uint8Array> {
+  if (!existsSync(path)) throw new InputError(path, undefined, 'no such vector pack (a folder or a .zip)');
+  if (!statSync(path).isDirectory()) return unzipPack(new Uint8Array(readFileSync(path)), path);
+  const files = new Map<string, Uint8Array>();
+  for (const e of readdirSync(path, { withFileTypes: true }))
+    if (e.isFile()) files.set(e.name, new Uint8Array(readFileSync(join(path, e.name))));
+  return files;
 }

@@ -2,55 +2,87 @@ import type { Command } from 'commander';
 import { passageText } from '../../core/io/beir.ts';
 import { selectEvaluationQueries } from '../../core/io/validate.ts';
 import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
-import { encodingIdentity, encodingKey, textKeys } from '../../encoders/identity.ts';
+import { textKeys } from '../../encoders/identity.ts';
+import { writePack, type PackPart } from '../../encoders/pack.ts';
 import { loadBeirFolder } from '../../node/files.ts';
-import { writeVectorsFolder } from '../../node/vectors-file.ts';
+import { writePackPath } from '../../node/vectors-file.ts';
 import { addModelOptions, batchPlanFor, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
 
 interface EncodeOpts extends ModelOpts {
   role: string;
+  queries: string;
+  float16?: boolean;
   out: string;
 }
 
-export function registerEncode(program: Command, io: Io, _setExit: (code: number) => void): void {
+const ROLES = ['both', 'passage', 'query'] as const;
+
+export function registerEncode(program: Command, io: Io, _setExit: (code: number) => void, version: string): void {
   addModelOptions(
     program
       .command('encode')
-      .description('encode a BEIR corpus (or its queries) into a portable vectors folder, e.g. on a GPU server')
+      .description(
+        'encode a BEIR corpus and its queries into a vector pack (e.g. on a GPU server) that the lab and `search` use with no model',
+      )
       .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv'),
   )
-    .option('--role <r>', "passage (the corpus) or query (the split's judged queries)", 'passage')
-    .requiredOption('--out <dir>', 'vectors folder to write (manifest.json, rows.tsv, vectors.f32 | vectors.jsonl)')
+    .option('--role <r>', `what to encode: ${ROLES.join(', ')} (passages and queries)`, 'both')
+    .option('--queries <which>', "judged (the split's judged queries) or all (every query in queries.jsonl)", 'judged')
+    .option('--float16', 'store the values as float16 (half the size; each value rounded to 11 significant bits)')
+    .requiredOption('--out <pack>', 'vector pack to write: a folder, or one file when the name ends in .zip (see docs/vector-packs.md)')
     .action(async (dir: string, opts: EncodeOpts) => {
-      if (opts.role !== 'passage' && opts.role !== 'query') throw new UsageError(`--role expects passage or query, got "${opts.role}"`);
-      const role = opts.role;
+      if (!(ROLES as readonly string[]).includes(opts.role)) throw new UsageError(`--role expects ${ROLES.join(', ')}, got "${opts.role}"`);
+      if (opts.queries !== 'judged' && opts.queries !== 'all')
+        throw new UsageError(`--queries expects judged or all, got "${opts.queries}"`);
       const { config, encoder } = await loadEncoderFromOptions(opts);
       const col = await loadBeirFolder(dir, opts.split);
       reportDiagnostics(io, col.warnings);
-      const rows =
-        role === 'passage'
-          ? col.corpus.ids.map((id, i) => ({ id: id as string, text: passageText(col.corpus, i) }))
-          : selectEvaluationQueries(col.qrels, col.queries).map((i) => ({ id: col.queries.ids[i] as string, text: col.queries.texts[i]! }));
       const started = performance.now();
-      const texts = rows.map((r) => r.text);
-      const vectors = await encodeWithCache(encoder, new MemoryVectorCache(), texts, {
-        role,
-        plan: batchPlanFor(opts),
-        onProgress: progressPrinter(io, role === 'passage' ? 'passages' : 'queries'),
-      });
+      const plan = batchPlanFor(opts);
+      const part = async (role: 'passage' | 'query', rows: { id: string; text: string }[]): Promise<PackPart> => {
+        const texts = rows.map((r) => r.text);
+        const vectors = await encodeWithCache(encoder, new MemoryVectorCache(), texts, {
+          role,
+          plan,
+          onProgress: progressPrinter(io, role === 'passage' ? 'passages' : 'queries'),
+        });
+        return { ids: rows.map((r) => r.id), textKeys: await textKeys(texts), vectors };
+      };
+      const queryIndices =
+        opts.queries === 'all' ? col.queries.ids.map((_, i) => i) : selectEvaluationQueries(col.qrels, col.queries).map((i) => i as number);
+      const passages =
+        opts.role === 'query'
+          ? null
+          : await part(
+              'passage',
+              col.corpus.ids.map((id, i) => ({ id: id as string, text: passageText(col.corpus, i) })),
+            );
+      const queries =
+        opts.role === 'passage'
+          ? null
+          : await part(
+              'query',
+              queryIndices.map((i) => ({ id: col.queries.ids[i] as string, text: col.queries.texts[i]! })),
+            );
       await encoder.dispose();
-      const identity = encodingIdentity(config, role, encoder.dtype);
-      writeVectorsFolder(opts.out, {
-        manifest: { identity, encoding: await encodingKey(identity), device: encoder.device },
-        ids: rows.map((r) => r.id),
-        textKeys: await textKeys(texts),
-        vectors,
+      const files = await writePack({
+        config,
+        dtype: encoder.dtype,
+        device: encoder.device,
+        tool: `fliplab ${version}`,
+        passages,
+        queries,
+        valueType: opts.float16 ? 'float16' : 'float32',
       });
-      const tokens = vectors.reduce((s, v) => s + v.tokens, 0);
+      writePackPath(opts.out, files);
+      const tokens = [...(passages?.vectors ?? []), ...(queries?.vectors ?? [])].reduce((s, v) => s + v.tokens, 0);
       const seconds = (performance.now() - started) / 1000;
+      const counts = [passages ? `${passages.ids.length} passages` : '', queries ? `${queries.ids.length} queries` : '']
+        .filter(Boolean)
+        .join(' and ');
       io.stderr(
-        `encode: ${rows.length} ${role}s, ${tokens} tokens with ${config.model}@${config.revision} (${encoder.dtype}, ` +
+        `encode: ${counts}, ${tokens} tokens with ${config.model}@${config.revision} (${encoder.dtype}, ` +
           `${encoder.device}) in ${seconds.toFixed(1)} s (${(tokens / seconds).toFixed(0)} tokens/s) → ${opts.out}\n`,
       );
     });

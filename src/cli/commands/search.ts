@@ -5,12 +5,23 @@ import { formatRunLines } from '../../core/io/trec.ts';
 import { checkQrels, selectEvaluationQueries } from '../../core/io/validate.ts';
 import { vectorRun } from '../../core/retrieve/vector-run.ts';
 import { denseTopKOnnx, type OrtLike } from '../../encoders/dense-onnx.ts';
-import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
+import type { LoadedEncoder } from '../../encoders/encoder.ts';
+import { encodeWithCache, MemoryVectorCache, type LazyEncoder } from '../../encoders/job.ts';
 import { encodingIdentity, encodingKey, textKeys } from '../../encoders/identity.ts';
+import { MANIFEST, matchPack, packConfig, packIdentity, readPack, recipeDifference } from '../../encoders/pack.ts';
+import type { EncoderConfig } from '../../encoders/presets.ts';
 import { loadBeirFolder } from '../../node/files.ts';
-import { readVectorsFolder } from '../../node/vectors-file.ts';
+import { isVersion1Folder, readPackPath, readVectorsFolder } from '../../node/vectors-file.ts';
 import { parseIntFlag } from '../args.ts';
-import { addModelOptions, batchPlanFor, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
+import {
+  addModelOptions,
+  batchPlanFor,
+  checkDevice,
+  loadConfiguredEncoder,
+  progressPrinter,
+  resolveEncoderConfig,
+  type ModelOpts,
+} from '../model-options.ts';
 import { reportDiagnostics, writeOutput, type Io } from '../output.ts';
 import { MAX_DEPTH } from './bm25.ts';
 
@@ -29,11 +40,14 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv'),
   )
     .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), MAX_DEPTH)
-    .option('--vectors <dir>', 'passage vectors written by `fliplab encode` (must match the model settings and corpus)')
+    .option(
+      '--vectors <pack>',
+      'a vector pack from `fliplab encode` or the lab (folder or .zip): ranks with no model when it holds every passage and query',
+    )
     .option('--tag <name>', 'run tag (default: the model id)')
     .option('--out <file>', 'write the run here instead of stdout')
     .action(async (dir: string, opts: SearchOpts) => {
-      const { config, encoder } = await loadEncoderFromOptions(opts);
+      checkDevice(opts);
       const col = await loadBeirFolder(dir, opts.split);
       reportDiagnostics(io, [...col.warnings, ...checkQrels(col.qrels, col.files.qrels, { corpus: col.corpus, queries: col.queries })]);
       const selected = selectEvaluationQueries(col.qrels, col.queries);
@@ -41,33 +55,60 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       const plan = batchPlanFor(opts);
       const started = performance.now();
       const texts = col.corpus.ids.map((_, i) => passageText(col.corpus, i));
-      if (opts.vectors) {
-        // Pre-encoded passages go into the cache under their own keys; anything that does not match is a miss.
-        const folder = readVectorsFolder(opts.vectors);
-        const identity = encodingIdentity(config, 'passage', encoder.dtype);
-        const encoding = await encodingKey(identity);
-        if (folder.manifest.encoding !== encoding) {
-          throw new InputError(
-            `${opts.vectors}/manifest.json`,
-            undefined,
-            `these vectors were made with ${JSON.stringify(folder.manifest.identity)}; this search uses ${JSON.stringify(identity)}`,
+      const queryTexts = selected.map((i) => col.queries.texts[i]!);
+      let config: EncoderConfig;
+      if (opts.vectors && !isVersion1Folder(opts.vectors)) {
+        // A pack says its own recipe: --model is needed only to check it, or to encode what the pack lacks.
+        const pack = await readPack(readPackPath(opts.vectors), opts.vectors);
+        config = packConfig(pack.manifest.encoder);
+        if (opts.model !== undefined) {
+          const given = resolveEncoderConfig(opts);
+          const diff = recipeDifference(pack.manifest.encoder, given);
+          if (diff !== '') throw new InputError(`${opts.vectors}/${MANIFEST}`, undefined, `the pack was made with other settings: ${diff}`);
+          config = given;
+        }
+        const target = {
+          passages: { ids: col.corpus.ids as readonly string[], textKeys: await textKeys(texts) },
+          queries: { ids: selected.map((i) => col.queries.ids[i] as string), textKeys: await textKeys(queryTexts) },
+        };
+        const covered = matchPack(pack, target, opts.vectors);
+        for (const [role, part] of [
+          ['passage', pack.passages],
+          ['query', pack.queries],
+        ] as const) {
+          if (!part) continue;
+          const identity = packIdentity(pack.manifest.encoder, role);
+          await cache.put(
+            identity,
+            await encodingKey(identity),
+            pack.manifest.device,
+            part.textKeys.map((text, i) => ({ text, vector: part.vectors[i]! })),
           );
         }
-        const keys = await textKeys(texts);
-        const known = new Set(keys);
-        const usable = folder.textKeys.map((k, i) => ({ text: k, vector: folder.vectors[i]! })).filter((e) => known.has(e.text));
-        await cache.put(identity, encoding, folder.manifest.device, usable);
-        io.stderr(`vectors: ${usable.length} of ${texts.length} passages taken from ${opts.vectors}\n`);
+        io.stderr(
+          `vectors: ${covered.passages} of ${texts.length} passages and ${covered.queries} of ${queryTexts.length} queries taken from ` +
+            `${opts.vectors} (${config.model}@${config.revision}, ${config.dtype}, encoded on ${pack.manifest.device})\n`,
+        );
+      } else {
+        config = resolveEncoderConfig(opts);
+        if (opts.vectors) await takeVersion1(opts.vectors, config, texts, cache, io);
       }
+      // The model loads only if the cache (the pack) lacks a passage or a query.
+      let loaded: LoadedEncoder | null = null;
+      const encoder: LazyEncoder = {
+        config,
+        dtype: config.dtype,
+        load: async () => (loaded = await loadConfiguredEncoder(config, opts)),
+      };
       const passages = await encodeWithCache(encoder, cache, texts, { role: 'passage', plan, onProgress: progressPrinter(io, 'passages') });
       const queryIds = selected.map((i) => col.queries.ids[i]!);
-      const queries = await encodeWithCache(
-        encoder,
-        cache,
-        selected.map((i) => col.queries.texts[i]!),
-        { role: 'query', plan, onProgress: progressPrinter(io, 'queries') },
-      );
-      await encoder.dispose();
+      const queries = await encodeWithCache(encoder, cache, queryTexts, {
+        role: 'query',
+        plan,
+        onProgress: progressPrinter(io, 'queries'),
+      });
+      const used = loaded as LoadedEncoder | null;
+      await used?.dispose();
       const tag = opts.tag ?? config.id.replace(/[^\w.-]+/g, '_');
       const ortNode = await import('onnxruntime-node');
       const run = await vectorRun(col.corpus, passages, queryIds, queries, {
@@ -77,9 +118,27 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       });
       writeOutput(io, Array.from(formatRunLines(run, tag)).join(''), opts.out);
       io.stderr(
-        `search: ${config.model}@${config.revision} (${encoder.dtype}, ${encoder.device}, ${config.pooling}) — ` +
+        `search: ${config.model}@${config.revision} (${encoder.dtype}, ${used ? used.device : 'no model loaded'}, ${config.pooling}) — ` +
           `${queryIds.length} queries × top ${opts.depth} over ${col.corpus.ids.length} passages in ` +
           `${((performance.now() - started) / 1000).toFixed(1)} s\n`,
       );
     });
+}
+
+/** A version 1 vectors folder (passages only, no recipe of its own): must match the flags' settings. */
+async function takeVersion1(dir: string, config: EncoderConfig, texts: readonly string[], cache: MemoryVectorCache, io: Io) {
+  const folder = readVectorsFolder(dir);
+  const identity = encodingIdentity(config, 'passage');
+  const encoding = await encodingKey(identity);
+  if (folder.manifest.encoding !== encoding) {
+    throw new InputError(
+      `${dir}/manifest.json`,
+      undefined,
+      `these vectors were made with ${JSON.stringify(folder.manifest.identity)}; this search uses ${JSON.stringify(identity)}`,
+    );
+  }
+  const known = new Set(await textKeys(texts));
+  const usable = folder.textKeys.map((k, i) => ({ text: k, vector: folder.vectors[i]! })).filter((e) => known.has(e.text));
+  await cache.put(identity, encoding, folder.manifest.device, usable);
+  io.stderr(`vectors: ${usable.length} of ${texts.length} passages taken from ${dir}\n`);
 }
