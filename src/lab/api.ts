@@ -16,6 +16,8 @@ import { loadCollection } from './data/load.ts';
 import type { CollectionFile } from './data/types.ts';
 import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
+import { exportPack, importPack, type PackImport } from './packs.ts';
+import type { EncoderConfig } from '../encoders/presets.ts';
 import type { Bm25Explanation, QueryDetail } from './types.ts';
 
 function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
@@ -117,6 +119,17 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     trecEval(name: string, relevanceLevel = 1): string {
       return engine.trecEval(name, relevanceLevel);
+    },
+
+    /** Check a vector pack against the open collection and add its vectors to the cache (see packs.ts). */
+    importPack(files: readonly CollectionFile[], onProgress?: (done: number, total: number) => void): Promise<PackImport> {
+      return importPack(files, engine.packCollection(), onProgress ? { onProgress: (d, t) => void onProgress(d, t) } : {});
+    },
+
+    /** The cached vectors of an encoder over the open collection, as a zipped pack. */
+    async exportPack(config: EncoderConfig, tool: string): Promise<Uint8Array> {
+      const zip = await exportPack(config, engine.packCollection(), { tool });
+      return transfer(zip, [zip.buffer as ArrayBuffer]);
     },
 
     compare(reference: string, candidates: readonly string[], depths: readonly number[]): AgreementReport {

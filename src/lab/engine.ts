@@ -27,6 +27,7 @@ import { runQl } from '../core/retrieve/ql.ts';
 import { parseRm3RunName, resolveRm3Params, rm3Expand, runRm3, type ExpandedQuery, type Rm3Params } from '../core/retrieve/rm3.ts';
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
+import type { PackCollection } from './packs.ts';
 import type { Bm25Explanation, QueryDetail, RankedDoc } from './types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
 
@@ -124,6 +125,12 @@ export class LabEngine {
   evaluatedQueries(): { ids: QueryId[]; texts: string[] } {
     const q = this.#collection().queries;
     return { ids: this.#evaluated.map((i) => q.ids[i]!), texts: this.#evaluated.map((i) => q.texts[i]!) };
+  }
+
+  /** What a vector pack is matched against: passages in corpus order and the evaluated queries, ids and encoder input texts. */
+  packCollection(): PackCollection {
+    const c = this.#collection();
+    return { name: c.name, passages: { ids: c.corpus.ids, texts: this.passageTexts() }, queries: this.evaluatedQueries() };
   }
 
   /** Passage texts in corpus order (`${title}. ${text}`, the paper's encoder input). */

@@ -57,3 +57,30 @@ export function parseEncoderRunId(id: string): EncoderConfig | null {
     return null;
   }
 }
+
+/** The recipe fields a preset fixes (the checkpoint, revision, dtype and max tokens may differ). */
+const RECIPE_FIELDS = ['pooling', 'normalize', 'queryPrefix', 'passagePrefix', 'sparseTopK'] as const;
+
+/**
+ * The lab's configuration for vectors made with `recipe` (a vector pack's): the preset of that checkpoint if
+ * there is one, else the first preset with the same recipe, the checkpoint put in; null when no preset's
+ * recipe fits (the lab names its encoder runs by preset; `fliplab search --vectors` takes any recipe).
+ */
+export function configForRecipe(recipe: Omit<EncoderConfig, 'id' | 'label' | 'kind'>): EncoderConfig | null {
+  const fits = (Object.keys(PRESETS) as PresetId[]).filter((p) => RECIPE_FIELDS.every((f) => PRESETS[p][f] === recipe[f]));
+  const preset = fits.find((p) => PRESETS[p].model === recipe.model) ?? fits[0];
+  if (preset === undefined) return null;
+  return encoderConfig(preset, { model: recipe.model, revision: recipe.revision, dtype: recipe.dtype, maxLength: recipe.maxLength });
+}
+
+/** Why no preset fits a recipe, field by field against the nearest preset. */
+export function recipeMismatch(recipe: Omit<EncoderConfig, 'id' | 'label' | 'kind'>): string {
+  const ranked = (Object.keys(PRESETS) as PresetId[])
+    .map((p) => ({ p, diff: RECIPE_FIELDS.filter((f) => PRESETS[p][f] !== recipe[f]) }))
+    .sort((a, b) => a.diff.length - b.diff.length);
+  const { p, diff } = ranked[0]!;
+  return (
+    `the nearest recipe, ${PRESETS[p].label}, differs in ` +
+    diff.map((f) => `${f} (${JSON.stringify(recipe[f])} in the pack, ${JSON.stringify(PRESETS[p][f])} in the recipe)`).join(', ')
+  );
+}

@@ -88,12 +88,16 @@ export class EmbeddingStore {
     return out;
   }
 
-  /** Commit one batch atomically, and account for it in the encoding's record. */
+  /**
+   * Commit one batch atomically, and account for it in the encoding's record. With `keepExisting`, vectors
+   * already stored are left as they are (an imported pack adds, never replaces).
+   */
   async put(
     identity: EncodingIdentity,
     encoding: string,
     device: string,
     entries: readonly { text: string; vector: StoredVector }[],
+    options: { readonly keepExisting?: boolean } = {},
   ): Promise<void> {
     const bytes = entries.reduce((s, e) => s + vectorBytes(e.vector), 0);
     try {
@@ -107,7 +111,7 @@ export class EmbeddingStore {
         if ((await vectors.getKey(key)) === undefined) {
           added++;
           addedBytes += vectorBytes(e.vector);
-        }
+        } else if (options.keepExisting) continue;
         await vectors.put({ encoding, text: e.text, ...e.vector });
       }
       const rec = (await encodings.get(encoding)) ?? { encoding, identity, device, createdAt: Date.now(), count: 0, bytes: 0 };

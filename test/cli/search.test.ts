@@ -261,7 +261,7 @@ describe('fliplab encode → vector pack → search --vectors', () => {
       const out = join(tmp, 'v1');
       writeVectorsFolder(out, {
         manifest: { identity, encoding: await encodingKey(identity), device: 'cpu' },
-        ids: col.corpus.ids as string[],
+        ids: Array.from(col.corpus.ids, String),
         textKeys: await textKeys(texts),
         vectors: batch.dense!.map((dense) => ({ dense, tokens: 0 })),
       });

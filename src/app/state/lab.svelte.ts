@@ -113,6 +113,8 @@ export class Lab {
   metrics: MetricsRow[] = $state.raw([]);
   queryTexts: Record<string, string> = $state.raw({});
   analysisError: string | null = $state(null);
+  /** The last vector pack import: in progress, done (with the run it added) or failed (the error, file and what differs). */
+  packStatus: { readonly state: 'importing' | 'done' | 'error'; readonly text: string; readonly id?: string } | null = $state.raw(null);
   /** Candidates whose runs were partial when the current analysis was computed (what the views badge). */
   analyzedPartial: string[] = $state.raw([]);
   /** How much of each partial candidate the current analysis covers (what "x of N passages" says). */
@@ -211,13 +213,13 @@ export class Lab {
     const ql = parseQlRunName(id);
     if (ql) return void (await this.addQl(ql.mu));
     const config = parseEncoderRunId(id);
+    if (!config) return;
+    // The run id does not hold the revision (part of every cache key): a local folder's fingerprint was kept
+    // when the folder was picked, an imported pack's revision when it was imported.
+    const restored = { ...config, revision: localRevision(config.model) ?? config.revision };
     // A local folder is not kept by the browser, but its vectors are: a fully cached run comes back without
     // it; only when something must be encoded does the row ask for the folder (see addEncoder's catch).
-    if (config?.model.startsWith(LOCAL_MODEL_PREFIX)) {
-      // The run id does not hold the folder's fingerprint (its revision, part of every cache key): it was kept
-      // when the folder was picked.
-      void this.addEncoder({ ...config, revision: localRevision(config.model) ?? config.revision }, localModelSource());
-    } else if (config) void this.addEncoder(config);
+    void this.addEncoder(restored, config.model.startsWith(LOCAL_MODEL_PREFIX) ? localModelSource() : undefined);
   }
 
   // ---------------------------------------------------------------- retrievers
@@ -442,6 +444,54 @@ export class Lab {
       ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }),
     });
     await this.addEncoder(config, localModelSource());
+  }
+
+  /**
+   * Import a vector pack (a .zip or a folder's files): checked against the open collection in the lab worker,
+   * its vectors added to the cache, then its encoder added, which rebuilds the run from the cache with no
+   * model (a pack that lacks some passages or queries has them encoded, which loads the model).
+   */
+  async importPack(files: readonly CollectionFile[]): Promise<void> {
+    if (this.collection === null) return;
+    this.packStatus = { state: 'importing', text: 'checking the pack…' };
+    try {
+      const result = await this.lab.importPack(
+        files,
+        proxy((done: number, total: number) => {
+          this.packStatus = {
+            state: 'importing',
+            text: `storing vectors: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`,
+          };
+        }),
+      );
+      if (result.config.revision !== parseEncoderRunId(encoderRunId(result.config))?.revision)
+        rememberLocalRevision(result.config.model, result.config.revision);
+      const id = encoderRunId(result.config);
+      const complete = result.passages === result.totalPassages && result.queries === result.totalQueries;
+      this.packStatus = {
+        state: 'done',
+        id,
+        text:
+          `imported ${id}: ${result.passages.toLocaleString('en-US')} of ${result.totalPassages.toLocaleString('en-US')} passages and ` +
+          `${result.queries.toLocaleString('en-US')} of ${result.totalQueries.toLocaleString('en-US')} queries ` +
+          `(encoded on ${result.device}, ${result.valueType})` +
+          (complete ? '; no model needed' : '; the rest will be encoded, which loads the model'),
+      };
+      // A job of the same encoder still running is superseded (its row and run are taken over by this one).
+      this.#jobs.get(id)?.abort();
+      this.#jobs.delete(id);
+      void this.addEncoder(result.config);
+    } catch (e) {
+      this.packStatus = { state: 'error', text: errorText(errorInfo(e)) };
+    }
+  }
+
+  /** Download an encoder's cached vectors of the open collection as a vector pack (.zip). */
+  async exportPack(id: string): Promise<{ name: string; bytes: Uint8Array }> {
+    const spec = this.#specs.get(id);
+    if (spec?.kind !== 'encoder') throw new Error(`${id} is not an encoder`);
+    const bytes = await this.lab.exportPack(spec.config, 'fliplab browser lab');
+    return { name: `${this.collection?.name ?? 'collection'}-${id}.fliplab-vectors.zip`, bytes };
   }
 
   cancel(id: string): void {

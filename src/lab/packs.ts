@@ -1,0 +1,188 @@
+/**
+ * Vector packs in the lab (the format: src/encoders/pack.ts, docs/vector-packs.md). Importing checks the whole
+ * pack against the open collection before writing anything, then adds its vectors to the embedding cache
+ * (IndexedDB) under the same keys the encoders use, leaving every vector already stored as it is; the encoder
+ * run then rebuilds from the cache with no model. Exporting writes any cached encoding of the open collection
+ * as a pack (one .zip).
+ */
+import { InputError } from '../core/io/errors.ts';
+import { encodingKey, textKeys } from '../encoders/identity.ts';
+import {
+  matchPack,
+  MANIFEST,
+  packEncoder,
+  packIdentity,
+  readPack,
+  unzipPack,
+  writePack,
+  zipPack,
+  type PackFiles,
+  type PackPart,
+  type VectorPack,
+} from '../encoders/pack.ts';
+import type { StoredVector } from '../encoders/pooling.ts';
+import type { EncoderConfig } from '../encoders/presets.ts';
+import { EmbeddingStore } from '../store/embeddings.ts';
+import type { CollectionFile } from './data/types.ts';
+import { configForRecipe, recipeMismatch } from './retriever-ids.ts';
+
+/** The open collection's passages and evaluated queries, in order. */
+export interface PackCollection {
+  readonly name: string;
+  readonly passages: { readonly ids: readonly string[]; readonly texts: readonly string[] };
+  readonly queries: { readonly ids: readonly string[]; readonly texts: readonly string[] };
+}
+
+export interface PackImport {
+  /** The encoder the vectors belong to: add it and its run rebuilds from the cache. */
+  readonly config: EncoderConfig;
+  readonly passages: number;
+  readonly totalPassages: number;
+  readonly queries: number;
+  readonly totalQueries: number;
+  /** Vectors written; the rest were in the cache already (and were left untouched). */
+  readonly added: number;
+  readonly device: string;
+  readonly valueType: string;
+}
+
+const IMPORT_BATCH = 2048;
+
+/** A pack's files from what was picked or dropped: one .zip, or a folder's files (its top folder removed). */
+export function packFilesOf(files: readonly CollectionFile[]): { files: PackFiles; where: string } {
+  if (files.length === 1 && /\.zip$/i.test(files[0]!.path))
+    return { files: unzipPack(files[0]!.bytes, files[0]!.path), where: files[0]!.path };
+  const manifests = files.filter((f) => f.path === MANIFEST || f.path.endsWith(`/${MANIFEST}`));
+  if (manifests.length !== 1) {
+    const what = files.length === 1 ? files[0]!.path : `${files.length} files`;
+    throw new InputError(
+      what,
+      undefined,
+      manifests.length === 0
+        ? `not a vector pack: expected a .zip or a folder with ${MANIFEST} (see docs/vector-packs.md)`
+        : `${manifests.length} ${MANIFEST} files: pick one pack at a time`,
+    );
+  }
+  const root = manifests[0]!.path.slice(0, -MANIFEST.length);
+  const out = new Map<string, Uint8Array>();
+  for (const f of files)
+    if (f.path.startsWith(root) && !f.path.slice(root.length).includes('/')) out.set(f.path.slice(root.length), f.bytes);
+  return { files: out, where: root.replace(/\/$/, '') || 'pack' };
+}
+
+/** Read and check a pack, match it to the collection, and store its vectors. Nothing is written unless all of it passes. */
+export async function importPack(
+  picked: readonly CollectionFile[],
+  collection: PackCollection,
+  options: { readonly dbName?: string; readonly onProgress?: (done: number, total: number) => void } = {},
+): Promise<PackImport> {
+  const { files, where } = packFilesOf(picked);
+  const pack = await readPack(files, where);
+  const enc = pack.manifest.encoder;
+  const config = configForRecipe(enc);
+  if (config === null) {
+    throw new InputError(
+      `${where}/${MANIFEST}`,
+      undefined,
+      `the lab runs the BGE, E5 and SPLADE recipes with any checkpoint, and this pack's recipe is none of them: ${recipeMismatch(enc)}. ` +
+        '`fliplab search --vectors` ranks with any recipe',
+    );
+  }
+  const target = {
+    passages: { ids: collection.passages.ids, textKeys: await textKeys(collection.passages.texts) },
+    queries: { ids: collection.queries.ids, textKeys: await textKeys(collection.queries.texts) },
+  };
+  const covered = matchPack(pack, target, where);
+  const store = await EmbeddingStore.open(options.dbName);
+  try {
+    await checkAgainstCache(store, pack, where);
+    const parts = [
+      ['passage', pack.passages],
+      ['query', pack.queries],
+    ] as const;
+    const total = (pack.passages?.ids.length ?? 0) + (pack.queries?.ids.length ?? 0);
+    let done = 0;
+    let added = 0;
+    for (const [role, part] of parts) {
+      if (!part) continue;
+      const identity = packIdentity(enc, role);
+      const encoding = await encodingKey(identity);
+      const before = (await store.list()).find((r) => r.encoding === encoding)?.count ?? 0;
+      for (let start = 0; start < part.ids.length; start += IMPORT_BATCH) {
+        const end = Math.min(part.ids.length, start + IMPORT_BATCH);
+        const entries: { text: string; vector: StoredVector }[] = [];
+        for (let i = start; i < end; i++) entries.push({ text: part.textKeys[i]!, vector: part.vectors[i]! });
+        await store.put(identity, encoding, pack.manifest.device, entries, { keepExisting: true });
+        done += end - start;
+        options.onProgress?.(done, total);
+      }
+      added += ((await store.list()).find((r) => r.encoding === encoding)?.count ?? 0) - before;
+    }
+    return {
+      config,
+      passages: covered.passages,
+      totalPassages: collection.passages.ids.length,
+      queries: covered.queries,
+      totalQueries: collection.queries.ids.length,
+      added,
+      device: pack.manifest.device,
+      valueType: pack.manifest.valueType,
+    };
+  } finally {
+    store.close();
+  }
+}
+
+/** A vector stored under the same key with another width means the pack is not what its recipe says. */
+async function checkAgainstCache(store: EmbeddingStore, pack: VectorPack, where: string): Promise<void> {
+  for (const [role, part, file] of [
+    ['passage', pack.passages, 'passages'],
+    ['query', pack.queries, 'queries'],
+  ] as const) {
+    if (!part || part.ids.length === 0 || pack.manifest.kind !== 'dense') continue;
+    const encoding = await encodingKey(packIdentity(pack.manifest.encoder, role));
+    const [stored] = await store.get(encoding, part.textKeys.slice(0, 1));
+    const have = stored?.dense?.length;
+    if (have !== undefined && have !== pack.manifest.dim) {
+      throw new InputError(
+        `${where}/${file}.${pack.manifest.valueType === 'float32' ? 'f32' : 'f16'}`,
+        undefined,
+        `wrong dimension: ${pack.manifest.dim} values per vector, but this browser holds ${have}-dimensional vectors of the same ` +
+          `encoding (${pack.manifest.encoder.model}, ${role}s)`,
+      );
+    }
+  }
+}
+
+/** Every cached vector of `config`'s encoding of the open collection, as a zipped pack. */
+export async function exportPack(
+  config: EncoderConfig,
+  collection: PackCollection,
+  options: { readonly dbName?: string; readonly tool: string },
+): Promise<Uint8Array> {
+  const store = await EmbeddingStore.open(options.dbName);
+  try {
+    const records = await store.list();
+    const part = async (role: 'passage' | 'query', rows: PackCollection['passages']): Promise<PackPart> => {
+      const encoding = await encodingKey(packIdentity(packEncoder(config), role));
+      const keys = await textKeys(rows.texts);
+      const found = await store.get(encoding, keys);
+      const missing = found.filter((v) => v === undefined).length;
+      if (missing > 0) {
+        throw new Error(
+          `${missing.toLocaleString('en-US')} of ${rows.ids.length.toLocaleString('en-US')} ${role}s of ${collection.name} ` +
+            'are not encoded yet with this encoder: let it finish (or resume it), then export',
+        );
+      }
+      return { ids: rows.ids, textKeys: keys, vectors: found as StoredVector[] };
+    };
+    const passages = await part('passage', collection.passages);
+    const queries = await part('query', collection.queries);
+    const passageEncoding = await encodingKey(packIdentity(packEncoder(config), 'passage'));
+    const device = records.find((r) => r.encoding === passageEncoding)?.device ?? 'unknown';
+    const files = await writePack({ config, device, tool: options.tool, passages, queries });
+    return zipPack(files);
+  } finally {
+    store.close();
+  }
+}
