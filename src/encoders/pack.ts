@@ -431,7 +431,8 @@ async function readPart(files: PackFiles, where: string, manifest: PackManifest,
     const file = `${where}/${name}`;
     const data = readValues(need(files, where, name), type, ids.length * dim, file, `${ids.length} rows × ${dim} dimensions`);
     checkFinite(data, (i) => Math.floor(i / dim), ids, file);
-    for (let r = 0; r < ids.length; r++) vectors.push({ dense: data.subarray(r * dim, (r + 1) * dim), tokens: tokens[r]! });
+    // Each row its own buffer (slice, not subarray): IndexedDB and postMessage clone a view's whole buffer.
+    for (let r = 0; r < ids.length; r++) vectors.push({ dense: data.slice(r * dim, (r + 1) * dim), tokens: tokens[r]! });
   } else {
     const ptrFile = `${where}/${base}.indptr`;
     const indptr = readUint32(need(files, where, `${base}.indptr`), ids.length + 1, ptrFile, `${ids.length} rows + 1 offsets`);
@@ -464,7 +465,7 @@ async function readPart(files: PackFiles, where: string, manifest: PackManifest,
         if (i > s && indices[i]! <= indices[i - 1]!)
           throw new InputError(idxFile, undefined, `term ids of "${ids[r]}" (row ${r + 1}) must be strictly ascending`);
       }
-      vectors.push({ sparse: { indices: indices.subarray(s, e), values: values.subarray(s, e) }, tokens: tokens[r]! });
+      vectors.push({ sparse: { indices: indices.slice(s, e), values: values.slice(s, e) }, tokens: tokens[r]! });
     }
   }
   return { ids, textKeys, vectors };
@@ -483,10 +484,14 @@ export async function readPack(files: PackFiles, where: string): Promise<VectorP
 /** What a pack is checked against: the open collection's ids and text hashes, in its order. */
 export interface PackTarget {
   readonly passages: { readonly ids: readonly string[]; readonly textKeys: readonly string[] };
+  /** Every query of the collection (a pack may hold more than the evaluated ones). */
   readonly queries: { readonly ids: readonly string[]; readonly textKeys: readonly string[] };
+  /** The queries a run needs (default: all): what the coverage counts. */
+  readonly evaluated?: readonly string[];
 }
 
 export interface PackCoverage {
+  /** The collection's passages the pack holds, and its needed queries. */
   readonly passages: number;
   readonly queries: number;
 }
@@ -518,18 +523,16 @@ function describeMismatch(part: PackPart, target: PackTarget['passages'], what: 
 
 /**
  * Check that a pack belongs to a collection: every passage and query of the pack is one of the collection's,
- * with the same text. Returns how many of the collection's passages and queries the pack covers.
+ * with the same text. Returns how many of the collection's passages and needed queries the pack covers.
  */
 export function matchPack(pack: VectorPack, target: PackTarget, where: string): PackCoverage {
-  const count = (part: PackPart | null, t: PackTarget['passages'], what: string, file: string): number => {
-    if (!part) return 0;
-    describeMismatch(part, t, what, `${where}/${file}`);
-    const have = new Set(part.textKeys);
-    return t.textKeys.filter((k) => have.has(k)).length;
-  };
+  if (pack.passages) describeMismatch(pack.passages, target.passages, 'passage', `${where}/passages.tsv`);
+  if (pack.queries) describeMismatch(pack.queries, target.queries, 'query', `${where}/queries.tsv`);
+  const passageIds = new Set(pack.passages?.ids ?? []);
+  const queryIds = new Set(pack.queries?.ids ?? []);
   return {
-    passages: count(pack.passages, target.passages, 'passage', 'passages.tsv'),
-    queries: count(pack.queries, target.queries, 'query', 'queries.tsv'),
+    passages: target.passages.ids.filter((id) => passageIds.has(id)).length,
+    queries: (target.evaluated ?? target.queries.ids).filter((id) => queryIds.has(id)).length,
   };
 }
 

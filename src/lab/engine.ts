@@ -130,7 +130,12 @@ export class LabEngine {
   /** What a vector pack is matched against: passages in corpus order and the evaluated queries, ids and encoder input texts. */
   packCollection(): PackCollection {
     const c = this.#collection();
-    return { name: c.name, passages: { ids: c.corpus.ids, texts: this.passageTexts() }, queries: this.evaluatedQueries() };
+    return {
+      name: c.name,
+      passages: { ids: c.corpus.ids, texts: this.passageTexts() },
+      queries: this.evaluatedQueries(),
+      allQueries: { ids: c.queries.ids, texts: c.queries.texts },
+    };
   }
 
   /** Passage texts in corpus order (`${title}. ${text}`, the paper's encoder input). */

@@ -26,11 +26,12 @@ import { EmbeddingStore } from '../store/embeddings.ts';
 import type { CollectionFile } from './data/types.ts';
 import { configForRecipe, recipeMismatch } from './retriever-ids.ts';
 
-/** The open collection's passages and evaluated queries, in order. */
+/** The open collection's passages, its evaluated queries (what runs use and exports hold) and all its queries, in order. */
 export interface PackCollection {
   readonly name: string;
   readonly passages: { readonly ids: readonly string[]; readonly texts: readonly string[] };
   readonly queries: { readonly ids: readonly string[]; readonly texts: readonly string[] };
+  readonly allQueries?: { readonly ids: readonly string[]; readonly texts: readonly string[] };
 }
 
 export interface PackImport {
@@ -88,9 +89,11 @@ export async function importPack(
         '`fliplab search --vectors` ranks with any recipe',
     );
   }
+  const queries = collection.allQueries ?? collection.queries;
   const target = {
     passages: { ids: collection.passages.ids, textKeys: await textKeys(collection.passages.texts) },
-    queries: { ids: collection.queries.ids, textKeys: await textKeys(collection.queries.texts) },
+    queries: { ids: queries.ids, textKeys: await textKeys(queries.texts) },
+    evaluated: collection.queries.ids,
   };
   const covered = matchPack(pack, target, where);
   const store = await EmbeddingStore.open(options.dbName);

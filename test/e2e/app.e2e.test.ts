@@ -25,6 +25,13 @@ import { main } from '../../src/cli/main.ts';
 import { writeBeirMirror } from '../support/beir-mirror.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
+import { formatRun } from '../../src/core/io/trec.ts';
+import type { QueryId } from '../../src/core/types.ts';
+import { vectorRun } from '../../src/core/retrieve/vector-run.ts';
+import { readPack, unzipPack, zipPack } from '../../src/encoders/pack.ts';
+import { PRESETS } from '../../src/encoders/presets.ts';
+import { loadBeirFolder } from '../../src/node/files.ts';
+import { readPackPath } from '../../src/node/vectors-file.ts';
 import { SCIFACT_DIR } from '../shared-data.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -364,6 +371,125 @@ describe('storage', () => {
       )
       .toBe(true);
   }, 60_000);
+});
+
+describe('vector packs: encoded in Node, used in the browser with no model', () => {
+  it('imports a pack made by `fliplab encode`: the run and its flips equal the Node run, no model request, back after a reload', async () => {
+    const packZip = join(work, 'scifact-tiny.zip');
+    const BGE_QUERY = PRESETS['bge-large'].queryPrefix;
+    const enc = await cli([
+      'encode',
+      SCIFACT,
+      '--model',
+      MODEL,
+      '--pooling',
+      'cls',
+      '--query-prefix',
+      BGE_QUERY,
+      '--max-length',
+      String(MAX_TOKENS),
+      '--model-dir',
+      DEFAULT_MODELS_DIR,
+      '--offline',
+      '--out',
+      packZip,
+    ]);
+    expect(enc.stderr).toMatch(/encode: 5183 passages and 300 queries/);
+    expect(enc.code).toBe(0);
+    // The Node run: exact search over the pack's vectors (the JS kernel, the lab's arithmetic).
+    const pack = await readPack(readPackPath(packZip), packZip);
+    const col = await loadBeirFolder(SCIFACT, 'test');
+    const id = `bge-large:${MODEL}-max${MAX_TOKENS}`;
+    const nodeRun = await vectorRun(col.corpus, pack.passages!.vectors, pack.queries!.ids as readonly QueryId[], pack.queries!.vectors, {
+      depth: 1000,
+      name: id,
+    });
+    const nodeRunPath = join(work, 'node-pack.run');
+    await writeFile(nodeRunPath, formatRun(nodeRun, id));
+
+    const { context: c, page: p } = await openLab(browser);
+    try {
+      await p.getByTestId('catalog-scifact').click();
+      await expect.poll(() => row(p, 'bm25').getAttribute('data-status'), { timeout: 90_000 }).toBe('ready');
+      const before = server.requests.length;
+      const modelRequests = () => server.requests.slice(before).filter((r) => r.includes('tiny-bert') || /\.onnx|tokenizer/.test(r));
+
+      // A truncated pack is refused with the file and what is wrong; nothing is added.
+      const files = unzipPack(new Uint8Array(await readFile(packZip)), 'x');
+      files.set('passages.f32', files.get('passages.f32')!.slice(0, 1000));
+      const broken = join(work, 'broken-pack.zip');
+      await writeFile(broken, zipPack(files, 'broken-pack'));
+      await p.getByTestId('pick-pack').setInputFiles(broken);
+      await expect.poll(() => p.getByTestId('pack-status').getAttribute('data-state'), { timeout: 60_000 }).toBe('error');
+      expect(await p.getByTestId('pack-status').textContent()).toMatch(
+        /broken-pack\.zip\/passages\.f32: expected 165856 float32 values .*\(truncated\?\)/,
+      );
+      expect(await row(p, id).count()).toBe(0);
+
+      await p.getByTestId('pick-pack').setInputFiles(packZip);
+      const status = p.getByTestId('pack-status');
+      // Settled on this pack (not the broken one's message, not "importing"), whatever the outcome: the text says which.
+      await expect
+        .poll(
+          async () => !(await status.textContent())!.includes('broken-pack') && (await status.getAttribute('data-state')) !== 'importing',
+          {
+            timeout: 60_000,
+          },
+        )
+        .toBe(true);
+      expect(await status.textContent()).toMatch(/5,183 of 5,183 passages and 300 of 300 queries.*no model needed/);
+      expect(await status.getAttribute('data-state')).toBe('done');
+      await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+      expect(await row(p, id).getAttribute('data-device')).toBe('cache');
+      expect(modelRequests()).toEqual([]);
+
+      // The run is the Node run, line for line; the flip analysis is `fliplab flips --json` on it.
+      await p.getByTestId('export-run-select').selectOption(id);
+      const labRun = await saveDownload(p, () => p.getByTestId('export-run').click());
+      expect(labRun.text).toBe(formatRun(nodeRun, id));
+      await p.getByTestId('export-run-select').selectOption('bm25');
+      const bm25 = await saveDownload(p, () => p.getByTestId('export-run').click());
+      const analysis = p.locator('section[aria-labelledby="analysis-heading"]');
+      await expect.poll(() => analysis.getAttribute('data-runs'), { timeout: 60_000 }).toContain(id);
+      const report = await saveDownload(p, () => p.getByTestId('export-report-json').click());
+      const flips = await cli([
+        'flips',
+        join(SCIFACT, 'qrels/test.tsv'),
+        '--reference',
+        bm25.path,
+        '--candidate',
+        nodeRunPath,
+        '--name',
+        'bm25',
+        '--name',
+        id,
+        '--json',
+        '--per-query',
+      ]);
+      expect(flips.code).toBe(0);
+      const withoutRecipes = (t: string) => {
+        const { recipes: _, ...rest } = JSON.parse(t) as { recipes: unknown };
+        return rest;
+      };
+      expect(withoutRecipes(report.text)).toEqual(withoutRecipes(flips.stdout));
+
+      // The imported encoding exports as a pack again, with the same vectors.
+      const exported = await saveDownload(p, () => p.getByTestId(`export-pack-${id}`).click());
+      const again = await readPack(unzipPack(new Uint8Array(await readFile(exported.path)), exported.name), exported.name);
+      expect(again.passages!.ids).toEqual(pack.passages!.ids);
+      expect(Array.from(again.passages!.vectors[4321]!.dense!)).toEqual(Array.from(pack.passages!.vectors[4321]!.dense!));
+
+      // A reload brings the run back from IndexedDB: no model, no encoding.
+      const reloaded = Date.now();
+      await p.reload();
+      await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 60_000, interval: 50 }).toBe('ready');
+      console.info(`[e2e] imported pack: the run was back ${Date.now() - reloaded} ms after the reload`);
+      expect(await row(p, id).getAttribute('data-device')).toBe('cache');
+      expect(modelRequests()).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  }, 300_000);
 });
 
 describe('the lab without judgments', () => {

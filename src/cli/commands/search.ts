@@ -69,7 +69,8 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
         }
         const target = {
           passages: { ids: col.corpus.ids as readonly string[], textKeys: await textKeys(texts) },
-          queries: { ids: selected.map((i) => col.queries.ids[i] as string), textKeys: await textKeys(queryTexts) },
+          queries: { ids: col.queries.ids as readonly string[], textKeys: await textKeys(col.queries.texts) },
+          evaluated: selected.map((i) => col.queries.ids[i] as string),
         };
         const covered = matchPack(pack, target, opts.vectors);
         for (const [role, part] of [

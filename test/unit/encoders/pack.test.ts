@@ -88,6 +88,8 @@ describe('vector packs: round trip', () => {
       expect(v.tokens).toBe(passages.vectors[i]!.tokens);
     });
     expect(Array.from(pack.queries!.vectors[2]!.dense!)).toEqual(Array.from(queries.vectors[2]!.dense!));
+    // Each vector owns its buffer: IndexedDB and postMessage clone a view's whole buffer, not the view.
+    expect(pack.passages!.vectors.map((v) => v.dense!.buffer.byteLength)).toEqual([32, 32, 32, 32, 32]);
   });
 
   it('sparse CSR: term ids and weights come back per row; dim is the vocabulary bound', async () => {
@@ -97,6 +99,7 @@ describe('vector packs: round trip', () => {
     const pack = await readPack(files, 'p');
     expect(pack.manifest).toMatchObject({ kind: 'sparse', dim: 30522, queries: null });
     pack.passages!.vectors.forEach((v, i) => {
+      expect(v.sparse!.values.buffer.byteLength).toBe(v.sparse!.values.byteLength);
       expect(Array.from(v.sparse!.indices)).toEqual(Array.from(passages.vectors[i]!.sparse!.indices));
       expect(Array.from(v.sparse!.values)).toEqual(Array.from(passages.vectors[i]!.sparse!.values));
     });
@@ -243,6 +246,8 @@ describe('vector packs: bad input is refused with the file and what differs', ()
       queries: { ids: ['q0', 'q1', 'q2'], textKeys: await textKeys(['text of q0', 'text of q1', 'text of q2']) },
     };
     expect(matchPack(pack, target, 'p')).toEqual({ passages: 5, queries: 3 });
+    // More queries than a run needs (e.g. `--queries all`): fine, coverage counts the needed ones.
+    expect(matchPack(pack, { ...target, evaluated: ['q2', 'q7'] }, 'p')).toEqual({ passages: 5, queries: 1 });
     const changed = { ...target, passages: { ids, textKeys: await textKeys(ids.map((id) => (id === 'd3' ? 'edited' : `text of ${id}`))) } };
     expect(() => matchPack(pack, changed, 'p')).toThrow(/p\/passages\.tsv:4: the text of passage "d3" differs from this collection's/);
     const other = { ...target, queries: { ids: ['q0'], textKeys: target.queries.textKeys.slice(0, 1) } };
