@@ -4,7 +4,8 @@
  * headless Chromium (the real worker and bridge) against onnxruntime-node on the same model files, same
  * machine, same run. Goal: browser WASM ≥ 0.8× native.
  *
- *   npm run bench:encode                       BERT-base, WASM (threads = cores, cross-origin isolated) vs native
+ *   npm run bench:encode                       BERT-base, fp32 and q8, WASM (threads = cores, cross-origin
+ *                                              isolated) vs native, as ratios per dtype and q8 / fp32 per engine
  *   npm run bench:encode -- --webgpu           also WebGPU, batch sweep 8/16/32: fp32, and fp16 (the model's
  *                                              onnx/model_fp16.onnx, generated too) when the adapter has
  *                                              shader-f16, else a line saying it was skipped and why; for a
@@ -21,8 +22,10 @@ import { startHubServer } from '../test/support/hub-server.ts';
 import { launchChromium } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { testConfig } from '../test/e2e/pages/configs.ts';
+import type { EncoderDtype } from '../src/encoders/presets.ts';
 
 const BASE_MODEL = 'fliplab/bert-base-random';
+const DTYPES = ['fp32', 'q8'] as const satisfies readonly EncoderDtype[];
 
 export interface EncodeBenchOptions {
   readonly smoke?: boolean;
@@ -69,11 +72,12 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
     else {
       modelsRoot = join(work, 'models');
       const t = performance.now();
-      // The fp16 variant only for the WebGPU sweep: it adds ~220 MB and seconds of generation.
+      // The fp16 variant only for the WebGPU sweep: it adds ~220 MB and seconds of generation. q8 always
+      // (onnx/model_quantized.onnx: int8 weight MatMuls, as the hub's quantized files).
       await writeTinyBert(
         join(modelsRoot, BASE_MODEL),
         { ...bertBaseOptions('none', 7), name: BASE_MODEL },
-        { fp16: opts.webgpu === true },
+        { fp16: opts.webgpu === true, q8: true },
       );
       model = BASE_MODEL;
       log(`generated ${model} (BERT-base shape, random weights) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -83,21 +87,23 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
     const config = testConfig('mean', model);
     log(`texts: ${texts.length} passages; node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}`);
 
-    // Native: onnxruntime-node on the same files.
-    const native = await loadEncoder(config, {
-      device: 'cpu',
-      dtype: 'fp32',
-      source: { localModelPath: `${modelsRoot}/`, allowRemote: false },
-    });
-    for (const batch of batches) {
-      await native.encode(texts.slice(0, batch), 'passage'); // warm-up
-      let tokens = 0;
-      const t = performance.now();
-      for (let i = 0; i < texts.length; i += batch)
-        tokens += (await native.encode(texts.slice(i, i + batch), 'passage')).tokens.reduce((a, b) => a + b, 0);
-      rows.push({ engine: 'onnxruntime-node cpu fp32', batch, tokensPerSecond: tokens / ((performance.now() - t) / 1000) });
+    // Native: onnxruntime-node on the same files, fp32 and q8.
+    for (const dtype of DTYPES) {
+      const native = await loadEncoder(config, {
+        device: 'cpu',
+        dtype,
+        source: { localModelPath: `${modelsRoot}/`, allowRemote: false },
+      });
+      for (const batch of batches) {
+        await native.encode(texts.slice(0, batch), 'passage'); // warm-up
+        let tokens = 0;
+        const t = performance.now();
+        for (let i = 0; i < texts.length; i += batch)
+          tokens += (await native.encode(texts.slice(i, i + batch), 'passage')).tokens.reduce((a, b) => a + b, 0);
+        rows.push({ engine: `onnxruntime-node cpu ${dtype}`, batch, tokensPerSecond: tokens / ((performance.now() - t) / 1000) });
+      }
+      await native.dispose();
     }
-    await native.dispose();
 
     // Browser: the real worker + bridge, models from a local hub-layout server, cross-origin isolated for threads.
     const dist = join(work, 'dist');
@@ -108,7 +114,7 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
       const page = await browser.newPage();
       await page.goto(`${server.url}encode.html?cache=0&threads=${cpus().length}`);
       await page.waitForFunction(() => 'fliplabTest' in window);
-      const legs: { device: 'wasm' | 'webgpu'; dtype: 'fp32' | 'fp16' }[] = [{ device: 'wasm', dtype: 'fp32' }];
+      const legs: { device: 'wasm' | 'webgpu'; dtype: EncoderDtype }[] = DTYPES.map((dtype) => ({ device: 'wasm', dtype }));
       if (opts.webgpu) {
         legs.push({ device: 'webgpu', dtype: 'fp32' });
         // fp16 weights need shader-f16; without it the worker would run them on WASM, which is no WebGPU number.
@@ -152,11 +158,17 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
 
     log('engine                                   batch   tokens/s');
     for (const r of rows) log(`${r.engine.padEnd(40)} ${String(r.batch).padStart(5)} ${r.tokensPerSecond.toFixed(0).padStart(10)}`);
-    const best = (prefix: string) => Math.max(...rows.filter((r) => r.engine.startsWith(prefix)).map((r) => r.tokensPerSecond));
-    const ratio = best('browser wasm') / best('onnxruntime-node');
-    log(
-      `browser WASM / native: ${ratio.toFixed(2)}× ${opts.smoke ? '(smoke run: tiny model, not a measurement)' : ratio >= 0.8 ? 'PASS (goal ≥ 0.8×)' : 'FAIL (goal ≥ 0.8×)'}`,
-    );
+    const best = (prefix: string, dtype: EncoderDtype) =>
+      Math.max(...rows.filter((r) => r.engine.startsWith(prefix) && r.engine.includes(dtype)).map((r) => r.tokensPerSecond));
+    const note = opts.smoke ? ' (smoke run: tiny model, not a measurement)' : '';
+    for (const dtype of DTYPES) {
+      const ratio = best('browser wasm', dtype) / best('onnxruntime-node', dtype);
+      const verdict = opts.smoke ? '' : ratio >= 0.8 ? ' PASS (goal ≥ 0.8×)' : ' FAIL (goal ≥ 0.8×)';
+      log(`browser WASM / native, ${dtype}: ${ratio.toFixed(2)}×${verdict}${note}`);
+    }
+    for (const prefix of ['onnxruntime-node', 'browser wasm']) {
+      log(`q8 / fp32 on ${prefix}: ${(best(prefix, 'q8') / best(prefix, 'fp32')).toFixed(2)}×${note}`);
+    }
     return rows;
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -13,7 +13,14 @@ import { installErrorTransfer } from '../src/lab/errors.ts';
 import { env } from '@huggingface/transformers';
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortGlueUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
-import { loadEncoder, type EncodedBatch, type LoadedEncoder } from '../src/encoders/encoder.ts';
+import {
+  loadEncoder,
+  planModelDownload,
+  planProblem,
+  type DownloadPlan,
+  type EncodedBatch,
+  type LoadedEncoder,
+} from '../src/encoders/encoder.ts';
 import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress, type LazyEncoder } from '../src/encoders/job.ts';
 import type { BatchPlan } from '../src/encoders/batching.ts';
 import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
@@ -83,7 +90,37 @@ export interface WorkerLoadOptions {
   readonly avoidSoftwareAdapter?: boolean;
   readonly dtype?: EncoderDtype;
   readonly source: { readonly remoteHost?: string; readonly localModelPath?: string; readonly allowRemote?: boolean };
+  /** Where the repo's ONNX weights sit (found by the download plan): `onnx/` (default) or its root. */
+  readonly onnxFolder?: 'onnx' | '';
 }
+
+/**
+ * What a load tells the page before and while it downloads: the plan (files, sizes, what is cached) before
+ * any weights are fetched — the page may hold the load there for a confirmation, or abort it — then bytes
+ * per file.
+ */
+export type ModelEvent =
+  | { readonly kind: 'plan'; readonly plan: DownloadPlan }
+  | { readonly kind: 'download'; readonly file: string; readonly loaded: number; readonly total: number };
+export type ModelCallback = (event: ModelEvent) => unknown;
+type DownloadProgress = { readonly file: string; readonly loaded: number; readonly total: number };
+
+/** Byte progress at most every 200 ms per file (and always its last chunk): one message per network chunk would flood the page. */
+function throttled(send: ModelCallback): (p: DownloadProgress) => void {
+  const last = new Map<string, number>();
+  return (p) => {
+    const now = performance.now();
+    if (p.loaded < p.total && now - (last.get(p.file) ?? -Infinity) < 200) return;
+    last.set(p.file, now);
+    void send({ kind: 'download', ...p });
+  };
+}
+
+/** Loads of the same model the same way share a key (the weights' folder is found again, the same). */
+/** transformers.js's Cache Storage (`env.cacheKey`). */
+const MODEL_CACHE_NAME = 'transformers-cache';
+
+const loadKey = (config: EncoderConfig, options: WorkerLoadOptions) => JSON.stringify([config, { ...options, onnxFolder: undefined }]);
 
 export interface AdapterInfo {
   readonly vendor: string;
@@ -229,6 +266,14 @@ async function findMissingFiles(
   return { text, problem: missing.every((m) => m.status === 404) ? 'not-found' : 'http' };
 }
 
+/** Is this model file in transformers.js's Cache Storage (keyed by its remote URL)? */
+async function inBrowserCache(config: EncoderConfig, source: WorkerLoadOptions['source'], path: string): Promise<boolean> {
+  if (typeof caches === 'undefined' || source.remoteHost === undefined) return false;
+  const host = source.remoteHost.replace(/\/+$/, '');
+  const url = `${host}/${config.model}/resolve/${encodeURIComponent(config.revision)}/${path}`;
+  return (await (await caches.open(MODEL_CACHE_NAME)).match(url)) !== undefined;
+}
+
 let initialized = false;
 let current: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
 
@@ -250,9 +295,9 @@ const api = {
   },
 
   /** Load (or keep, when identical) the encoder for `config`; reports the device actually used. */
-  async load(config: EncoderConfig, options: WorkerLoadOptions): Promise<WorkerLoadResult> {
+  async load(config: EncoderConfig, options: WorkerLoadOptions, onDownload?: ModelCallback): Promise<WorkerLoadResult> {
     if (!initialized) await api.init();
-    const key = JSON.stringify([config, options]);
+    const key = loadKey(config, options);
     if (current?.key === key) return current.result;
     await api.dispose();
 
@@ -298,7 +343,13 @@ const api = {
     let encoder: LoadedEncoder;
     try {
       const source = local ? { ...options.source, allowRemote: false, customCache: localCache } : options.source;
-      encoder = await loadEncoder(config, { device, dtype, source });
+      encoder = await loadEncoder(config, {
+        device,
+        dtype,
+        source,
+        ...(options.onnxFolder === undefined ? {} : { onnxFolder: options.onnxFolder }),
+        ...(onDownload ? { onDownload: throttled(onDownload) } : {}),
+      });
     } catch (error) {
       // The UI shows this message as is: say what was being loaded, on what, from where.
       const from = local ? 'a picked folder' : (options.source.remoteHost ?? options.source.localModelPath ?? 'the default hub');
@@ -356,14 +407,32 @@ const api = {
    * Device failures are handled by the bridge, which continues on WASM in a fresh worker: a failed run
    * poisons transformers.js's session chain in this one.
    */
-  async encodeCorpus(request: CorpusRequest, onProgress?: (p: EncodeProgress) => void, onVectors?: VectorsCallback): Promise<CorpusResult> {
+  async encodeCorpus(
+    request: CorpusRequest,
+    onProgress?: (p: EncodeProgress) => void,
+    onVectors?: VectorsCallback,
+    onModel?: ModelCallback,
+  ): Promise<CorpusResult> {
     // The model loads only if the cache lacks something: a fully cached run is rebuilt with no model at all.
     let load: WorkerLoadResult | null = null;
+    const dtype = request.load.dtype ?? request.config.dtype;
     const lazy: LazyEncoder = {
       config: request.config,
-      dtype: request.load.dtype ?? request.config.dtype,
+      dtype,
       load: async () => {
-        load = await api.load(request.config, request.load);
+        let options = request.load;
+        if (current?.key !== loadKey(request.config, options) && !isLocalLoad(options.source)) {
+          if (!initialized) await api.init();
+          // Sizes before bytes: the page sees the files (and may ask the user) before any weights move.
+          const plan = await planModelDownload(request.config, dtype, options.source, {
+            isCached: (path) => inBrowserCache(request.config, options.source, path),
+          });
+          const problem = planProblem(plan);
+          if (problem !== null) throw withProblem(new Error(`Could not load ${request.config.model}: ${problem}`), 'not-found');
+          await onModel?.({ kind: 'plan', plan });
+          if (plan.onnxFolder !== null) options = { ...options, onnxFolder: plan.onnxFolder };
+        }
+        load = await api.load(request.config, options, onModel);
         return current!.encoder;
       },
     };

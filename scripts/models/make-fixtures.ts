@@ -28,9 +28,9 @@ import {
 
 /**
  * Bump when the fixtures change in a way the source hash would not catch (it covers the generator files).
- * 2: folders also hold onnx/model_fp16.onnx.
+ * 2: folders also hold onnx/model_fp16.onnx. 3: and onnx/model_quantized.onnx (q8.ts).
  */
-export const FIXTURE_FORMAT = 2;
+export const FIXTURE_FORMAT = 3;
 
 export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../test/fixtures/generated/models', import.meta.url));
 
@@ -55,7 +55,7 @@ export const TINY_SPLADE: FixtureSpec = {
 export const FIXTURE_MODELS: readonly FixtureSpec[] = [TINY_BERT, TINY_SPLADE];
 
 const MANIFEST = 'fixture-manifest.json';
-const GENERATOR_SOURCES = ['onnx-writer.ts', 'fp16.ts', 'tiny-bert.ts', 'wordpiece-vocab.ts', 'make-fixtures.ts'];
+const GENERATOR_SOURCES = ['onnx-writer.ts', 'fp16.ts', 'q8.ts', 'tiny-bert.ts', 'wordpiece-vocab.ts', 'make-fixtures.ts'];
 
 interface Manifest {
   readonly version: string;
@@ -114,7 +114,7 @@ async function writeFixture(outDir: string, spec: FixtureSpec, version: string, 
   const existing = force ? undefined : await isUpToDate(dir, version, spec);
   if (existing) return { id: spec.id, dir, status: 'up-to-date', files: sizes(existing) };
 
-  const files = tinyBertFiles(buildTinyBert(spec.options), { fp16: true });
+  const files = tinyBertFiles(buildTinyBert(spec.options), { fp16: true, q8: true });
   const manifest: Manifest = {
     version,
     id: spec.id,

@@ -10,7 +10,7 @@
 import protobuf from 'protobufjs';
 
 /** ONNX `TensorProto.DataType` codes used here. */
-export const OnnxDataType = { FLOAT: 1, INT32: 6, INT64: 7, FLOAT16: 10 } as const;
+export const OnnxDataType = { FLOAT: 1, INT8: 3, INT32: 6, INT64: 7, FLOAT16: 10 } as const;
 export type OnnxDataType = (typeof OnnxDataType)[keyof typeof OnnxDataType];
 
 export const ONNX_IR_VERSION = 8;
@@ -26,7 +26,7 @@ export interface OnnxValueInfo {
 }
 
 /** Tensor values; FLOAT16 tensors are their IEEE half-precision bit patterns (see fp16.ts). */
-export type OnnxTensorData = Float32Array | Int32Array | BigInt64Array | Uint16Array;
+export type OnnxTensorData = Float32Array | Int8Array | Int32Array | BigInt64Array | Uint16Array;
 
 export interface OnnxInitializer {
   readonly name: string;
@@ -232,6 +232,7 @@ function attributeMessage(name: string, a: OnnxAttribute): object {
 
 const ARRAY_BY_TYPE = {
   [OnnxDataType.FLOAT]: Float32Array,
+  [OnnxDataType.INT8]: Int8Array,
   [OnnxDataType.INT32]: Int32Array,
   [OnnxDataType.INT64]: BigInt64Array,
   [OnnxDataType.FLOAT16]: Uint16Array,

@@ -17,6 +17,7 @@
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toFp16Graph } from './fp16.ts';
+import { toQ8Graph } from './q8.ts';
 import { attr, encodeOnnxModelChunks, OnnxDataType, OnnxGraphBuilder, type OnnxGraph } from './onnx-writer.ts';
 import { bertTokenizerFiles, buildWordPieceVocab, SPECIAL_IDS } from './wordpiece-vocab.ts';
 
@@ -285,8 +286,11 @@ export const MASK_FILL = -3.4028234663852886e38;
 const BATCH = 'batch_size';
 const SEQUENCE = 'sequence_length';
 
-/** Which weights file: `'fp32'` (onnx/model.onnx) or `'fp16'` (onnx/model_fp16.onnx, see fp16.ts). */
-export type TinyBertOnnxDtype = 'fp32' | 'fp16';
+/**
+ * Which weights file: `'fp32'` (onnx/model.onnx), `'fp16'` (onnx/model_fp16.onnx, see fp16.ts) or `'q8'`
+ * (onnx/model_quantized.onnx, dynamic int8 quantization, see q8.ts).
+ */
+export type TinyBertOnnxDtype = 'fp32' | 'fp16' | 'q8';
 
 /**
  * Serialise the model's forward pass as an ONNX model (opset 17, IR 8), as byte chunks whose
@@ -296,9 +300,11 @@ export type TinyBertOnnxDtype = 'fp32' | 'fp16';
 export function tinyBertOnnxChunks(model: TinyBertModel, dtype: TinyBertOnnxDtype = 'fp32'): Uint8Array[] {
   const graph = tinyBertOnnxGraph(model);
   const c = model.config;
-  return encodeOnnxModelChunks(dtype === 'fp16' ? toFp16Graph(graph) : graph, {
+  const variant = dtype === 'fp16' ? toFp16Graph(graph) : dtype === 'q8' ? toQ8Graph(graph) : graph;
+  const weights = dtype === 'fp16' ? ', fp16 weights' : dtype === 'q8' ? ', int8 weights (dynamic quantization)' : '';
+  return encodeOnnxModelChunks(variant, {
     producerName: 'fliplab-tiny-bert',
-    docString: `${model.name}: generated BERT (${c.layers}×${c.hiddenSize}, ${c.heads} heads, seed ${c.seed}${dtype === 'fp16' ? ', fp16 weights' : ''}); not a trained model`,
+    docString: `${model.name}: generated BERT (${c.layers}×${c.hiddenSize}, ${c.heads} heads, seed ${c.seed}${weights}); not a trained model`,
   });
 }
 
@@ -469,6 +475,8 @@ export async function writeFileContents(path: string, contents: FileContents): P
 export interface TinyBertFileOptions {
   /** Also write `onnx/model_fp16.onnx` (fp16 weights, fp32 inputs and outputs). Default false. */
   readonly fp16?: boolean;
+  /** Also write `onnx/model_quantized.onnx` (int8 weights, dynamic quantization). Default false. */
+  readonly q8?: boolean;
 }
 
 /** The files of a model folder, relative path → contents. */
@@ -478,6 +486,7 @@ export function tinyBertFiles(model: TinyBertModel, files: TinyBertFileOptions =
     ...bertTokenizerFiles(model.vocabulary, { modelMaxLength: Math.min(512, model.config.maxPositions) }),
     'onnx/model.onnx': tinyBertOnnxChunks(model),
     ...(files.fp16 ? { 'onnx/model_fp16.onnx': tinyBertOnnxChunks(model, 'fp16') } : {}),
+    ...(files.q8 ? { 'onnx/model_quantized.onnx': tinyBertOnnxChunks(model, 'q8') } : {}),
   };
 }
 

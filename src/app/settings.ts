@@ -13,10 +13,13 @@ export interface Settings {
   /** Hub-compatible host for the BEIR catalog (`{host}/datasets/BeIR/{name}/resolve/main/{file}`). */
   readonly dataHost: string;
   readonly device: DevicePreference;
+  /** Ask before downloading a model larger than this many megabytes (10⁶ bytes); 0 asks every time. */
+  readonly confirmAboveMB: number;
 }
 
 export const HUB = 'https://huggingface.co';
-export const DEFAULT_SETTINGS: Settings = { modelHost: HUB, dataHost: HUB, device: 'auto' };
+export const DEFAULT_CONFIRM_MB = 300;
+export const DEFAULT_SETTINGS: Settings = { modelHost: HUB, dataHost: HUB, device: 'auto', confirmAboveMB: DEFAULT_CONFIRM_MB };
 const KEY = 'fliplab.settings';
 
 /** An http(s) URL without trailing slash, or an error message. */
@@ -39,7 +42,9 @@ export function loadSettings(storage: Pick<Storage, 'getItem'> | undefined = glo
     const parsed = JSON.parse(raw) as Partial<Settings>;
     const host = (v: unknown, d: string) => (typeof v === 'string' && 'host' in checkHost(v) ? (checkHost(v) as { host: string }).host : d);
     const device = parsed.device === 'webgpu' || parsed.device === 'wasm' ? parsed.device : 'auto';
-    return { modelHost: host(parsed.modelHost, HUB), dataHost: host(parsed.dataHost, HUB), device };
+    const mb = parsed.confirmAboveMB;
+    const confirmAboveMB = typeof mb === 'number' && Number.isFinite(mb) && mb >= 0 ? mb : DEFAULT_CONFIRM_MB;
+    return { modelHost: host(parsed.modelHost, HUB), dataHost: host(parsed.dataHost, HUB), device, confirmAboveMB };
   } catch {
     return DEFAULT_SETTINGS;
   }

@@ -11,6 +11,7 @@ import type { BatchPlan } from '../encoders/batching.ts';
 import { isPresetId, PRESETS, type EncoderConfig, type EncoderDtype, type Pooling } from '../encoders/presets.ts';
 import { parseIntFlag } from './args.ts';
 import { UsageError, type Io } from './output.ts';
+import { formatBytes } from '../core/bytes.ts';
 
 export interface ModelOpts {
   model?: string;
@@ -160,10 +161,10 @@ export function addModelOptions(cmd: Command): Command {
 }
 
 /** Resolve the flags to a config and load it, with errors that say what to fix. */
-export async function loadEncoderFromOptions(opts: ModelOpts): Promise<{ config: EncoderConfig; encoder: LoadedEncoder }> {
+export async function loadEncoderFromOptions(opts: ModelOpts, io?: Io): Promise<{ config: EncoderConfig; encoder: LoadedEncoder }> {
   checkDevice(opts);
   const config = resolveEncoderConfig(opts);
-  return { config, encoder: await loadConfiguredEncoder(config, opts) };
+  return { config, encoder: await loadConfiguredEncoder(config, opts, io) };
 }
 
 export function checkDevice(opts: ModelOpts): void {
@@ -172,18 +173,30 @@ export function checkDevice(opts: ModelOpts): void {
 }
 
 /** Load the encoder of a configuration (a preset, the flags', or a vector pack's) from the flags' model source. */
-export async function loadConfiguredEncoder(config: EncoderConfig, opts: ModelOpts): Promise<LoadedEncoder> {
+export async function loadConfiguredEncoder(config: EncoderConfig, opts: ModelOpts, io?: Io): Promise<LoadedEncoder> {
   if (opts.offline) checkLocalModel(config, opts.modelDir, opts.dtype ?? config.dtype);
-  const { DEFAULT_REMOTE_HOST, loadEncoder } = await import('../encoders/encoder.ts');
+  const { DEFAULT_REMOTE_HOST, loadEncoder, planModelDownload, planProblem } = await import('../encoders/encoder.ts');
+  const source = {
+    ...(opts.modelDir ? { localModelPath: opts.modelDir.endsWith('/') ? opts.modelDir : `${opts.modelDir}/` } : {}),
+    ...(opts.host ? { remoteHost: opts.host } : {}),
+    allowRemote: opts.offline !== true,
+    cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
+  };
+  const dtype = (opts.dtype as EncoderDtype | undefined) ?? config.dtype;
+  // Which files, how big, where the weights sit (onnx/ or the repo's root): known before any weights move.
+  const plan = await planModelDownload(config, dtype, source);
+  const problem = planProblem(plan);
+  if (problem !== null) throw new UsageError(`could not load model "${config.model}": ${problem}`);
+  if (plan.downloadBytes > 0 && io) {
+    const files = plan.files.filter((f) => f.exists && !f.cached);
+    const names = files.map((f) => f.path).join(', ');
+    io.stderr(`model: downloading ${files.length} file${files.length > 1 ? 's' : ''}, ${formatBytes(plan.downloadBytes)} (${names})\n`);
+  }
   const encoder = await loadEncoder(config, {
     device: opts.device as EncoderDevice,
-    ...(opts.dtype ? { dtype: opts.dtype as EncoderDtype } : {}),
-    source: {
-      ...(opts.modelDir ? { localModelPath: opts.modelDir.endsWith('/') ? opts.modelDir : `${opts.modelDir}/` } : {}),
-      ...(opts.host ? { remoteHost: opts.host } : {}),
-      allowRemote: opts.offline !== true,
-      cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
-    },
+    dtype,
+    source,
+    ...(plan.onnxFolder === null ? {} : { onnxFolder: plan.onnxFolder }),
   }).catch((e: unknown) => {
     const hint = opts.offline
       ? ''

@@ -8,10 +8,11 @@ import {
   AutoModelForMaskedLM,
   AutoTokenizer,
   env,
+  ModelRegistry,
   type PreTrainedModel,
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
-import { encoderInput, type EncoderConfig, type EncoderDtype } from './presets.ts';
+import { encoderInput, PRESET_NOTES, type EncoderConfig, type EncoderDtype } from './presets.ts';
 import { clsPool, l2Normalize, meanPool, spladePool, type Dims3, type SparseVector } from './pooling.ts';
 
 export type EncoderDevice = 'wasm' | 'webgpu' | 'cpu' | 'cuda';
@@ -46,6 +47,97 @@ export interface LoadOptions {
   readonly dtype?: EncoderDtype;
   readonly source?: ModelSource;
   readonly onDownload?: (p: { file: string; loaded: number; total: number }) => void;
+  /** Where the ONNX weights sit: `onnx/` (transformers.js's layout, the default) or the repo's root. */
+  readonly onnxFolder?: 'onnx' | '';
+}
+
+/** The weights file of a dtype, without its folder. */
+export const ONNX_FILE_NAME: Readonly<Record<EncoderDtype, string>> = {
+  fp32: 'model.onnx',
+  fp16: 'model_fp16.onnx',
+  q8: 'model_quantized.onnx',
+};
+const CONFIG_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
+
+/** One file a load reads: its size when the host (or the cache) says, and whether this machine has it already. */
+export interface ModelFile {
+  readonly path: string;
+  readonly bytes: number | null;
+  readonly cached: boolean;
+  readonly exists: boolean;
+}
+
+/** What loading a model will download, before any weights are fetched. */
+export interface DownloadPlan {
+  readonly model: string;
+  readonly revision: string;
+  readonly dtype: EncoderDtype;
+  /** `onnx` or `` (weights at the repo's root); null when neither place has them. */
+  readonly onnxFolder: 'onnx' | '' | null;
+  readonly files: readonly ModelFile[];
+  /** Bytes still to download (files not cached; unknown sizes count 0). */
+  readonly downloadBytes: number;
+  readonly cachedBytes: number;
+}
+
+/**
+ * Why a plan cannot load, in words, when the host answers but lacks something (null when nothing is known to
+ * be missing: an unreachable host makes every file look absent, and the load's own error says more then).
+ */
+export function planProblem(plan: DownloadPlan): string | null {
+  const has = (path: string) => plan.files.some((f) => f.path === path && f.exists);
+  if (!has('config.json')) return null;
+  if (plan.onnxFolder === null) {
+    const name = ONNX_FILE_NAME[plan.dtype];
+    const note = PRESET_NOTES[plan.model];
+    const where = `neither onnx/${name} nor ${name} at its root`;
+    return `${plan.model}@${plan.revision} has no ONNX weights for ${plan.dtype}: ${where}${note ? `. ${note}` : ''}`;
+  }
+  const missing = CONFIG_FILES.filter((f) => !has(f));
+  return missing.length === 0 ? null : `${plan.model}@${plan.revision} lacks ${missing.join(', ')} (the tokenizer transformers.js needs)`;
+}
+
+/**
+ * The files a load of `config` in `dtype` reads, with sizes and cache state, from the host's metadata (a
+ * one-byte range request per file, as transformers.js itself probes) or the browser's / Node's model cache.
+ * Finds the weights under `onnx/` or, failing that, at the repo's root (several public conversions, e.g.
+ * of SPLADE, are laid out that way), with their external-data file when there is one.
+ */
+export async function planModelDownload(
+  config: EncoderConfig,
+  dtype: EncoderDtype,
+  source?: ModelSource,
+  options: { readonly isCached?: (path: string) => Promise<boolean> } = {},
+): Promise<DownloadPlan> {
+  applySource(source);
+  const revision = { revision: config.revision };
+  const meta = async (path: string): Promise<ModelFile> => {
+    const m = await ModelRegistry.get_file_metadata(config.model, path, revision).catch(() => ({ exists: false }) as const);
+    // transformers.js keeps each answer for the process (keyed without the host): a long-lived worker asks
+    // its cache itself, or a file downloaded since the first answer would still read "not cached".
+    const fromCache = options.isCached ? await options.isCached(path) : (m as { fromCache?: boolean }).fromCache === true;
+    return {
+      path,
+      exists: m.exists || fromCache,
+      bytes: m.exists && typeof (m as { size?: unknown }).size === 'number' ? (m as { size: number }).size : null,
+      cached: fromCache,
+    };
+  };
+  const files = await Promise.all(CONFIG_FILES.map(meta));
+  let onnxFolder: 'onnx' | '' | null = null;
+  for (const folder of ['onnx', ''] as const) {
+    const weights = await meta(`${folder === '' ? '' : `${folder}/`}${ONNX_FILE_NAME[dtype]}`);
+    if (!weights.exists) continue;
+    onnxFolder = folder;
+    files.push(weights);
+    const data = await meta(`${weights.path}_data`);
+    if (data.exists) files.push(data);
+    break;
+  }
+  if (onnxFolder === null) files.push({ path: `onnx/${ONNX_FILE_NAME[dtype]}`, exists: false, bytes: null, cached: false });
+  const downloadBytes = files.filter((f) => f.exists && !f.cached).reduce((s, f) => s + (f.bytes ?? 0), 0);
+  const cachedBytes = files.filter((f) => f.cached).reduce((s, f) => s + (f.bytes ?? 0), 0);
+  return { model: config.model, revision: config.revision, dtype, onnxFolder, files, downloadBytes, cachedBytes };
 }
 
 export interface EncodedBatch {
@@ -96,7 +188,8 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const common = { revision: config.revision, progress_callback: progress };
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   const Model = config.pooling === 'splade-max' ? AutoModelForMaskedLM : AutoModel;
-  const model: PreTrainedModel = await Model.from_pretrained(config.model, { ...common, dtype, device: options.device });
+  const subfolder = options.onnxFolder ?? 'onnx';
+  const model: PreTrainedModel = await Model.from_pretrained(config.model, { ...common, dtype, device: options.device, subfolder });
 
   const tokenize = (texts: readonly string[], role: 'query' | 'passage', padding: boolean) =>
     tokenizer(

@@ -31,9 +31,9 @@ const BGE_QUERY_PREFIX = 'Represent this sentence for searching relevant passage
 
 /**
  * ONNX conversions in the transformers.js layout: the Xenova/* repos mirror the original checkpoints
- * (BAAI/bge-*, intfloat/e5-*) with fp32, fp16 and q8 weights. No public conversion of
- * naver/splade-cocondenser-ensembledistil exists in this layout; DESIGN.md ("SPLADE weights") gives the
- * one-line optimum export that produces it, to host on a mirror or load from a local folder.
+ * (BAAI/bge-*, intfloat/e5-*) with fp32, fp16 and q8 weights. No public ONNX of
+ * naver/splade-cocondenser-ensembledistil loads with transformers.js (castorini's is pooled, for Anserini);
+ * PRESET_NOTES says what to host, and the `splade-pp` preset is a SPLADE that loads today.
  */
 const LARGE = {
   'bge-large': {
@@ -86,7 +86,44 @@ const QUICK = {
   'e5-small': { ...LARGE['e5-large'], id: 'e5-small', label: 'E5 small v2 (quick)', model: 'Xenova/e5-small-v2' },
 } as const satisfies Record<string, EncoderConfig>;
 
-export const PRESETS = { ...LARGE, ...QUICK } as const;
+/**
+ * A SPLADE that loads from the hub today: Qdrant's ONNX export (model.onnx at the repo's root, MLM logits) of
+ * prithivida/Splade_PP_en_v1, an independent SPLADE++ training, not the paper's naver checkpoint. Same recipe.
+ */
+const SPLADE_PP = {
+  'splade-pp': {
+    ...LARGE.splade,
+    id: 'splade-pp',
+    label: 'SPLADE++ en v1 (prithivida, ONNX by Qdrant; not the paper’s checkpoint)',
+    model: 'Qdrant/Splade_PP_en_v1',
+  },
+} as const satisfies Record<string, EncoderConfig>;
+
+export const PRESETS = { ...LARGE, ...SPLADE_PP, ...QUICK } as const;
+
+/**
+ * Weights sizes per dtype as the hub lists them (bytes, from its file pages; see DESIGN.md "Preset files"):
+ * what the lab says before a download when the host cannot be asked.
+ */
+export const KNOWN_WEIGHTS_BYTES: Readonly<Record<string, Partial<Record<EncoderDtype, number>>>> = {
+  'Xenova/bge-large-en-v1.5': { fp32: 1_340_000_000, fp16: 669_000_000, q8: 336_983_162 },
+  'Xenova/e5-large-v2': { fp32: 1_340_000_000, fp16: 669_000_000, q8: 337_000_000 },
+  'Xenova/bge-small-en-v1.5': { fp32: 133_000_000, fp16: 66_700_000, q8: 34_000_000 },
+  'Xenova/e5-small-v2': { fp32: 133_000_000, fp16: 66_700_000, q8: 34_000_000 },
+  'Qdrant/Splade_PP_en_v1': { fp32: 532_000_000 },
+};
+
+/** The paper's SPLADE checkpoint is published as PyTorch weights only: what to host to run it. */
+export const SPLADE_EXPORT_COMMAND =
+  'optimum-cli export onnx --model naver/splade-cocondenser-ensembledistil --task fill-mask splade-onnx/';
+
+/** Why a preset's repo does not load as published, and what to do instead. */
+export const PRESET_NOTES: Readonly<Record<string, string>> = {
+  'naver/splade-cocondenser-ensembledistil':
+    `naver publishes this checkpoint as PyTorch weights only (no ONNX). Export it once (\`${SPLADE_EXPORT_COMMAND}\`), then ` +
+    'serve that folder from your model host or pick it as a local folder (either layout loads); or use the SPLADE++ preset, ' +
+    'a different SPLADE checkpoint that loads today',
+};
 
 export type PresetId = keyof typeof PRESETS;
 

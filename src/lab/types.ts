@@ -10,7 +10,28 @@ import type { Recipe } from '../report/recipe.ts';
 
 export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
 /** `restoring`: vectors are being read from the cache and no model is loaded (yet). */
-export type RetrieverStatus = 'idle' | 'loading' | 'restoring' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
+export type RetrieverStatus =
+  | 'idle'
+  | 'confirm'
+  | 'loading'
+  | 'restoring'
+  | 'encoding'
+  | 'searching'
+  | 'ready'
+  | 'error'
+  | 'cancelled';
+
+/** A model download: its files (size, cached or not, bytes so far), before and while they are fetched. */
+export interface DownloadState {
+  readonly files: readonly { readonly path: string; readonly bytes: number | null; readonly cached: boolean; readonly loaded: number }[];
+  /** Bytes to fetch (files not cached) and bytes already in this browser. */
+  readonly downloadBytes: number;
+  readonly cachedBytes: number;
+  readonly loaded: number;
+  readonly etaMs: number | null;
+  /** Where the sizes come from: the host's file metadata, or the preset table (the host gave none). */
+  readonly sizesFrom: 'host' | 'preset table';
+}
 
 export interface JobProgress {
   readonly done: number;
@@ -37,6 +58,8 @@ export interface RetrieverInfo {
   readonly adapter?: string;
   readonly dtype?: string;
   readonly progress?: JobProgress;
+  /** The model's files: what will be (or is being) downloaded, and what this browser has already. */
+  readonly download?: DownloadState;
   /** True when every vector came from the cache. */
   readonly cached?: boolean;
   /** The run covers only the documents encoded so far. */

@@ -5,6 +5,9 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncodingIdentity } from '../encoders/identity.ts';
+import { formatBytes } from '../core/bytes.ts';
+
+export { formatBytes };
 
 export const DB_NAME = 'fliplab';
 export const DB_VERSION = 1;
@@ -42,18 +45,6 @@ export class StorageFullError extends Error {
         'Everything encoded so far is kept; free space (delete cached models or corpora) and resume.',
     );
   }
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
 }
 
 export function vectorBytes(v: StoredVector): number {

@@ -314,4 +314,50 @@ describe('fliplab search from a model host', () => {
     },
     MODEL_TIMEOUT_MS,
   );
+
+  it(
+    'loads repos with the weights at the root (the SPLADE++ preset as published) and says what a repo lacks',
+    async () => {
+      const { startHubServer } = await import('../support/hub-server.ts');
+      const { LAYOUT_REPOS, writeHubLayouts } = await import('../support/hub-layouts.ts');
+      const server = await startHubServer({ modelsRoot: await writeHubLayouts(join(tmp, 'hub-layouts')) });
+      process.env.FLIPLAB_CACHE_DIR = join(tmp, 'layout-cache');
+      const search = (...args: string[]) => cli('search', TINY, '--host', server.url, '--depth', '3', ...args);
+      try {
+        // Root layout = onnx/ layout, run for run (same weights).
+        const onnxLayout = await search('--model', LAYOUT_REPOS.bert, '--pooling', 'cls');
+        const rootLayout = await search('--model', LAYOUT_REPOS.bertRoot, '--pooling', 'cls', '--tag', LAYOUT_REPOS.bert.replace('/', '_'));
+        expect(rootLayout.stderr).toMatch(
+          /model: downloading 4 files, .* \(config\.json, tokenizer\.json, tokenizer_config\.json, model\.onnx\)/,
+        );
+        expect(rootLayout.code).toBe(0);
+        expect(rootLayout.stdout).toBe(onnxLayout.stdout);
+        expect(server.requests.some((p) => p.endsWith(`/${LAYOUT_REPOS.bertRoot}/resolve/main/model.onnx`))).toBe(true);
+
+        // The splade-pp preset from the host, as the hub lays it out; its run is the tiny SPLADE's.
+        const preset = await search('--model', 'splade-pp', '--tag', 't');
+        expect(preset.stderr).toMatch(/search: Qdrant\/Splade_PP_en_v1@main/);
+        expect(preset.code).toBe(0);
+        const spladeRecipe = ['--pooling', 'splade', '--max-length', '256', '--sparse-top-k', '256', '--tag', 't'];
+        expect(preset.stdout).toBe((await search('--model', LAYOUT_REPOS.splade, ...spladeRecipe)).stdout);
+
+        // The paper's checkpoint as naver publishes it: no ONNX, and what to do about it.
+        const paper = await search('--model', 'splade');
+        expect(paper.code).toBe(2);
+        expect(paper.stderr).toMatch(
+          /naver\/splade-cocondenser-ensembledistil@main has no ONNX weights for fp32: neither onnx\/model\.onnx nor model\.onnx/,
+        );
+        expect(paper.stderr).toMatch(/optimum-cli export onnx --model naver\/splade-cocondenser-ensembledistil --task fill-mask/);
+        const noOnnx = await search('--model', LAYOUT_REPOS.noOnnx, '--pooling', 'cls', '--dtype', 'q8');
+        expect(noOnnx.stderr).toMatch(/no ONNX weights for q8: neither onnx\/model_quantized\.onnx nor model_quantized\.onnx/);
+        const noTokenizer = await search('--model', LAYOUT_REPOS.noTokenizer, '--pooling', 'cls');
+        expect(noTokenizer.code).toBe(2);
+        expect(noTokenizer.stderr).toMatch(/fliplab\/no-tokenizer@main lacks tokenizer\.json, tokenizer_config\.json/);
+      } finally {
+        delete process.env.FLIPLAB_CACHE_DIR;
+        await server.close();
+      }
+    },
+    MODEL_TIMEOUT_MS,
+  );
 });

@@ -24,12 +24,14 @@ import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make
 import { main } from '../../src/cli/main.ts';
 import { writeBeirMirror } from '../support/beir-mirror.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import { LAYOUT_REPOS, writeHubLayouts } from '../support/hub-layouts.ts';
 import { launchChromium } from './browser.ts';
 import { formatRun } from '../../src/core/io/trec.ts';
 import type { QueryId } from '../../src/core/types.ts';
 import { vectorRun } from '../../src/core/retrieve/vector-run.ts';
 import { readPack, unzipPack, zipPack } from '../../src/encoders/pack.ts';
 import { PRESETS } from '../../src/encoders/presets.ts';
+import { formatSize } from '../../src/core/bytes.ts';
 import { loadBeirFolder } from '../../src/node/files.ts';
 import { readPackPath } from '../../src/node/vectors-file.ts';
 import { SCIFACT_DIR } from '../shared-data.ts';
@@ -102,16 +104,19 @@ async function shotTop(p: Page, selector: string, name: string, height: number):
   expect((await readFile(join(dir, name))).byteLength).toBeGreaterThan(5_000);
 }
 
-async function openLab(b: Browser): Promise<{ context: BrowserContext; page: Page }> {
+async function openLab(b: Browser, settings: Record<string, unknown> = {}): Promise<{ context: BrowserContext; page: Page }> {
   const c = await b.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   c.on('request', (r) => requested.push(r.url()));
   const p = await c.newPage();
   const host = server.url.replace(/\/$/, '');
   // Settings are the user's choice of hosts: the local server stands in for the hub.
-  await c.addInitScript((h) => {
-    if (!localStorage.getItem('fliplab.settings'))
-      localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
-  }, host);
+  await c.addInitScript(
+    ([h, extra]) => {
+      if (!localStorage.getItem('fliplab.settings'))
+        localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm', ...extra }));
+    },
+    [host, settings] as const,
+  );
   await p.goto(server.url);
   return { context: c, page: p };
 }
@@ -126,7 +131,8 @@ beforeAll(async () => {
   server = await startHubServer({
     staticRoot: dist,
     datasetsRoot: mirror,
-    modelsRoot: DEFAULT_MODELS_DIR,
+    // The fixtures in the hub's layouts: onnx/ and root-level weights, the SPLADE presets' repos as published.
+    modelsRoot: await writeHubLayouts(join(work, 'models')),
     log: process.env.HUB_LOG === '1',
   });
   browser = await launchChromium({ webgpu: false });
@@ -486,6 +492,98 @@ describe('vector packs: encoded in Node, used in the browser with no model', () 
       console.info(`[e2e] imported pack: the run was back ${Date.now() - reloaded} ms after the reload`);
       expect(await row(p, id).getAttribute('data-device')).toBe('cache');
       expect(modelRequests()).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  }, 300_000);
+});
+
+describe('model downloads: sizes before bytes, both layouts, the SPLADE presets', () => {
+  it('lists the files and sizes, asks above the threshold, then downloads a root-layout SPLADE preset, counting its bytes', async () => {
+    // Ask before every download (threshold 0 MB): the tiny model stands in for a 1.34 GB one.
+    const { context: c, page: p } = await openLab(browser, { confirmAboveMB: 0 });
+    try {
+      // The bundled demo collection (88 passages).
+      await p.getByTestId('demo-analysis').click();
+      try {
+        await demoReady(p);
+      } catch (e) {
+        console.error((await p.locator('body').textContent())?.slice(0, 2000));
+        throw e;
+      }
+      const before = server.requests.length;
+      await p.getByTestId('encoder-preset').selectOption('splade-pp');
+      await p.getByTestId('add-encoder').click();
+      const id = 'splade-pp';
+      await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 60_000 }).toBe('confirm');
+      // Nothing but one-byte probes before the user agrees; the row names every file with its size.
+      const weights = join(work, 'models', LAYOUT_REPOS.spladePreset, 'model.onnx');
+      const size = (await readFile(weights)).byteLength;
+      const box = p.getByTestId(`download-${id}`);
+      expect(await box.textContent()).toMatch(/Needs a download of/);
+      expect(await box.textContent()).toContain('model.onnx');
+      expect(await box.textContent()).toContain(formatSize(size));
+      expect(Number(await box.getAttribute('data-download-bytes'))).toBeGreaterThan(size);
+      const fetchedWeights = () =>
+        server.requests.slice(before).filter((r) => r.endsWith(`${LAYOUT_REPOS.spladePreset}/resolve/main/model.onnx`));
+      const probes = fetchedWeights().length;
+      expect(probes).toBeGreaterThan(0);
+      const toFetch = await box.getAttribute('data-download-bytes');
+      await p.getByTestId(`confirm-download-${id}`).click();
+      await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+      expect(fetchedWeights().length).toBeGreaterThan(probes);
+      // The byte counts reached the page: every byte of every file.
+      expect(await row(p, id).getAttribute('data-downloaded')).toBe(toFetch);
+      expect(await row(p, id).getAttribute('data-device')).toBe('wasm');
+      expect(await row(p, id).getAttribute('data-total')).toBe('88');
+
+      // A second encoder of the same files: cached in this browser, so nothing to ask, and it starts at once.
+      await p.getByTestId('encoder-preset').selectOption('splade-pp');
+      await p.getByTestId('encoder-max-length').fill('32');
+      const samples: string[] = [];
+      const other = 'splade-pp-max32';
+      const watch = setInterval(
+        () =>
+          void row(p, other)
+            .getAttribute('data-status')
+            .then((st) => st && samples.push(st))
+            .catch(() => undefined),
+        20,
+      );
+      try {
+        await p.getByTestId('add-encoder').click();
+        await expect.poll(() => row(p, other).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+      } finally {
+        clearInterval(watch);
+      }
+      expect(samples).not.toContain('confirm');
+
+      // The paper's checkpoint as naver publishes it (no ONNX): the row says what to host, and the other preset.
+      await p.getByTestId('encoder-preset').selectOption('splade');
+      await p.getByTestId('encoder-max-length').fill('');
+      await p.getByTestId('add-encoder').click();
+      await expect.poll(() => row(p, 'splade').getAttribute('data-status'), { timeout: 60_000 }).toBe('error');
+      expect(await row(p, 'splade').textContent()).toMatch(
+        /has no ONNX weights for fp32.*optimum-cli export onnx --model naver\/splade-cocondenser-ensembledistil/s,
+      );
+
+      // Cancel at the question: no weights are fetched, and the row can be resumed.
+      await p.getByTestId('encoder-preset').selectOption('bge-small');
+      await p.getByTestId('encoder-model').fill(LAYOUT_REPOS.bertRoot);
+      await p.getByTestId('add-encoder').click();
+      const root = `bge-small:${LAYOUT_REPOS.bertRoot}`;
+      await expect.poll(() => row(p, root).getAttribute('data-status'), { timeout: 60_000 }).toBe('confirm');
+      await row(p, root)
+        .getByRole('button', { name: /^Cancel/ })
+        .click();
+      await expect.poll(() => row(p, root).getAttribute('data-status'), { timeout: 30_000 }).toBe('cancelled');
+      const rootWeights = () => server.requests.filter((r) => r.endsWith(`${LAYOUT_REPOS.bertRoot}/resolve/main/model.onnx`)).length;
+      const probed = rootWeights();
+      await p.getByTestId(`resume-${root}`).click();
+      await expect.poll(() => row(p, root).getAttribute('data-status'), { timeout: 60_000 }).toBe('confirm');
+      await p.getByTestId(`confirm-download-${root}`).click();
+      await expect.poll(() => row(p, root).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+      expect(rootWeights()).toBeGreaterThan(probed);
     } finally {
       await c.close();
     }

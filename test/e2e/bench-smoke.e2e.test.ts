@@ -16,11 +16,15 @@ describe('bench/encode.ts --smoke --webgpu', () => {
       const rows = await runEncodeBench({ smoke: true, webgpu: true, log: (l) => lines.push(l) });
       expect(rows.map((r) => r.engine)).toEqual([
         'onnxruntime-node cpu fp32',
+        'onnxruntime-node cpu q8',
         expect.stringMatching(/^browser wasm fp32/),
+        expect.stringMatching(/^browser wasm q8/),
         'browser webgpu fp32',
       ]);
       for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
-      expect(lines.at(-1)).toMatch(/browser WASM \/ native: [\d.]+× \(smoke run/);
+      expect(lines).toContainEqual(expect.stringMatching(/^browser WASM \/ native, fp32: [\d.]+× \(smoke run/));
+      expect(lines).toContainEqual(expect.stringMatching(/^browser WASM \/ native, q8: [\d.]+× \(smoke run/));
+      expect(lines.at(-1)).toMatch(/^q8 \/ fp32 on browser wasm: [\d.]+× \(smoke run/);
     },
     SMOKE_TIMEOUT_MS,
   );

@@ -19,12 +19,15 @@ import type {
   WorkerInitOptions,
   WorkerLoadOptions,
   WorkerLoadResult,
+  ModelCallback,
 } from '../../../workers/encode.worker.ts';
 import { asBlob, validateRegisteredModel, type LocalModelFile } from '../../lab/local-model.ts';
 
 export type {
   CorpusRequest,
   CorpusResult,
+  ModelCallback,
+  ModelEvent,
   VectorsCallback,
   WorkerInitOptions,
   WorkerLoadOptions,
@@ -158,9 +161,17 @@ export class EncodeBridge {
     onProgress?: (p: EncodeProgress) => void,
     signal?: AbortSignal,
     onVectors?: VectorsCallback,
+    onModel?: ModelCallback,
   ): Promise<CorpusResult> {
     const run = (r: CorpusRequest) =>
-      this.#run(signal, (api) => api.encodeCorpus(r, onProgress ? proxy(onProgress) : undefined, onVectors ? proxy(onVectors) : undefined));
+      this.#run(signal, (api) =>
+        api.encodeCorpus(
+          r,
+          onProgress ? proxy(onProgress) : undefined,
+          onVectors ? proxy(onVectors) : undefined,
+          onModel ? proxy(onModel) : undefined,
+        ),
+      );
     try {
       return await run(request);
     } catch (error) {

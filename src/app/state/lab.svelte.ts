@@ -23,7 +23,8 @@ import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
 import type { LabApi } from '../../lab/api.ts';
-import { EncodeBridge, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
+import { EncodeBridge, type ModelEvent, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
+import { downloadState } from './download-state.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
 import { errorInfo, errorText, type CollectionError } from './errors.ts';
@@ -34,6 +35,7 @@ import type { CollectionFile } from '../../lab/data/types.ts';
 import type { CollectionSummary } from '../../lab/engine.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
 import type { Bm25Explanation } from '../../lab/types.ts';
+import type { DownloadState } from '../../lab/types.ts';
 import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
 
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
@@ -151,6 +153,8 @@ export class Lab {
   readonly #jobs = new Map<string, AbortController>();
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #sources = new Map<string, WorkerLoadOptions['source']>();
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  readonly #confirms = new Map<string, () => void>();
   readonly #bridge: EncodeBridge;
   readonly #worker: Worker;
   readonly lab: Remote<LabApi>;
@@ -353,6 +357,7 @@ export class Lab {
       dtype: config.dtype,
       recipe: encoderRecipe(config),
     });
+    const onModel = this.#modelEvents(id, patch, () => this.#jobs.get(id) === controller);
     const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
     const load: WorkerLoadOptions = {
       device,
@@ -371,6 +376,8 @@ export class Lab {
             progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' },
           }),
         signal,
+        undefined,
+        onModel,
       );
       patch({ device: q.load?.device ?? 'cache', deviceReason: q.fallback ?? q.load?.reason ?? FROM_CACHE, ...adapterOf(q.load) });
       await this.lab.beginVectorRun(id, q.vectors);
@@ -392,6 +399,7 @@ export class Lab {
           patch({ partial: { encodedDocs: s.encodedDocs ?? 0, totalDocs } });
           this.#scheduleAnalysis(LIVE_ANALYSIS_MS);
         },
+        onModel,
       );
       const done = result.cached + result.encoded;
       patch({
@@ -422,6 +430,41 @@ export class Lab {
       // A newer job for the same id (the collection was reopened) keeps its own controller.
       if (this.#jobs.get(id) === controller) this.#jobs.delete(id);
     }
+  }
+
+  /**
+   * The row's view of a model load: the files and sizes before any weights move (held for a confirmation
+   * above the Settings threshold), then bytes per file with an ETA.
+   */
+  #modelEvents(id: string, patch: (p: Partial<RetrieverInfo>) => void, live: () => boolean): (e: ModelEvent) => Promise<void> {
+    let download: DownloadState | null = null;
+    let started = 0;
+    return async (e) => {
+      if (!live()) return;
+      if (e.kind === 'plan') {
+        download = downloadState(e.plan);
+        patch({ download });
+        if (download.downloadBytes > this.settings.confirmAboveMB * 1e6) {
+          patch({ status: 'confirm' });
+          // Held here until Download (confirmDownload) or Cancel (which ends the worker, and this call with it).
+          await new Promise<void>((resolve) => this.#confirms.set(id, resolve));
+          this.#confirms.delete(id);
+          if (live()) patch({ status: 'loading' });
+        }
+        started = performance.now();
+        return;
+      }
+      if (download === null) return;
+      const files = download.files.map((f) => (f.path === e.file || e.file.endsWith(`/${f.path}`) ? { ...f, loaded: e.loaded } : f));
+      const loaded = files.filter((f) => !f.cached).reduce((sum, f) => sum + f.loaded, 0);
+      download = { ...download, files, loaded, etaMs: etaMs(loaded, download.downloadBytes, performance.now() - started) };
+      patch({ download });
+    };
+  }
+
+  /** The user agreed to a download the row asked about. */
+  confirmDownload(id: string): void {
+    this.#confirms.get(id)?.();
   }
 
   /**

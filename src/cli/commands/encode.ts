@@ -35,7 +35,7 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       if (!(ROLES as readonly string[]).includes(opts.role)) throw new UsageError(`--role expects ${ROLES.join(', ')}, got "${opts.role}"`);
       if (opts.queries !== 'judged' && opts.queries !== 'all')
         throw new UsageError(`--queries expects judged or all, got "${opts.queries}"`);
-      const { config, encoder } = await loadEncoderFromOptions(opts);
+      const { config, encoder } = await loadEncoderFromOptions(opts, io);
       const col = await loadBeirFolder(dir, opts.split);
       reportDiagnostics(io, col.warnings);
       const started = performance.now();

@@ -99,7 +99,7 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       const encoder: LazyEncoder = {
         config,
         dtype: config.dtype,
-        load: async () => (loaded = await loadConfiguredEncoder(config, opts)),
+        load: async () => (loaded = await loadConfiguredEncoder(config, opts, io)),
       };
       const passages = await encodeWithCache(encoder, cache, texts, { role: 'passage', plan, onProgress: progressPrinter(io, 'passages') });
       const queryIds = selected.map((i) => col.queries.ids[i]!);

@@ -23,7 +23,12 @@ afterEach(() => localStorage.clear());
 
 describe('SettingsPanel', () => {
   test('starts from the lab settings', () => {
-    const { modelHost, dataHost } = setup({ modelHost: 'https://hf-mirror.example', dataHost: 'http://localhost:8080', device: 'wasm' });
+    const { modelHost, dataHost } = setup({
+      modelHost: 'https://hf-mirror.example',
+      dataHost: 'http://localhost:8080',
+      device: 'wasm',
+      confirmAboveMB: 300,
+    });
     expect(modelHost.value).toBe('https://hf-mirror.example');
     expect(dataHost.value).toBe('http://localhost:8080');
     expect((screen.getByRole('radio', { name: /WASM only/ }) as HTMLInputElement).checked).toBe(true);
@@ -57,17 +62,32 @@ describe('SettingsPanel', () => {
     await fireEvent.input(modelHost, { target: { value: '  https://hf-mirror.example/models/  ' } });
     await fireEvent.input(dataHost, { target: { value: 'http://localhost:8080' } });
     await fireEvent.click(screen.getByRole('radio', { name: /WebGPU, whatever the adapter/ }));
+    await fireEvent.input(screen.getByTestId('confirm-above-mb'), { target: { value: '-5' } });
+    await fireEvent.click(screen.getByTestId('save-settings'));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/Ask before downloading: expected a number of MB ≥ 0/));
+    expect(onsaved).not.toHaveBeenCalled();
+    await fireEvent.input(screen.getByTestId('confirm-above-mb'), { target: { value: '1000' } });
     await fireEvent.click(screen.getByTestId('save-settings'));
     expect(onsaved).toHaveBeenCalledTimes(1);
     const saved = JSON.parse(localStorage.getItem(KEY) ?? 'null') as unknown;
     // Trimmed, without the trailing slash (how the hosts are joined with paths later).
-    expect(saved).toEqual({ modelHost: 'https://hf-mirror.example/models', dataHost: 'http://localhost:8080', device: 'webgpu' });
+    expect(saved).toEqual({
+      modelHost: 'https://hf-mirror.example/models',
+      dataHost: 'http://localhost:8080',
+      device: 'webgpu',
+      confirmAboveMB: 1000,
+    });
     expect(loadSettings(localStorage)).toEqual(saved);
     await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
   });
 
   test('Defaults puts the hub and "auto" back in the form (saved only on Save)', async () => {
-    const { modelHost, dataHost, onsaved } = setup({ modelHost: 'https://a.example', dataHost: 'https://b.example', device: 'wasm' });
+    const { modelHost, dataHost, onsaved } = setup({
+      modelHost: 'https://a.example',
+      dataHost: 'https://b.example',
+      device: 'wasm',
+      confirmAboveMB: 300,
+    });
     await fireEvent.click(screen.getByRole('button', { name: 'Defaults' }));
     expect(modelHost.value).toBe(DEFAULT_SETTINGS.modelHost);
     expect(dataHost.value).toBe(DEFAULT_SETTINGS.dataHost);

@@ -17,8 +17,16 @@ describe('settings', () => {
   it('round-trips through storage and falls back on garbage', () => {
     const s = memory();
     expect(loadSettings(s)).toEqual(DEFAULT_SETTINGS);
-    saveSettings({ modelHost: 'http://127.0.0.1:8080', dataHost: 'https://mirror.example.org/hf', device: 'wasm' }, s);
-    expect(loadSettings(s)).toEqual({ modelHost: 'http://127.0.0.1:8080', dataHost: 'https://mirror.example.org/hf', device: 'wasm' });
+    saveSettings({ modelHost: 'http://127.0.0.1:8080', dataHost: 'https://mirror.example.org/hf', device: 'wasm', confirmAboveMB: 50 }, s);
+    expect(loadSettings(s)).toEqual({
+      modelHost: 'http://127.0.0.1:8080',
+      dataHost: 'https://mirror.example.org/hf',
+      device: 'wasm',
+      confirmAboveMB: 50,
+    });
+    // Settings saved before the download question existed get its default; a bad threshold too.
+    s.setItem('fliplab.settings', '{"modelHost":"http://127.0.0.1:8080","confirmAboveMB":-3}');
+    expect(loadSettings(s).confirmAboveMB).toBe(300);
     s.setItem('fliplab.settings', '{"modelHost":"javascript:alert(1)","device":"gpu"}');
     expect(loadSettings(s)).toEqual(DEFAULT_SETTINGS);
     s.setItem('fliplab.settings', 'not json');
@@ -33,7 +41,12 @@ describe('settings', () => {
   });
 
   it('allows only the chosen hosts (and the hub CDNs only when the hub is chosen)', () => {
-    const local = { modelHost: 'http://127.0.0.1:8080', dataHost: 'http://127.0.0.1:8080/data', device: 'auto' } as const;
+    const local = {
+      modelHost: 'http://127.0.0.1:8080',
+      dataHost: 'http://127.0.0.1:8080/data',
+      device: 'auto',
+      confirmAboveMB: 300,
+    } as const;
     expect(allowedOrigins(local)).toEqual(['http://127.0.0.1:8080']);
     const csp = contentSecurityPolicy(local);
     expect(csp).toMatch(/connect-src 'self' http:\/\/127\.0\.0\.1:8080;/);

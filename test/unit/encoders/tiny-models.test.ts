@@ -139,6 +139,7 @@ describe('generated tiny BERT models', () => {
           'config.json',
           'onnx/model.onnx',
           'onnx/model_fp16.onnx',
+          'onnx/model_quantized.onnx',
           'special_tokens_map.json',
           'tokenizer.json',
           'tokenizer_config.json',

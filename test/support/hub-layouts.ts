@@ -1,0 +1,53 @@
+/**
+ * A models root in the hub's layouts, built from the generated tiny fixtures, for the local hub server:
+ * repos as transformers.js lays them out (`onnx/model.onnx`), repos with the weights at the root (as several
+ * public SPLADE conversions are: `Qdrant/Splade_PP_en_v1` itself is served here from the tiny SPLADE), the
+ * paper's SPLADE repo as published (config and tokenizer, no ONNX), and broken repos.
+ */
+import { cp, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEFAULT_MODELS_DIR } from '../../scripts/models/make-fixtures.ts';
+
+const TOKENIZER = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt'];
+
+export const LAYOUT_REPOS = {
+  /** The fixtures as generated (onnx/ layout). */
+  bert: 'fliplab/tiny-bert',
+  splade: 'fliplab/tiny-splade',
+  /** The same weights with model.onnx at the repo's root. */
+  bertRoot: 'fliplab/tiny-bert-root',
+  spladeRoot: 'fliplab/tiny-splade-root',
+  /** The `splade-pp` preset's repo, laid out like the real one (root model.onnx), holding the tiny SPLADE. */
+  spladePreset: 'Qdrant/Splade_PP_en_v1',
+  /** The paper's SPLADE checkpoint as naver publishes it: config and tokenizer, PyTorch weights only. */
+  naver: 'naver/splade-cocondenser-ensembledistil',
+  noOnnx: 'fliplab/no-onnx',
+  noTokenizer: 'fliplab/no-tokenizer',
+} as const;
+
+async function copyFiles(from: string, to: string, files: readonly [string, string][]): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const [src, dst] of files) {
+    await mkdir(join(to, dst, '..'), { recursive: true });
+    await cp(join(from, src), join(to, dst));
+  }
+}
+
+/** Write the layouts under `root` (replacing what is there). Call after makeModelFixtures(). */
+export async function writeHubLayouts(root: string): Promise<string> {
+  await rm(root, { recursive: true, force: true });
+  const fixture = (id: string) => join(DEFAULT_MODELS_DIR, id);
+  const same = (names: readonly string[]) => names.map((n) => [n, n] as [string, string]);
+  for (const id of [LAYOUT_REPOS.bert, LAYOUT_REPOS.splade]) await cp(fixture(id), join(root, id), { recursive: true });
+  const rootLayout = [...same(TOKENIZER), ['onnx/model.onnx', 'model.onnx']] as [string, string][];
+  await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.bertRoot), rootLayout);
+  await copyFiles(fixture(LAYOUT_REPOS.splade), join(root, LAYOUT_REPOS.spladeRoot), rootLayout);
+  await copyFiles(fixture(LAYOUT_REPOS.splade), join(root, LAYOUT_REPOS.spladePreset), rootLayout);
+  await copyFiles(fixture(LAYOUT_REPOS.splade), join(root, LAYOUT_REPOS.naver), same(TOKENIZER));
+  await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.noOnnx), same(TOKENIZER));
+  await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.noTokenizer), [
+    ['config.json', 'config.json'],
+    ['onnx/model.onnx', 'onnx/model.onnx'],
+  ]);
+  return root;
+}
