@@ -10,16 +10,7 @@ import type { Recipe } from '../report/recipe.ts';
 
 export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
 /** `restoring`: vectors are being read from the cache and no model is loaded (yet). */
-export type RetrieverStatus =
-  | 'idle'
-  | 'confirm'
-  | 'loading'
-  | 'restoring'
-  | 'encoding'
-  | 'searching'
-  | 'ready'
-  | 'error'
-  | 'cancelled';
+export type RetrieverStatus = 'idle' | 'confirm' | 'loading' | 'restoring' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
 
 /** A model download: its files (size, cached or not, bytes so far), before and while they are fetched. */
 export interface DownloadState {
