@@ -343,11 +343,14 @@ const api = {
     let encoder: LoadedEncoder;
     try {
       const source = local ? { ...options.source, allowRemote: false, customCache: localCache } : options.source;
+      // A load without a plan (a calibration batch) finds the weights' folder itself.
+      const onnxFolder =
+        options.onnxFolder ?? (local ? undefined : ((await planModelDownload(config, dtype, source)).onnxFolder ?? undefined));
       encoder = await loadEncoder(config, {
         device,
         dtype,
         source,
-        ...(options.onnxFolder === undefined ? {} : { onnxFolder: options.onnxFolder }),
+        ...(onnxFolder === undefined ? {} : { onnxFolder }),
         ...(onDownload ? { onDownload: throttled(onDownload) } : {}),
       });
     } catch (error) {

@@ -19,6 +19,7 @@ import { registerFlips } from './commands/flips.ts';
 import { registerCompare } from './commands/compare.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerSearch } from './commands/search.ts';
+import { registerAnswers } from './commands/answers.ts';
 import { registerEncode } from './commands/encode.ts';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
@@ -53,6 +54,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerCompare(program, io, setExit);
   registerEncode(program, io, setExit, packageJson.version);
   registerSearch(program, io, setExit);
+  registerAnswers(program, io, setExit);
   registerDemo(program, io, setExit);
   return program;
 }

@@ -49,6 +49,8 @@ export interface RetrieverInfo {
   readonly adapter?: string;
   readonly dtype?: string;
   readonly progress?: JobProgress;
+  /** Another device measured at least twice as fast on this job (a calibration batch), and its projection. */
+  readonly offer?: { readonly device: 'wasm' | 'webgpu'; readonly speedup: number; readonly etaMs: number; readonly currentEtaMs: number } | null;
   /** The model's files: what will be (or is being) downloaded, and what this browser has already. */
   readonly download?: DownloadState;
   /** True when every vector came from the cache. */

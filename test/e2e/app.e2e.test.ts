@@ -680,6 +680,50 @@ describe('the lab (webgpu, own files)', () => {
   }, 360_000);
 });
 
+describe('calibration: a device projected twice as fast is offered', () => {
+  it('on WebGPU over SwiftShader, times a batch on WASM, offers it with both projections, and switching keeps what was encoded', async () => {
+    const own = join(work, 'own-300');
+    await mkdir(join(own, 'qrels'), { recursive: true });
+    const qrels = (await readFile(join(SCIFACT, 'qrels/test.tsv'), 'utf8')).trim().split('\n').slice(1, 21);
+    const docs = new Set(qrels.map((l) => l.split('\t')[1]));
+    const qids = new Set(qrels.map((l) => l.split('\t')[0]));
+    const corpus = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n');
+    const kept = corpus.filter((l, i) => i < 300 || docs.has((JSON.parse(l) as { _id: string })._id));
+    const queries = (await readFile(join(SCIFACT, 'queries.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .filter((l) => qids.has((JSON.parse(l) as { _id: string })._id));
+    await writeFile(join(own, 'corpus.jsonl'), `${kept.join('\n')}\n`);
+    await writeFile(join(own, 'queries.jsonl'), `${queries.join('\n')}\n`);
+    await writeFile(join(own, 'qrels/test.tsv'), `query-id\tcorpus-id\tscore\n${qrels.join('\n')}\n`);
+
+    const gpuBrowser = await launchChromium({ webgpu: true });
+    try {
+      const { context: c, page: p } = await openLab(gpuBrowser, { device: 'webgpu' });
+      await p.getByTestId('pick-folder').setInputFiles(own);
+      await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/passages/);
+      await p.getByTestId('encoder-model').fill(MODEL);
+      await p.getByTestId('encoder-max-length').fill('32');
+      await p.getByTestId('add-encoder').click();
+      const id = `bge-small:${MODEL}-max32`;
+      const offer = p.getByTestId(`offer-${id}`);
+      await expect.poll(() => offer.count(), { timeout: 180_000 }).toBe(1);
+      expect(await row(p, id).getAttribute('data-device')).toBe('webgpu');
+      expect(await offer.textContent()).toMatch(/WASM is [\d.]+× faster here \(one batch timed on it\): .* left instead of .* left/);
+      const before = Number(await row(p, id).getAttribute('data-encoded-docs'));
+      await p.getByTestId(`switch-${id}`).click();
+      await expect.poll(() => row(p, id).getAttribute('data-status'), { timeout: 180_000 }).toBe('ready');
+      expect(await row(p, id).getAttribute('data-device')).toBe('wasm');
+      // What SwiftShader had committed was kept: the WASM job started from it.
+      expect(Number(await row(p, id).getAttribute('data-cached'))).toBeGreaterThanOrEqual(before);
+      expect(await offer.count()).toBe(0);
+      await c.close();
+    } finally {
+      await gpuBrowser.close();
+    }
+  }, 420_000);
+});
+
 // ---------------------------------------------------------------------------------------------------------
 // The lab as an instrument: #demo, phones, keyboard and screen readers.
 

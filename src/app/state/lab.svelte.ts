@@ -17,7 +17,7 @@ import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve
 import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
 import type { LexicalSpec } from '../../lab/engine.ts';
 import { problemOf } from '../../lab/problems.ts';
-import { CACHE_DEVICE } from '../../encoders/job.ts';
+import { CACHE_DEVICE, type EncodeProgress } from '../../encoders/job.ts';
 import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
@@ -90,6 +90,29 @@ function progressState(p: { readonly device: string }): Pick<RetrieverInfo, 'sta
   return { status: 'encoding', device: p.device === 'webgpu' ? 'webgpu' : 'wasm' };
 }
 
+/** Jobs projected to take longer than this get a calibration batch on the other device. */
+const CALIBRATE_ABOVE_MS = 15_000;
+
+/** Passages in the calibration: one warm-up batch (loads the model, compiles), then the timed one. */
+const CALIBRATION_PASSAGES = 8;
+
+/** Tokens per second of one batch of `passages` on WASM, in a worker of its own (ended afterwards). */
+async function timeOnWasm(config: EncoderConfig, load: WorkerLoadOptions, passages: readonly string[]): Promise<number> {
+  const threads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
+  const bridge = new EncodeBridge({ init: { numThreads: threads } });
+  try {
+    const wasm: WorkerLoadOptions = { ...load, device: 'wasm' };
+    const middle = Math.floor(passages.length / 2);
+    await bridge.encode({ config, load: wasm, texts: passages.slice(middle, middle + 2), role: 'passage' });
+    const texts = passages.slice(middle + 2, middle + 2 + CALIBRATION_PASSAGES);
+    const started = performance.now();
+    const { batch } = await bridge.encode({ config, load: wasm, texts, role: 'passage' });
+    return batch.tokens.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
+  } finally {
+    bridge.terminate();
+  }
+}
+
 /** How often a growing run is re-analysed while encoding. */
 const LIVE_ANALYSIS_MS = 400;
 
@@ -155,6 +178,8 @@ export class Lab {
   readonly #sources = new Map<string, WorkerLoadOptions['source']>();
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #confirms = new Map<string, () => void>();
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  readonly #deviceOverrides = new Map<string, 'wasm' | 'webgpu'>();
   readonly #bridge: EncodeBridge;
   readonly #worker: Worker;
   readonly lab: Remote<LabApi>;
@@ -358,7 +383,7 @@ export class Lab {
       recipe: encoderRecipe(config),
     });
     const onModel = this.#modelEvents(id, patch, () => this.#jobs.get(id) === controller);
-    const device = this.settings.device === 'wasm' ? 'wasm' : 'webgpu';
+    const device = this.#deviceOverrides.get(id) ?? (this.settings.device === 'wasm' ? 'wasm' : 'webgpu');
     const load: WorkerLoadOptions = {
       device,
       // "Auto" does not run on a software WebGPU adapter (slower than WASM); "WebGPU" uses whatever there is.
@@ -384,14 +409,17 @@ export class Lab {
       patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#select(id);
       const passages = await this.lab.passageTexts();
+      const calibrate = this.#calibration(id, config, load, passages, patch, live);
       const result = await this.#bridge.encodeCorpus(
         { config, load, texts: passages, role: 'passage', returnVectors: false },
-        (p) =>
+        (p) => {
           patch({
             ...progressState(p),
             ...(p.fallback ? { deviceReason: p.fallback } : {}),
             progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'documents' } satisfies JobProgress,
-          }),
+          });
+          calibrate(p);
+        },
         signal,
         async (positions: readonly number[], vectors: readonly StoredVector[]) => {
           if (!live()) return;
@@ -404,6 +432,7 @@ export class Lab {
       const done = result.cached + result.encoded;
       patch({
         status: 'ready',
+        offer: null,
         cached: result.encoded === 0 && q.encoded === 0,
         device: result.load?.device ?? q.load?.device ?? 'cache',
         deviceReason: result.fallback ?? result.load?.reason ?? q.load?.reason ?? FROM_CACHE,
@@ -413,7 +442,7 @@ export class Lab {
       });
       this.#scheduleAnalysis(0);
     } catch (e) {
-      if (isAbort(e) || signal.aborted) patch({ status: 'cancelled' });
+      if (isAbort(e) || signal.aborted) patch({ status: 'cancelled', offer: null });
       else if (config.model.startsWith(LOCAL_MODEL_PREFIX) && /no local model folder registered/.test(String(e))) {
         patch({
           status: 'error',
@@ -460,6 +489,50 @@ export class Lab {
       download = { ...download, files, loaded, etaMs: etaMs(loaded, download.downloadBytes, performance.now() - started) };
       patch({ download });
     };
+  }
+
+  /**
+   * Calibration: once a job on WebGPU has two encoded batches (its rate, without the model load) and more
+   * than CALIBRATE_ABOVE_MS to go, one batch of its passages is timed on WASM in a separate worker; when WASM
+   * is projected at least twice as fast (a software adapter, a weak GPU), the row offers to switch.
+   */
+  #calibration(
+    id: string,
+    config: EncoderConfig,
+    load: WorkerLoadOptions,
+    passages: readonly string[],
+    patch: (p: Partial<RetrieverInfo>) => void,
+    live: () => boolean,
+  ): (p: EncodeProgress) => void {
+    let last: { tokens: number; elapsedMs: number } | null = null;
+    let started = false;
+    return (p) => {
+      if (started || p.device !== 'webgpu' || p.tokens === 0) return;
+      const previous = last;
+      last = { tokens: p.tokens, elapsedMs: p.elapsedMs };
+      if (previous === null || p.etaMs === null || p.etaMs < CALIBRATE_ABOVE_MS || p.elapsedMs <= previous.elapsedMs) return;
+      started = true;
+      const rate = (p.tokens - previous.tokens) / ((p.elapsedMs - previous.elapsedMs) / 1000);
+      const etaNow = p.etaMs;
+      void timeOnWasm(config, load, passages).then(
+        (wasmRate) => {
+          if (!live() || wasmRate < 2 * rate) return;
+          patch({ offer: { device: 'wasm', speedup: wasmRate / rate, etaMs: (etaNow * rate) / wasmRate, currentEtaMs: etaNow } });
+        },
+        () => undefined, // no number, no offer: the job goes on as it is
+      );
+    };
+  }
+
+  /** Continue an encoder on another device (the calibration's offer): committed vectors are kept. */
+  switchDevice(id: string, device: 'wasm' | 'webgpu'): void {
+    const spec = this.#specs.get(id);
+    if (spec?.kind !== 'encoder') return;
+    this.#deviceOverrides.set(id, device);
+    this.#jobs.get(id)?.abort();
+    this.#jobs.delete(id);
+    this.#patch(id, { offer: null });
+    void this.addEncoder(spec.config, this.#sources.get(id));
   }
 
   /** The user agreed to a download the row asked about. */
