@@ -12,6 +12,14 @@ export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported'
 /** `restoring`: vectors are being read from the cache and no model is loaded (yet). */
 export type RetrieverStatus = 'idle' | 'confirm' | 'loading' | 'restoring' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
 
+/** Another device, measured on a batch of the job, and the projections on both. */
+export interface DeviceOffer {
+  readonly device: 'wasm' | 'webgpu';
+  readonly speedup: number;
+  readonly etaMs: number;
+  readonly currentEtaMs: number;
+}
+
 /** A model download: its files (size, cached or not, bytes so far), before and while they are fetched. */
 export interface DownloadState {
   readonly files: readonly { readonly path: string; readonly bytes: number | null; readonly cached: boolean; readonly loaded: number }[];
@@ -50,7 +58,7 @@ export interface RetrieverInfo {
   readonly dtype?: string;
   readonly progress?: JobProgress;
   /** Another device measured at least twice as fast on this job (a calibration batch), and its projection. */
-  readonly offer?: { readonly device: 'wasm' | 'webgpu'; readonly speedup: number; readonly etaMs: number; readonly currentEtaMs: number } | null;
+  readonly offer?: DeviceOffer | null;
   /** The model's files: what will be (or is being) downloaded, and what this browser has already. */
   readonly download?: DownloadState;
   /** True when every vector came from the cache. */

@@ -682,13 +682,13 @@ describe('the lab (webgpu, own files)', () => {
 
 describe('calibration: a device projected twice as fast is offered', () => {
   it('on WebGPU over SwiftShader, times a batch on WASM, offers it with both projections, and switching keeps what was encoded', async () => {
-    const own = join(work, 'own-300');
+    const own = join(work, 'own-1000');
     await mkdir(join(own, 'qrels'), { recursive: true });
     const qrels = (await readFile(join(SCIFACT, 'qrels/test.tsv'), 'utf8')).trim().split('\n').slice(1, 21);
     const docs = new Set(qrels.map((l) => l.split('\t')[1]));
     const qids = new Set(qrels.map((l) => l.split('\t')[0]));
     const corpus = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n');
-    const kept = corpus.filter((l, i) => i < 300 || docs.has((JSON.parse(l) as { _id: string })._id));
+    const kept = corpus.filter((l, i) => i < 1000 || docs.has((JSON.parse(l) as { _id: string })._id));
     const queries = (await readFile(join(SCIFACT, 'queries.jsonl'), 'utf8'))
       .trim()
       .split('\n')
@@ -703,11 +703,17 @@ describe('calibration: a device projected twice as fast is offered', () => {
       await p.getByTestId('pick-folder').setInputFiles(own);
       await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/passages/);
       await p.getByTestId('encoder-model').fill(MODEL);
-      await p.getByTestId('encoder-max-length').fill('32');
+      await p.getByTestId('encoder-max-length').fill('128');
       await p.getByTestId('add-encoder').click();
-      const id = `bge-small:${MODEL}-max32`;
+      const id = `bge-small:${MODEL}-max128`;
       const offer = p.getByTestId(`offer-${id}`);
-      await expect.poll(() => offer.count(), { timeout: 180_000 }).toBe(1);
+      // Settled: the offer is up, or the job ended without one (then the row's text says why).
+      await expect
+        .poll(async () => (await offer.count()) === 1 || (await row(p, id).getAttribute('data-status')) !== 'encoding', {
+          timeout: 240_000,
+        })
+        .toBe(true);
+      expect(await offer.count(), (await row(p, id).textContent()) ?? '').toBe(1);
       expect(await row(p, id).getAttribute('data-device')).toBe('webgpu');
       expect(await offer.textContent()).toMatch(/WASM is [\d.]+× faster here \(one batch timed on it\): .* left instead of .* left/);
       const before = Number(await row(p, id).getAttribute('data-encoded-docs'));
