@@ -1,14 +1,5 @@
 /** Seeded PRNG (mulberry32) so generated benchmark data is identical on every run. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from '../../src/core/random.ts';
 
 /** Median of timings in ms. */
 export function median(xs: number[]): number {

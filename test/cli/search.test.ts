@@ -316,7 +316,7 @@ describe('fliplab search from a model host', () => {
   );
 
   it(
-    'loads repos with the weights at the root (the SPLADE++ preset as published) and says what a repo lacks',
+    'loads every preset from its hub repo, repos with the weights at the root (the SPLADE++ preset as published), and says what a repo lacks',
     async () => {
       const { startHubServer } = await import('../support/hub-server.ts');
       const { LAYOUT_REPOS, writeHubLayouts } = await import('../support/hub-layouts.ts');
@@ -340,6 +340,16 @@ describe('fliplab search from a model host', () => {
         expect(preset.code).toBe(0);
         const spladeRecipe = ['--pooling', 'splade', '--max-length', '256', '--sparse-top-k', '256', '--tag', 't'];
         expect(preset.stdout).toBe((await search('--model', LAYOUT_REPOS.splade, ...spladeRecipe)).stdout);
+
+        // Every dense preset from its hub repo (the tiny BERT under each name), in each dtype the hub offers.
+        for (const preset of ['bge-large', 'e5-large', 'bge-small', 'e5-small']) {
+          for (const dtype of ['fp32', 'fp16', 'q8']) {
+            const r = await search('--model', preset, '--dtype', dtype);
+            expect(r.stderr, `${preset} ${dtype}`).toMatch(/search: Xenova\/(bge|e5)-/);
+            expect(r.code, `${preset} ${dtype}: ${r.stderr}`).toBe(0);
+            expect((await parseRun(r.stdout, 'stdout')).value.byQuery.size).toBe(8);
+          }
+        }
 
         // The paper's checkpoint as naver publishes it: no ONNX, and what to do about it.
         const paper = await search('--model', 'splade');

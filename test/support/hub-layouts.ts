@@ -21,6 +21,8 @@ export const LAYOUT_REPOS = {
   spladePreset: 'Qdrant/Splade_PP_en_v1',
   /** The paper's SPLADE checkpoint as naver publishes it: config and tokenizer, PyTorch weights only. */
   naver: 'naver/splade-cocondenser-ensembledistil',
+  /** The dense presets' repos (onnx/ layout with fp32, fp16 and q8 weights), each holding the tiny BERT. */
+  densePresets: ['Xenova/bge-large-en-v1.5', 'Xenova/e5-large-v2', 'Xenova/bge-small-en-v1.5', 'Xenova/e5-small-v2'],
   noOnnx: 'fliplab/no-onnx',
   noTokenizer: 'fliplab/no-tokenizer',
 } as const;
@@ -39,6 +41,7 @@ export async function writeHubLayouts(root: string): Promise<string> {
   const fixture = (id: string) => join(DEFAULT_MODELS_DIR, id);
   const same = (names: readonly string[]) => names.map((n) => [n, n] as [string, string]);
   for (const id of [LAYOUT_REPOS.bert, LAYOUT_REPOS.splade]) await cp(fixture(id), join(root, id), { recursive: true });
+  for (const id of LAYOUT_REPOS.densePresets) await cp(fixture(LAYOUT_REPOS.bert), join(root, id), { recursive: true });
   const rootLayout = [...same(TOKENIZER), ['onnx/model.onnx', 'model.onnx']] as [string, string][];
   await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.bertRoot), rootLayout);
   await copyFiles(fixture(LAYOUT_REPOS.splade), join(root, LAYOUT_REPOS.spladeRoot), rootLayout);

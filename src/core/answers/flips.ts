@@ -12,25 +12,16 @@
  * prediction from either side. The counts are descriptive (the paper: "based on small subgroups"); rates
  * carry 95% Wilson intervals like the paper's other tables.
  */
+import { mulberry32 } from '../random.ts';
 import { wilson, type Estimate } from '../stats/index.ts';
+
+export { mulberry32 };
 import type { QueryId } from '../types.ts';
 
 /** The control sample's generator, named in every report so a sample can be redrawn anywhere. */
 export const CONTROL_PRNG = 'mulberry32';
 export const DEFAULT_ANSWER_SEED = 1;
 export const DEFAULT_ANSWER_DEPTH = 10;
-
-/** mulberry32 (Tommy Ettinger): a 32-bit state, uniform doubles in [0, 1). Small, fast, and easy to port. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `size` ids from `pool`: sorted, shuffled with mulberry32(seed) (Fisher–Yates from the end), the first `size`. */
 export function controlSample(pool: readonly string[], size: number, seed: number): string[] {

@@ -17,22 +17,11 @@ import {
   type Bm25SearchOptions,
 } from '../../../src/core/retrieve/bm25.ts';
 import { SCIFACT_DIR } from '../../shared-data.ts';
+import { mulberry32 } from '../../../src/core/random.ts';
 import { makeCorpus, makeQueries, meanNdcgAt10, oracleCorpus, oracleSearch, type OracleCorpus } from './bm25-oracle.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures
-
-/** Seeded PRNG (mulberry32, as bench/lib/rng.ts) for fixed regression corpora. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Layout knobs turned down so that layers, dense columns and every pruning path occur on tiny corpora. */
 const TINY_LAYOUT: Bm25BuildOptions = { layerMinDf: 3, layerTopMin: 1, layerTopShares: [0.3], denseMinDf: 1, denseMinShare: 0.3 };
