@@ -92,6 +92,8 @@ export interface WorkerLoadOptions {
   readonly source: { readonly remoteHost?: string; readonly localModelPath?: string; readonly allowRemote?: boolean };
   /** Where the repo's ONNX weights sit (found by the download plan): `onnx/` (default) or its root. */
   readonly onnxFolder?: 'onnx' | '';
+  /** The weights have an `.onnx_data` file (found by the download plan). */
+  readonly externalData?: boolean;
 }
 
 /**
@@ -110,7 +112,8 @@ function throttled(send: ModelCallback): (p: DownloadProgress) => void {
   const last = new Map<string, number>();
   return (p) => {
     const now = performance.now();
-    if (p.loaded < p.total && now - (last.get(p.file) ?? -Infinity) < 200) return;
+    const finished = p.total > 0 && p.loaded >= p.total;
+    if (!finished && now - (last.get(p.file) ?? -Infinity) < 200) return;
     last.set(p.file, now);
     void send({ kind: 'download', ...p });
   };
@@ -120,7 +123,8 @@ function throttled(send: ModelCallback): (p: DownloadProgress) => void {
 /** transformers.js's Cache Storage (`env.cacheKey`). */
 const MODEL_CACHE_NAME = 'transformers-cache';
 
-const loadKey = (config: EncoderConfig, options: WorkerLoadOptions) => JSON.stringify([config, { ...options, onnxFolder: undefined }]);
+const loadKey = (config: EncoderConfig, options: WorkerLoadOptions) =>
+  JSON.stringify([config, { ...options, onnxFolder: undefined, externalData: undefined }]);
 
 export interface AdapterInfo {
   readonly vendor: string;
@@ -344,13 +348,15 @@ const api = {
     try {
       const source = local ? { ...options.source, allowRemote: false, customCache: localCache } : options.source;
       // A load without a plan (a calibration batch) finds the weights' folder itself.
-      const onnxFolder =
-        options.onnxFolder ?? (local ? undefined : ((await planModelDownload(config, dtype, source)).onnxFolder ?? undefined));
+      const plan = options.onnxFolder !== undefined || local ? null : await planModelDownload(config, dtype, source);
+      const onnxFolder = options.onnxFolder ?? plan?.onnxFolder ?? undefined;
+      const externalData = options.externalData ?? plan?.externalData ?? false;
       encoder = await loadEncoder(config, {
         device,
         dtype,
         source,
         ...(onnxFolder === undefined ? {} : { onnxFolder }),
+        ...(externalData ? { externalData } : {}),
         ...(onDownload ? { onDownload: throttled(onDownload) } : {}),
       });
     } catch (error) {
@@ -433,7 +439,7 @@ const api = {
           const problem = planProblem(plan);
           if (problem !== null) throw withProblem(new Error(`Could not load ${request.config.model}: ${problem}`), 'not-found');
           await onModel?.({ kind: 'plan', plan });
-          if (plan.onnxFolder !== null) options = { ...options, onnxFolder: plan.onnxFolder };
+          if (plan.onnxFolder !== null) options = { ...options, onnxFolder: plan.onnxFolder, externalData: plan.externalData };
         }
         load = await api.load(request.config, options, onModel);
         return current!.encoder;

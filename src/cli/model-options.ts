@@ -197,6 +197,7 @@ export async function loadConfiguredEncoder(config: EncoderConfig, opts: ModelOp
     dtype,
     source,
     ...(plan.onnxFolder === null ? {} : { onnxFolder: plan.onnxFolder }),
+    ...(plan.externalData ? { externalData: true } : {}),
   }).catch((e: unknown) => {
     const hint = opts.offline
       ? ''

@@ -49,6 +49,8 @@ export interface LoadOptions {
   readonly onDownload?: (p: { file: string; loaded: number; total: number }) => void;
   /** Where the ONNX weights sit: `onnx/` (transformers.js's layout, the default) or the repo's root. */
   readonly onnxFolder?: 'onnx' | '';
+  /** The weights have an external-data file (`model.onnx_data`). */
+  readonly externalData?: boolean;
 }
 
 /** The weights file of a dtype, without its folder. */
@@ -65,6 +67,8 @@ export interface ModelFile {
   readonly bytes: number | null;
   readonly cached: boolean;
   readonly exists: boolean;
+  /** The probe got no answer (network failure, refusal): absent or not is unknown. */
+  readonly unanswered?: boolean;
 }
 
 /** What loading a model will download, before any weights are fetched. */
@@ -74,6 +78,8 @@ export interface DownloadPlan {
   readonly dtype: EncoderDtype;
   /** `onnx` or `` (weights at the repo's root); null when neither place has them. */
   readonly onnxFolder: 'onnx' | '' | null;
+  /** The weights come with an `.onnx_data` file. */
+  readonly externalData: boolean;
   readonly files: readonly ModelFile[];
   /** Bytes still to download (files not cached; unknown sizes count 0). */
   readonly downloadBytes: number;
@@ -86,7 +92,8 @@ export interface DownloadPlan {
  */
 export function planProblem(plan: DownloadPlan): string | null {
   const has = (path: string) => plan.files.some((f) => f.path === path && f.exists);
-  if (!has('config.json')) return null;
+  // Only what the host answered counts: an unanswered probe leaves the load's own error to speak.
+  if (!has('config.json') || plan.files.some((f) => f.unanswered)) return null;
   if (plan.onnxFolder === null) {
     const name = ONNX_FILE_NAME[plan.dtype];
     const note = PRESET_NOTES[plan.model];
@@ -112,7 +119,11 @@ export async function planModelDownload(
   applySource(source);
   const revision = { revision: config.revision };
   const meta = async (path: string): Promise<ModelFile> => {
-    const m = await ModelRegistry.get_file_metadata(config.model, path, revision).catch(() => ({ exists: false }) as const);
+    let failed = false;
+    const m = await ModelRegistry.get_file_metadata(config.model, path, revision).catch(() => {
+      failed = true; // no answer (network, refusal): not known to be absent
+      return { exists: false } as const;
+    });
     // transformers.js keeps each answer for the process (keyed without the host): a long-lived worker asks
     // its cache itself, or a file downloaded since the first answer would still read "not cached".
     const fromCache = options.isCached ? await options.isCached(path) : (m as { fromCache?: boolean }).fromCache === true;
@@ -121,10 +132,12 @@ export async function planModelDownload(
       exists: m.exists || fromCache,
       bytes: m.exists && typeof (m as { size?: unknown }).size === 'number' ? (m as { size: number }).size : null,
       cached: fromCache,
+      ...(failed ? { unanswered: true } : {}),
     };
   };
   const files = await Promise.all(CONFIG_FILES.map(meta));
   let onnxFolder: 'onnx' | '' | null = null;
+  let externalData = false;
   for (const folder of ['onnx', ''] as const) {
     const weights = await meta(`${folder === '' ? '' : `${folder}/`}${ONNX_FILE_NAME[dtype]}`);
     if (!weights.exists) continue;
@@ -132,12 +145,13 @@ export async function planModelDownload(
     files.push(weights);
     const data = await meta(`${weights.path}_data`);
     if (data.exists) files.push(data);
+    externalData = data.exists;
     break;
   }
   if (onnxFolder === null) files.push({ path: `onnx/${ONNX_FILE_NAME[dtype]}`, exists: false, bytes: null, cached: false });
   const downloadBytes = files.filter((f) => f.exists && !f.cached).reduce((s, f) => s + (f.bytes ?? 0), 0);
   const cachedBytes = files.filter((f) => f.cached).reduce((s, f) => s + (f.bytes ?? 0), 0);
-  return { model: config.model, revision: config.revision, dtype, onnxFolder, files, downloadBytes, cachedBytes };
+  return { model: config.model, revision: config.revision, dtype, onnxFolder, externalData, files, downloadBytes, cachedBytes };
 }
 
 export interface EncodedBatch {
@@ -189,7 +203,14 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   const Model = config.pooling === 'splade-max' ? AutoModelForMaskedLM : AutoModel;
   const subfolder = options.onnxFolder ?? 'onnx';
-  const model: PreTrainedModel = await Model.from_pretrained(config.model, { ...common, dtype, device: options.device, subfolder });
+  const model: PreTrainedModel = await Model.from_pretrained(config.model, {
+    ...common,
+    dtype,
+    device: options.device,
+    subfolder,
+    // Weights past 2 GB come as `<weights>.onnx_data` beside the graph (the plan finds it).
+    ...(options.externalData ? { use_external_data_format: true } : {}),
+  });
 
   const tokenize = (texts: readonly string[], role: 'query' | 'passage', padding: boolean) =>
     tokenizer(

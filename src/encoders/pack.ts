@@ -17,7 +17,7 @@
  */
 import { unzipSync, zipSync } from 'fflate';
 import { InputError } from '../core/io/errors.ts';
-import { encodingIdentity, encodingKey, sha256Hex, type EncodingIdentity } from './identity.ts';
+import { encodingIdentity, encodingKey, type EncodingIdentity } from './identity.ts';
 import type { StoredVector } from './pooling.ts';
 import type { EncoderConfig, EncoderDtype, Pooling } from './presets.ts';
 
@@ -143,6 +143,12 @@ export function fromFloat16(h: number): number {
 
 const encoder = new TextEncoder();
 
+/** SHA-256 of a file's exact bytes, in hex. */
+async function sha256OfBytes(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 function rowsText(part: PackPart): string {
   let out = '';
   part.ids.forEach((id, i) => {
@@ -215,6 +221,7 @@ export async function writePack(input: PackInput): Promise<Map<string, Uint8Arra
     }
     dim = Math.max(dim, input.vocabularySize ?? 0);
   }
+  if (all.length === 0 || dim === 0) throw new RangeError('a pack needs at least one vector (with at least one value)');
   const files = new Map<string, Uint8Array>();
   const parts: Record<PackRole, PackPartManifest | null> = { passage: null, query: null };
   for (const role of ['passage', 'query'] as const) {
@@ -222,11 +229,19 @@ export async function writePack(input: PackInput): Promise<Map<string, Uint8Arra
     if (!part) continue;
     if (part.ids.length !== part.vectors.length || part.ids.length !== part.textKeys.length)
       throw new RangeError(`${role}s: ${part.ids.length} ids, ${part.textKeys.length} text keys, ${part.vectors.length} vectors`);
+    // What the reader refuses, the writer refuses first.
+    const badId = part.ids.find((id) => id === '' || /[\t\r\n]/.test(id));
+    if (badId !== undefined)
+      throw new RangeError(`${role} id ${JSON.stringify(badId)}: ids must be non-empty, without tabs or line breaks`);
+    part.vectors.forEach((v, i) => {
+      const values = v.dense ?? v.sparse?.values ?? [];
+      for (const x of values) if (!Number.isFinite(x)) throw new RangeError(`${role} "${part.ids[i]}": value ${x} is not finite`);
+    });
     const entries = partFiles(part, role, kind, dim, type);
     for (const [name, bytes] of entries) files.set(name, bytes);
     parts[role] = {
       count: part.ids.length,
-      sha256: await sha256Hex(new TextDecoder().decode(entries[0]![1])),
+      sha256: await sha256OfBytes(entries[0]![1]),
       encoding: await encodingKey(packIdentity(enc, role)),
     };
   }
@@ -342,9 +357,10 @@ function readValues(bytes: Uint8Array, type: PackValueType, expected: number, fi
         (bytes.byteLength < expected * width ? ' (truncated?)' : ''),
     );
   }
-  const copy = bytes.slice();
-  if (type === 'float32') return new Float32Array(copy.buffer);
-  const half = new Uint16Array(copy.buffer);
+  // Aligned bytes are viewed, not copied (each row is sliced into its own buffer later anyway).
+  const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
+  if (type === 'float32') return new Float32Array(aligned.buffer, aligned.byteOffset, expected);
+  const half = new Uint16Array(aligned.buffer, aligned.byteOffset, expected);
   const out = new Float32Array(half.length);
   for (let i = 0; i < half.length; i++) out[i] = fromFloat16(half[i]!);
   return out;
@@ -359,7 +375,8 @@ function readUint32(bytes: Uint8Array, expected: number | null, file: string, wh
         (expected !== null && bytes.byteLength < expected * 4 ? ' (truncated?)' : ''),
     );
   }
-  return new Uint32Array(bytes.slice().buffer);
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 4);
 }
 
 function checkFinite(values: Float32Array, rowOf: (i: number) => number, ids: readonly string[], file: string): void {
@@ -409,7 +426,7 @@ async function readPart(files: PackFiles, where: string, manifest: PackManifest,
     tokens.push(cols.length === 3 ? Number(cols[2]) : 0);
   });
   if (ids.length !== meta.count) throw new InputError(rowsFile, undefined, `expected ${meta.count} rows (manifest), found ${ids.length}`);
-  const digest = await sha256Hex(text);
+  const digest = await sha256OfBytes(rowsBytes);
   if (digest !== meta.sha256)
     throw new InputError(
       rowsFile,

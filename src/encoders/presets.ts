@@ -94,7 +94,7 @@ const SPLADE_PP = {
   'splade-pp': {
     ...LARGE.splade,
     id: 'splade-pp',
-    label: 'SPLADE++ en v1 (prithivida, ONNX by Qdrant; not the paper’s checkpoint)',
+    label: 'SPLADE++ en v1 (not the paper’s checkpoint)',
     model: 'Qdrant/Splade_PP_en_v1',
   },
 } as const satisfies Record<string, EncoderConfig>;

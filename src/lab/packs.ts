@@ -13,6 +13,7 @@ import {
   packEncoder,
   packIdentity,
   readPack,
+  recipeDifference,
   unzipPack,
   writePack,
   zipPack,
@@ -22,7 +23,7 @@ import {
 } from '../encoders/pack.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
-import { EmbeddingStore } from '../store/embeddings.ts';
+import { EmbeddingStore, StorageFullError } from '../store/embeddings.ts';
 import type { CollectionFile } from './data/types.ts';
 import { configForRecipe, recipeMismatch } from './retriever-ids.ts';
 
@@ -80,7 +81,15 @@ export async function importPack(
   const { files, where } = packFilesOf(picked);
   const pack = await readPack(files, where);
   const enc = pack.manifest.encoder;
-  const config = configForRecipe(enc);
+  let config: EncoderConfig | null;
+  try {
+    config = configForRecipe(enc);
+  } catch (e) {
+    throw new InputError(`${where}/${MANIFEST}`, undefined, `the lab cannot run this recipe: ${(e as Error).message}`);
+  }
+  // The lab must look the vectors up under the very key they are stored under.
+  const differs = config === null ? '' : recipeDifference(enc, config);
+  if (differs !== '') throw new InputError(`${where}/${MANIFEST}`, undefined, `the lab would run this recipe differently: ${differs}`);
   if (config === null) {
     throw new InputError(
       `${where}/${MANIFEST}`,
@@ -115,7 +124,14 @@ export async function importPack(
         const end = Math.min(part.ids.length, start + IMPORT_BATCH);
         const entries: { text: string; vector: StoredVector }[] = [];
         for (let i = start; i < end; i++) entries.push({ text: part.textKeys[i]!, vector: part.vectors[i]! });
-        await store.put(identity, encoding, pack.manifest.device, entries, { keepExisting: true });
+        try {
+          await store.put(identity, encoding, pack.manifest.device, entries, { keepExisting: true });
+        } catch (e) {
+          if (!(e instanceof StorageFullError)) throw e;
+          const stored = `storing this pack stopped after ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} vectors`;
+          const next = 'Free space and import it again (what is stored stays; the rest is added)';
+          throw new StorageFullError(e.neededBytes, e.availableBytes, `${stored}: the browser's storage is full. ${next}`);
+        }
         done += end - start;
         options.onProgress?.(done, total);
       }

@@ -66,6 +66,8 @@ export interface RetrieverInfo {
   /** The run covers only the documents encoded so far. */
   readonly partial?: { readonly encodedDocs: number; readonly totalDocs: number };
   readonly error?: string;
+  /** A remembered local model folder needs the user's permission again (the row offers the one click). */
+  readonly folderAccess?: boolean;
   /** For a failed download or model load: what kind of network problem it was (what to advise). */
   readonly problem?: Problem;
   /** What produced the run (parameters, model, device, file): shown on screen and written into exports. */

@@ -3,7 +3,7 @@
  * files in a `.zip`. Version 1 folders (passages only: rows.tsv, vectors.f32 | vectors.jsonl) are still read
  * by `fliplab search --vectors`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST, unzipPack, zipPack, type PackFiles } from '../encoders/pack.ts';
 import { InputError } from '../core/io/errors.ts';
@@ -132,6 +132,8 @@ export function writePackPath(path: string, files: PackFiles): void {
     return;
   }
   mkdirSync(path, { recursive: true });
+  // An older pack's manifest goes first: new vectors under an old manifest would pass every check.
+  rmSync(join(path, MANIFEST), { force: true });
   for (const [name, bytes] of files) if (name !== MANIFEST) writeFileSync(join(path, name), bytes);
   writeFileSync(join(path, MANIFEST), files.get(MANIFEST)!);
 }

@@ -38,11 +38,14 @@ export class StorageFullError extends Error {
   constructor(
     readonly neededBytes: number,
     readonly availableBytes: number | undefined,
+    /** What was going on, in place of the encoder's wording (e.g. a pack import). */
+    context?: string,
   ) {
     super(
-      `browser storage is full: storing these vectors needs about ` +
-        `${formatBytes(neededBytes)}${availableBytes === undefined ? '' : ` and about ${formatBytes(availableBytes)} is free`}. ` +
-        'Everything encoded so far is kept; free space (delete cached models or corpora) and resume.',
+      context ??
+        `browser storage is full: storing these vectors needs about ` +
+          `${formatBytes(neededBytes)}${availableBytes === undefined ? '' : ` and about ${formatBytes(availableBytes)} is free`}. ` +
+          'Everything encoded so far is kept; free space (delete cached models or corpora) and resume.',
     );
   }
 }

@@ -165,6 +165,22 @@ describe('fliplab answers flips', () => {
     expect(text.stdout).toMatch(/left out, no gold answer: 1 \(q3\)/);
   });
 
+  it('a gold answer that normalizes to nothing counts as no gold: the query is left out and listed', async () => {
+    const emptyGold = file(
+      'g-empty.jsonl',
+      jsonl([
+        { query_id: 'q1', answers: ['The', ''] },
+        { query_id: 'q2', answers: [] },
+        { query_id: 'q4', answers: ['a'] },
+      ]),
+    );
+    const r = await cli('answers', 'flips', qrels, '--reference', bm25, '--candidate', dense, '--gold', emptyGold, '--at', '2', '--json');
+    const c = (JSON.parse(r.stdout) as { candidates: { flip_queries: string[]; missing_gold: string[] }[] }).candidates[0]!;
+    expect(c.flip_queries).toEqual([]);
+    expect(c.missing_gold).toEqual(['q1', 'q2', 'q3']);
+    expect(r.stderr).toMatch(/g-empty\.jsonl:2: query "q2" has no gold answer/);
+  });
+
   it('refuses answers for some candidates only', async () => {
     const r = await cli('answers', 'flips', ...base, '--reference-answers', refAnswers);
     expect(r.code).toBe(2);

@@ -223,6 +223,11 @@ describe('fliplab encode → vector pack → search --vectors', () => {
       const zipped = await cli('search', TINY, ...model, '--depth', '4', '--vectors', zip);
       expect(zipped.stdout).toBe(fresh.stdout);
 
+      // Recipe flags without --model have nothing to be checked against: refused, not silently ignored.
+      const flagOnly = await cli('search', TINY, '--vectors', out, '--dtype', 'q8');
+      expect(flagOnly.code).toBe(2);
+      expect(flagOnly.stderr).toMatch(/the pack says how its vectors were made; give --model too if --dtype should be checked/);
+
       const other = await cli('search', TINY, ...model.filter((x) => x !== 'passage: ' && x !== '--passage-prefix'), '--vectors', out);
       expect(other.code).toBe(2);
       expect(other.stderr).toMatch(

@@ -689,6 +689,51 @@ describe('the lab (webgpu, own files)', () => {
   }, 360_000);
 });
 
+describe('remembered model folders (File System Access)', () => {
+  it('a folder chosen with the directory picker is read again after a reload, when something must be encoded', async () => {
+    const { context: c, page: p } = await openLab(browser);
+    try {
+      await p.getByTestId('demo-analysis').click();
+      await demoReady(p);
+      // A real directory handle: the tiny BERT copied into the origin's private file system. Only the picker's
+      // dialog is replaced (headless Chromium cannot show it); the handle, its storage and its reading are real.
+      await p.evaluate(
+        async (files) => {
+          const root = await navigator.storage.getDirectory();
+          const dir = await root.getDirectoryHandle('tiny-bert', { create: true });
+          for (const path of files) {
+            const bytes = await (await fetch(`/fliplab/tiny-bert/resolve/main/${path}`)).arrayBuffer();
+            const parts = path.split('/');
+            let at = dir;
+            for (const part of parts.slice(0, -1)) at = await at.getDirectoryHandle(part, { create: true });
+            const writable = await (await at.getFileHandle(parts.at(-1)!, { create: true })).createWritable();
+            await writable.write(bytes);
+            await writable.close();
+          }
+          (window as unknown as { showDirectoryPicker: () => Promise<unknown> }).showDirectoryPicker = async () => dir;
+        },
+        ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt', 'onnx/model.onnx'],
+      );
+      await p.getByTestId('encoder-max-length').fill('32');
+      await p.getByTestId('choose-model-folder').click();
+      const first = 'bge-small:local/tiny-bert-max32';
+      await expect.poll(() => row(p, first).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+
+      // After a reload nothing of the folder is registered; a retriever that needs encoding (another length)
+      // reads the remembered handle again, with no pick and no request for model files.
+      const other = 'bge-small:local/tiny-bert-max16';
+      const before = server.requests.length;
+      await p.goto(`${server.url}#c=${encodeURIComponent('example:demo')}&ref=bm25&cand=${encodeURIComponent(other)}`);
+      await p.reload();
+      await expect.poll(() => row(p, other).getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
+      expect(await row(p, other).getAttribute('data-device')).toBe('wasm');
+      expect(server.requests.slice(before).filter((r) => r.includes('tiny-bert'))).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  }, 240_000);
+});
+
 describe('calibration: a device projected twice as fast is offered', () => {
   it('on WebGPU over SwiftShader, times a batch on WASM, offers it with both projections, and switching keeps what was encoded', async () => {
     const { dir: own } = await scifactSubset('own-1000', 1000);

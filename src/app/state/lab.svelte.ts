@@ -5,7 +5,7 @@
  * queries and passages, cache first. The only computation here is `reportFromPrepared` — re-slicing prepared
  * ranks by depth and label, which fits in a frame (bench:flips).
  */
-import { proxy, wrap, type Remote } from 'comlink';
+import { proxy, transfer, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import { etaMs } from '../../core/progress.ts';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
@@ -23,9 +23,10 @@ import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
 import type { LabApi } from '../../lab/api.ts';
-import { EncodeBridge, type ModelEvent, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
+import { EncodeBridge, type ModelEvent, type WorkerInitOptions, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
 import { downloadState } from './download-state.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
+import { filesOfDirectory, folderReadable, FolderHandles, type DirectoryHandleLike } from '../../lab/folder-handles.ts';
 import { LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
 import { errorInfo, errorText, type CollectionError } from './errors.ts';
 import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
@@ -97,16 +98,22 @@ const CALIBRATE_ABOVE_MS = 15_000;
 const CALIBRATION_PASSAGES = 8;
 
 /** Tokens per second of one batch of `passages` on WASM, in a worker of its own (ended afterwards). */
-async function timeOnWasm(config: EncoderConfig, load: WorkerLoadOptions, passages: readonly string[]): Promise<number> {
-  const threads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
-  const bridge = new EncodeBridge({ init: { numThreads: threads } });
+async function timeOnWasm(
+  config: EncoderConfig,
+  load: WorkerLoadOptions,
+  passages: readonly string[],
+  init: WorkerInitOptions,
+  signal: AbortSignal,
+): Promise<number> {
+  // The same runtime settings and network guard as the main worker; ended with the job (abort kills it).
+  const bridge = new EncodeBridge({ init });
   try {
     const wasm: WorkerLoadOptions = { ...load, device: 'wasm' };
     const middle = Math.floor(passages.length / 2);
-    await bridge.encode({ config, load: wasm, texts: passages.slice(middle, middle + 2), role: 'passage' });
+    await bridge.encode({ config, load: wasm, texts: passages.slice(middle, middle + 2), role: 'passage' }, signal);
     const texts = passages.slice(middle + 2, middle + 2 + CALIBRATION_PASSAGES);
     const started = performance.now();
-    const { batch } = await bridge.encode({ config, load: wasm, texts, role: 'passage' });
+    const { batch } = await bridge.encode({ config, load: wasm, texts, role: 'passage' }, signal);
     return batch.tokens.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
   } finally {
     bridge.terminate();
@@ -181,6 +188,7 @@ export class Lab {
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #deviceOverrides = new Map<string, 'wasm' | 'webgpu'>();
   readonly #bridge: EncodeBridge;
+  readonly #workerInit: WorkerInitOptions;
   readonly #worker: Worker;
   readonly lab: Remote<LabApi>;
   #analysisTimer: ReturnType<typeof setTimeout> | undefined;
@@ -197,7 +205,8 @@ export class Lab {
     this.lab = wrap<LabApi>(this.#worker);
     void this.lab.allowOrigins(allowedOrigins(this.settings));
     const threads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
-    this.#bridge = options.bridge ?? new EncodeBridge({ init: { numThreads: threads, allowOrigins: allowedOrigins(this.settings) } });
+    this.#workerInit = { numThreads: threads, allowOrigins: allowedOrigins(this.settings) };
+    this.#bridge = options.bridge ?? new EncodeBridge({ init: this.#workerInit });
   }
 
   // ---------------------------------------------------------------- collections
@@ -368,6 +377,8 @@ export class Lab {
     const controller = new AbortController();
     this.#jobs.set(id, controller);
     const signal = controller.signal;
+    // A remembered model folder read again after the job found it missing: the job starts over with it.
+    let retryWith: EncoderConfig | null = null;
     // Only the current job for this id may touch its row or its run (a reopened collection restarts it).
     const live = () => this.#jobs.get(id) === controller;
     const patch = (p: Partial<RetrieverInfo>) => {
@@ -409,7 +420,7 @@ export class Lab {
       patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#select(id);
       const passages = await this.lab.passageTexts();
-      const calibrate = this.#calibration(id, config, load, passages, patch, live);
+      const calibrate = this.#calibration(id, config, load, passages, patch, live, signal);
       const result = await this.#bridge.encodeCorpus(
         { config, load, texts: passages, role: 'passage', returnVectors: false },
         (p) => {
@@ -444,12 +455,25 @@ export class Lab {
     } catch (e) {
       if (isAbort(e) || signal.aborted) patch({ status: 'cancelled', offer: null });
       else if (config.model.startsWith(LOCAL_MODEL_PREFIX) && /no local model folder registered/.test(String(e))) {
-        patch({
-          status: 'error',
-          error:
-            `pick the model folder "${config.model.slice(LOCAL_MODEL_PREFIX.length)}" again to encode the rest: the ` +
-            `browser does not keep picked folders (the vectors already encoded are kept and reused)`,
-        });
+        const folder = config.model.slice(LOCAL_MODEL_PREFIX.length);
+        const handle = await this.#folderHandle(config.model);
+        if (handle && (await folderReadable(handle, false).catch(() => false))) {
+          // Remembered, and still readable: read it again and go on, no question asked.
+          retryWith = await this.#registerFolder(handle, config);
+        } else if (handle) {
+          patch({
+            status: 'error',
+            folderAccess: true,
+            error: `allow reading the model folder "${folder}" again to encode the rest (the vectors already encoded are kept)`,
+          });
+        } else {
+          patch({
+            status: 'error',
+            error:
+              `pick the model folder "${folder}" again to encode the rest: this browser did not keep it ` +
+              `(the vectors already encoded are kept and reused)`,
+          });
+        }
       } else {
         const problem = problemOf(e);
         patch({ status: 'error', error: errorText(errorInfo(e)), ...(problem ? { problem } : {}) });
@@ -459,6 +483,7 @@ export class Lab {
       // A newer job for the same id (the collection was reopened) keeps its own controller.
       if (this.#jobs.get(id) === controller) this.#jobs.delete(id);
     }
+    if (retryWith !== null && !this.#jobs.has(id)) void this.addEncoder(retryWith, source);
   }
 
   /**
@@ -473,7 +498,9 @@ export class Lab {
       if (e.kind === 'plan') {
         download = downloadState(e.plan);
         patch({ download });
-        if (download.downloadBytes > this.settings.confirmAboveMB * 1e6) {
+        // An unknown size is asked about too: it may be anything.
+        const unknownSize = download.files.some((f) => !f.cached && f.bytes === null);
+        if (download.downloadBytes > this.settings.confirmAboveMB * 1e6 || unknownSize) {
           patch({ status: 'confirm' });
           // Held here until Download (confirmDownload) or Cancel (which ends the worker, and this call with it).
           await new Promise<void>((resolve) => this.#confirms.set(id, resolve));
@@ -503,6 +530,7 @@ export class Lab {
     passages: readonly string[],
     patch: (p: Partial<RetrieverInfo>) => void,
     live: () => boolean,
+    signal: AbortSignal,
   ): (p: EncodeProgress) => void {
     let last: { tokens: number; elapsedMs: number } | null = null;
     let started = false;
@@ -514,7 +542,7 @@ export class Lab {
       started = true;
       const rate = (p.tokens - previous.tokens) / ((p.elapsedMs - previous.elapsedMs) / 1000);
       const etaNow = p.etaMs;
-      void timeOnWasm(config, load, passages).then(
+      void timeOnWasm(config, load, passages, this.#workerInit, signal).then(
         (wasmRate) => {
           if (!live() || wasmRate < 2 * rate) return;
           patch({ offer: { device: 'wasm', speedup: wasmRate / rate, etaMs: (etaNow * rate) / wasmRate, currentEtaMs: etaNow } });
@@ -549,10 +577,12 @@ export class Lab {
     preset: PresetId,
     picked: ArrayLike<PickedFile>,
     options: { dtype: EncoderDtype; maxLength?: number },
+    handle?: DirectoryHandleLike,
   ): Promise<void> {
     const local = await prepareLocalModel(picked, options.dtype);
     rememberLocalRevision(local.name, local.revision);
     await this.#bridge.registerLocalModel(local.name, local.files);
+    if (handle) await this.#rememberFolder(local.name, handle);
     const config = encoderConfig(preset, {
       model: local.name,
       revision: local.revision,
@@ -560,6 +590,62 @@ export class Lab {
       ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }),
     });
     await this.addEncoder(config, localModelSource());
+  }
+
+  /**
+   * A model folder from the File System Access picker: loaded like a picked folder, and its handle kept in
+   * IndexedDB so a later visit reads it again (after one click, if the browser asks for permission again).
+   */
+  async addLocalEncoderFromHandle(preset: PresetId, handle: DirectoryHandleLike, options: { dtype: EncoderDtype; maxLength?: number }) {
+    await this.addLocalEncoder(preset, await filesOfDirectory(handle), options, handle);
+  }
+
+  /** The row's "allow reading the folder" button: ask the browser (a click is a user gesture), then go on. */
+  async reopenFolder(id: string): Promise<void> {
+    const spec = this.#specs.get(id);
+    if (spec?.kind !== 'encoder') return;
+    const handle = await this.#folderHandle(spec.config.model);
+    if (!handle || !(await folderReadable(handle, true).catch(() => false))) {
+      this.#patch(id, { error: `reading the folder was not allowed: pick the model folder again`, folderAccess: false });
+      return;
+    }
+    const config = await this.#registerFolder(handle, spec.config);
+    this.#patch(id, { folderAccess: false });
+    await this.addEncoder(config, localModelSource());
+  }
+
+  async #folderHandle(model: string): Promise<DirectoryHandleLike | undefined> {
+    try {
+      const folders = await FolderHandles.open();
+      try {
+        return await folders.get(model);
+      } finally {
+        folders.close();
+      }
+    } catch {
+      return undefined; // no IndexedDB (private mode): nothing was remembered
+    }
+  }
+
+  async #rememberFolder(model: string, handle: DirectoryHandleLike): Promise<void> {
+    try {
+      const folders = await FolderHandles.open();
+      try {
+        await folders.put(model, handle);
+      } finally {
+        folders.close();
+      }
+    } catch {
+      // Not kept (storage refused): the folder is asked for again when something must be encoded.
+    }
+  }
+
+  /** Read a remembered folder and register it; its files may have changed (then so did its fingerprint). */
+  async #registerFolder(handle: DirectoryHandleLike, config: EncoderConfig): Promise<EncoderConfig> {
+    const local = await prepareLocalModel(await filesOfDirectory(handle), config.dtype);
+    rememberLocalRevision(local.name, local.revision);
+    await this.#bridge.registerLocalModel(local.name, local.files);
+    return { ...config, revision: local.revision };
   }
 
   /**
@@ -571,8 +657,10 @@ export class Lab {
     if (this.collection === null) return;
     this.packStatus = { state: 'importing', text: 'checking the pack…' };
     try {
+      // Handed over, not copied: a FiQA-sized pack is hundreds of MB (the page does not need the bytes again).
+      const buffers = files.map((f) => f.bytes.buffer as ArrayBuffer).filter((b, i, all) => all.indexOf(b) === i);
       const result = await this.lab.importPack(
-        files,
+        transfer(files, buffers),
         proxy((done: number, total: number) => {
           this.packStatus = {
             state: 'importing',
@@ -596,7 +684,8 @@ export class Lab {
       // A job of the same encoder still running is superseded (its row and run are taken over by this one).
       this.#jobs.get(id)?.abort();
       this.#jobs.delete(id);
-      void this.addEncoder(result.config);
+      // A pack of a local folder's vectors: anything missing is encoded from that folder, never a host.
+      void this.addEncoder(result.config, result.config.model.startsWith(LOCAL_MODEL_PREFIX) ? localModelSource() : undefined);
     } catch (e) {
       this.packStatus = { state: 'error', text: errorText(errorInfo(e)) };
     }
@@ -612,6 +701,7 @@ export class Lab {
 
   cancel(id: string): void {
     this.#jobs.get(id)?.abort();
+    this.#confirms.delete(id);
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { answerFlipReport, DEFAULT_ANSWER_DEPTH, DEFAULT_ANSWER_SEED, type AnswerCorrectness } from '../../core/answers/flips.ts';
-import { matchAnswer } from '../../core/answers/normalize.ts';
+import { answerTokens, matchAnswer } from '../../core/answers/normalize.ts';
 import { buildCohort, supportProfile } from '../../core/flips/cohort.ts';
 import { parseGold, parseGoldFromQueries, parsePredictions } from '../../core/io/answers.ts';
 import { parseQrels, parseRun } from '../../core/io/trec.ts';
@@ -150,7 +150,8 @@ export function registerAnswers(program: Command, io: Io, _setExit: (code: numbe
         queries: cohort.queries,
         reference: { name: reference!.name, ranks: reference!.first, answers: referenceAnswers },
         candidates: candidates.map((c, i) => ({ name: c.name, ranks: c.first, answers: candidateAnswers[i]! })),
-        gold: new Set(gold.keys()),
+        // A query has a gold answer only if one normalizes to something (an empty one never matches).
+        gold: new Set([...gold].filter(([, answers]) => answers.some((a) => answerTokens(a).length > 0)).map(([q]) => q)),
       });
       for (const c of report.candidates) {
         if (c.missingGold.length > 0)

@@ -22,7 +22,9 @@ import {
   resolveEncoderConfig,
   type ModelOpts,
 } from '../model-options.ts';
-import { reportDiagnostics, writeOutput, type Io } from '../output.ts';
+import { reportDiagnostics, UsageError, writeOutput, type Io } from '../output.ts';
+
+const kebab = (flag: string) => flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 import { MAX_DEPTH } from './bm25.ts';
 
 interface SearchOpts extends ModelOpts {
@@ -61,6 +63,15 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
         // A pack says its own recipe: --model is needed only to check it, or to encode what the pack lacks.
         const pack = await readPack(readPackPath(opts.vectors), opts.vectors);
         config = packConfig(pack.manifest.encoder);
+        const recipeFlags = (['dtype', 'pooling', 'queryPrefix', 'passagePrefix', 'maxLength', 'sparseTopK'] as const).filter(
+          (f) => opts[f] !== undefined,
+        );
+        if (opts.model === undefined && recipeFlags.length > 0) {
+          throw new UsageError(
+            `the pack says how its vectors were made; give --model too if --${recipeFlags.map(kebab).join(', --')} ` +
+              'should be checked against it',
+          );
+        }
         if (opts.model !== undefined) {
           const given = resolveEncoderConfig(opts);
           const diff = recipeDifference(pack.manifest.encoder, given);

@@ -12,6 +12,7 @@ const plan = (files: DownloadPlan['files'], model = 'Xenova/bge-large-en-v1.5'):
   revision: 'main',
   dtype: 'fp32',
   onnxFolder: 'onnx',
+  externalData: false,
   files,
   downloadBytes: 0,
   cachedBytes: 0,

@@ -216,15 +216,36 @@ describe('vector packs: bad input is refused with the file and what differs', ()
     );
   });
 
-  it('NaN or infinite values name the vector', async () => {
+  it('NaN or infinite values name the vector (the writer refuses them; a file edited afterwards is refused on read)', async () => {
     const passages = await part('d', 4, dense(8, 1));
-    (passages.vectors[2]!.dense as Float32Array)[5] = NaN;
     const files = await writePack({ config: DENSE, device: 'cpu', tool: 'test', passages, queries: null });
-    await expect(readPack(files, 'p')).rejects.toThrow(/p\/passages\.f32: value NaN in the vector of "d2" \(row 3\)/);
+    const values = new Float32Array(files.get('passages.f32')!.slice().buffer);
+    values[2 * 8 + 5] = NaN;
+    const edited = new Map(files).set('passages.f32', new Uint8Array(values.buffer));
+    await expect(readPack(edited, 'p')).rejects.toThrow(/p\/passages\.f32: value NaN in the vector of "d2" \(row 3\)/);
+    (passages.vectors[2]!.dense as Float32Array)[5] = NaN;
+    await expect(writePack({ config: DENSE, device: 'cpu', tool: 'test', passages, queries: null })).rejects.toThrow(
+      /passage "d2": value NaN is not finite/,
+    );
+
     const sp = await part('d', 4, sparse(2));
-    (sp.vectors[3]!.sparse!.values as Float32Array)[0] = Infinity;
     const sfiles = await writePack({ config: SPARSE, device: 'cpu', tool: 'test', passages: sp, queries: null });
-    await expect(readPack(sfiles, 'p')).rejects.toThrow(/passages\.values\.f32: value Infinity in the vector of "d3" \(row 4\)/);
+    const weights = new Float32Array(sfiles.get('passages.values.f32')!.slice().buffer);
+    weights[weights.length - 1] = Infinity;
+    const sEdited = new Map(sfiles).set('passages.values.f32', new Uint8Array(weights.buffer));
+    await expect(readPack(sEdited, 'p')).rejects.toThrow(/passages\.values\.f32: value Infinity in the vector of "d3" \(row 4\)/);
+  });
+
+  it('the writer refuses ids a reader could not read back, and an empty pack', async () => {
+    const passages = await part('d', 2, dense(8, 1));
+    const tabbed = { ...passages, ids: ['d\t0', 'd1'] };
+    await expect(writePack({ config: DENSE, device: 'cpu', tool: 't', passages: tabbed, queries: null })).rejects.toThrow(
+      /without tabs or line breaks/,
+    );
+    const empty = { ids: [], textKeys: [], vectors: [] };
+    await expect(writePack({ config: DENSE, device: 'cpu', tool: 't', passages: empty, queries: null })).rejects.toThrow(
+      /at least one vector/,
+    );
   });
 
   it('sparse term ids outside the vocabulary or out of order', async () => {

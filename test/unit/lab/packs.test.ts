@@ -116,6 +116,13 @@ describe('importing a vector pack', () => {
     );
   });
 
+  it('refuses a recipe the lab would run under another key (a truncation length it does not take)', async () => {
+    const short: EncoderConfig = { ...CONFIG, maxLength: 4 };
+    await expect(importPack(await packOf(short), COLLECTION, { dbName: freshDb() })).rejects.toThrow(
+      /pack\.zip\/manifest\.json: the lab cannot run this recipe: max tokens must be an integer in \[8, 8192\], got 4/,
+    );
+  });
+
   it('takes a folder of files (with its top folder) and refuses what is no pack', async () => {
     const files = unzipPack(
       zipPack(await writePack({ config: CONFIG, device: 'cpu', tool: 't', passages: null, queries: await part(COLLECTION.queries, 1) })),
