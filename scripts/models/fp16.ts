@@ -10,50 +10,17 @@
  * clamps to its own limit: the attention mask's float32-min fill would otherwise become −∞ and
  * (1 − mask)·(−∞) NaN for every attended position.
  */
+import { float16ToNumber, toFloat16Bits } from '../../src/core/float16.ts';
 import { OnnxDataType, type OnnxGraph, type OnnxInitializer, type OnnxNode } from './onnx-writer.ts';
 
 /** The largest finite half-precision value. */
 export const FLOAT16_MAX = 65504;
 
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
 /** The IEEE 754 binary16 bit pattern nearest to `x` (rounded as float32 first; ties to even; ±∞, NaN kept). */
-export function float32ToFloat16Bits(x: number): number {
-  f32[0] = x;
-  const bits = u32[0]!;
-  const sign = (bits >>> 16) & 0x8000;
-  const exponent = (bits >>> 23) & 0xff;
-  const mantissa = bits & 0x7fffff;
-  if (exponent === 0xff) return sign | 0x7c00 | (mantissa === 0 ? 0 : 0x200);
-  const e = exponent - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    // Subnormal half (or zero): units of 2^-24. Below 2^-25 everything rounds to zero.
-    if (e < -10) return sign;
-    const full = mantissa | 0x800000;
-    const shift = 14 - e;
-    let half = full >>> shift;
-    const rest = full & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    if (rest > halfway || (rest === halfway && (half & 1) === 1)) half++;
-    return sign | half; // a carry out of the mantissa lands on exponent 1: still the right value
-  }
-  let half = (e << 10) | (mantissa >>> 13);
-  const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (half & 1) === 1)) half++; // a carry may round up to ∞: correct
-  return sign | half;
-}
+export const float32ToFloat16Bits = toFloat16Bits;
 
 /** The value of a binary16 bit pattern. */
-export function float16BitsToNumber(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >>> 10) & 0x1f;
-  const mantissa = bits & 0x3ff;
-  if (exponent === 0x1f) return mantissa === 0 ? sign * Infinity : NaN;
-  if (exponent === 0) return sign * mantissa * 2 ** -24;
-  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
-}
+export const float16BitsToNumber = float16ToNumber;
 
 /** `values` clamped to ±{@link FLOAT16_MAX} and rounded to half precision, as bit patterns. */
 export function toFloat16Array(values: Float32Array): Uint16Array {

@@ -16,7 +16,10 @@
  * names the file and what differs.
  */
 import { unzipSync, zipSync } from 'fflate';
+import { float16ToNumber as fromFloat16, toFloat16Bits as toFloat16 } from '../core/float16.ts';
 import { InputError } from '../core/io/errors.ts';
+
+export { fromFloat16, toFloat16 };
 import { encodingIdentity, encodingKey, type EncodingIdentity } from './identity.ts';
 import type { StoredVector } from './pooling.ts';
 import type { EncoderConfig, EncoderDtype, Pooling } from './presets.ts';
@@ -96,47 +99,6 @@ export function packConfig(encoder: PackEncoder): EncoderConfig {
 
 export function packIdentity(encoder: PackEncoder, role: PackRole): EncodingIdentity {
   return encodingIdentity(packConfig(encoder), role, encoder.dtype);
-}
-
-// ------------------------------------------------------------------------------------------- float16
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-/** IEEE 754 binary16 bits of a float32, rounded to nearest even (overflow → ±Infinity). */
-export function toFloat16(x: number): number {
-  f32[0] = x;
-  const bits = u32[0]!;
-  const sign = (bits >>> 16) & 0x8000;
-  const exp = (bits >>> 23) & 0xff;
-  let mant = bits & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant !== 0 ? 0x200 : 0);
-  const e = exp - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    let half = mant >>> shift;
-    const rest = mant & ((1 << shift) - 1);
-    const mid = 1 << (shift - 1);
-    if (rest > mid || (rest === mid && (half & 1) === 1)) half++;
-    return sign | half;
-  }
-  let half = (e << 10) | (mant >>> 13);
-  const rest = mant & 0x1fff;
-  // A carry out of the mantissa moves to the next exponent (and to Infinity from the largest): still correct bits.
-  if (rest > 0x1000 || (rest === 0x1000 && (half & 1) === 1)) half++;
-  return sign | half;
-}
-
-export function fromFloat16(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >>> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant === 0 ? sign * Infinity : NaN;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
 // ------------------------------------------------------------------------------------------- writing
