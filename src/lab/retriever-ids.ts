@@ -38,20 +38,33 @@ export function encoderConfig(
 export function encoderRunId(config: EncoderConfig): string {
   const preset = config.id.split(':')[0] as PresetId;
   const recipeLength = PRESETS[preset]?.maxLength ?? config.maxLength;
-  return [config.id, config.dtype === 'fp32' ? '' : config.dtype, config.maxLength === recipeLength ? '' : `max${config.maxLength}`]
+  // A hub revision other than the preset's is part of the id ("…@<revision>"); a local folder's revision is
+  // its files' fingerprint, kept apart (localStorage) so ids stay readable.
+  const base = PRESETS[preset]?.revision ?? 'main';
+  const revision =
+    config.revision !== base && !config.model.startsWith(LOCAL_MODEL_PREFIX) && REVISION.test(config.revision) ? `@${config.revision}` : '';
+  return [
+    `${config.id}${revision}`,
+    config.dtype === 'fp32' ? '' : config.dtype,
+    config.maxLength === recipeLength ? '' : `max${config.maxLength}`,
+  ]
     .filter((s) => s !== '')
     .join('-');
 }
 
+/** Revisions a run id can carry: a commit hash, a tag or a branch without dashes or "@". */
+const REVISION = /^[A-Za-z0-9._/]+$/;
+
 /** The configuration behind a run id made by `encoderRunId`; null for ids that are not encoder runs. */
 export function parseEncoderRunId(id: string): EncoderConfig | null {
-  const m = /^([a-z0-9-]+?)(?::(.+?))?(?:-(fp16|q8))?(?:-max(\d+))?$/.exec(id);
+  const m = /^([a-z0-9-]+?)(?::([^@]+?))?(?:@([A-Za-z0-9._/]+?))?(?:-(fp16|q8))?(?:-max(\d+))?$/.exec(id);
   if (!m || !Object.hasOwn(PRESETS, m[1]!)) return null;
   try {
     return encoderConfig(m[1] as PresetId, {
       ...(m[2] ? { model: m[2] } : {}),
-      ...(m[3] ? { dtype: m[3] as EncoderDtype } : {}),
-      ...(m[4] ? { maxLength: Number(m[4]) } : {}),
+      ...(m[3] ? { revision: m[3] } : {}),
+      ...(m[4] ? { dtype: m[4] as EncoderDtype } : {}),
+      ...(m[5] ? { maxLength: Number(m[5]) } : {}),
     });
   } catch {
     return null;

@@ -254,7 +254,8 @@ export class Lab {
     if (!config) return;
     // The run id does not hold the revision (part of every cache key): a local folder's fingerprint was kept
     // when the folder was picked, an imported pack's revision when it was imported.
-    const restored = { ...config, revision: localRevision(config.model) ?? config.revision };
+    const carried = id.includes('@');
+    const restored = carried ? config : { ...config, revision: localRevision(config.model) ?? config.revision };
     // A local folder is not kept by the browser, but its vectors are: a fully cached run comes back without
     // it; only when something must be encoded does the row ask for the folder (see addEncoder's catch).
     void this.addEncoder(restored, config.model.startsWith(LOCAL_MODEL_PREFIX) ? localModelSource() : undefined);
@@ -668,6 +669,7 @@ export class Lab {
           };
         }),
       );
+      // A revision the run id cannot carry (a local folder's fingerprint, a branch with dashes) is remembered.
       if (result.config.revision !== parseEncoderRunId(encoderRunId(result.config))?.revision)
         rememberLocalRevision(result.config.model, result.config.revision);
       const id = encoderRunId(result.config);

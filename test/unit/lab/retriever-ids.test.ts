@@ -26,6 +26,7 @@ describe('retriever ids', () => {
       encoderConfig('splade', { maxLength: 128 }),
       encoderConfig('bge-small', { model: 'fliplab/tiny-bert', maxLength: 32 }),
       encoderConfig('e5-small', { model: 'org/model-with-dashes-max', dtype: 'fp16' }),
+      encoderConfig('bge-large', { model: 'BAAI/bge-large-en-v1.5', revision: 'd4aa6901d3a4', dtype: 'q8', maxLength: 256 }),
     ];
     expect(cases.map(encoderRunId)).toEqual([
       'bge-large',
@@ -33,7 +34,12 @@ describe('retriever ids', () => {
       'splade-max128',
       'bge-small:fliplab/tiny-bert-max32',
       'e5-small:org/model-with-dashes-max-fp16',
+      'bge-large:BAAI/bge-large-en-v1.5@d4aa6901d3a4-q8-max256',
     ]);
+    // A local folder's revision (its files' fingerprint) stays out of the id.
+    expect(encoderRunId(encoderConfig('bge-small', { model: 'local/tiny-bert', revision: 'f'.repeat(64) }))).toBe(
+      'bge-small:local/tiny-bert',
+    );
     for (const config of cases) expect(parseEncoderRunId(encoderRunId(config))).toEqual(config);
   });
 
