@@ -344,6 +344,8 @@ describe('the lab (wasm)', () => {
     });
     // Make sure this page is controlled before pulling the plug.
     if (!(await page.evaluate(() => navigator.serviceWorker.controller !== null))) await page.reload();
+    // Controlled before going offline (on a loaded machine the worker may claim the page a moment later).
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: 30_000 }).toBe(true);
     await context.setOffline(true);
     try {
       await page.reload();
@@ -936,11 +938,21 @@ describe('the lab as an instrument', () => {
         await navigator.serviceWorker.ready;
       });
       if (!(await p.evaluate(() => navigator.serviceWorker.controller !== null))) await p.reload();
+      // Controlled before going offline (on a loaded machine the worker may claim the page a moment later).
+      await expect.poll(() => p.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: 30_000 }).toBe(true);
       await c.setOffline(true);
       const before = seen.length;
+      const errors: string[] = [];
+      p.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+      p.on('pageerror', (e) => void errors.push(String(e)));
       await p.goto(`${server.url}#demo`);
       await p.reload(); // a real navigation, served by the service worker
-      await demoReady(p);
+      try {
+        await demoReady(p);
+      } catch (e) {
+        // What the page said (a script that was not cached, a request that failed) is the diagnosis.
+        throw new Error(`${(e as Error).message}\npage errors offline: ${errors.join(' | ') || 'none'}`, { cause: e });
+      }
       expect(await p.getByTestId('collection-summary').textContent()).toMatch(/fliplab classroom collection/);
       expect(seen.slice(before).filter((path) => path.startsWith('/datasets/') || path.includes('/resolve/'))).toEqual([]);
     } finally {
