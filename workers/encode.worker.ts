@@ -23,7 +23,7 @@ import {
 } from '../src/encoders/encoder.ts';
 import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress, type LazyEncoder } from '../src/encoders/job.ts';
 import type { BatchPlan } from '../src/encoders/batching.ts';
-import type { EncoderConfig, EncoderDtype } from '../src/encoders/presets.ts';
+import { MODEL_CONFIG_FILES, MODEL_FILE_CACHE, type EncoderConfig, type EncoderDtype } from '../src/encoders/presets.ts';
 import type { StoredVector } from '../src/encoders/pooling.ts';
 import { EmbeddingStore } from '../src/store/embeddings.ts';
 import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
@@ -120,9 +120,6 @@ function throttled(send: ModelCallback): (p: DownloadProgress) => void {
 }
 
 /** Loads of the same model the same way share a key (the weights' folder is found again, the same). */
-/** transformers.js's Cache Storage (`env.cacheKey`). */
-const MODEL_CACHE_NAME = 'transformers-cache';
-
 const loadKey = (config: EncoderConfig, options: WorkerLoadOptions) =>
   JSON.stringify([config, { ...options, onnxFolder: undefined, externalData: undefined }]);
 
@@ -225,7 +222,7 @@ async function findMissingFiles(
   dtype: EncoderDtype,
   source: WorkerLoadOptions['source'],
 ): Promise<{ readonly text: string; readonly problem: Problem } | null> {
-  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', ONNX_FILE_BY_DTYPE[dtype]];
+  const files = [...MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE[dtype]];
   if (isLocalLoad(source)) {
     const have = localModels.get(config.model);
     if (have === undefined) return { text: `no local model folder registered as ${config.model}`, problem: 'not-found' };
@@ -275,7 +272,7 @@ async function inBrowserCache(config: EncoderConfig, source: WorkerLoadOptions['
   if (typeof caches === 'undefined' || source.remoteHost === undefined) return false;
   const host = source.remoteHost.replace(/\/+$/, '');
   const url = `${host}/${config.model}/resolve/${encodeURIComponent(config.revision)}/${path}`;
-  return (await (await caches.open(MODEL_CACHE_NAME)).match(url)) !== undefined;
+  return (await (await caches.open(MODEL_FILE_CACHE)).match(url)) !== undefined;
 }
 
 let initialized = false;

@@ -8,7 +8,15 @@ import type { Command } from 'commander';
 import type { EncoderDevice, LoadedEncoder } from '../encoders/encoder.ts';
 import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, type EncodeProgress } from '../encoders/job.ts';
 import type { BatchPlan } from '../encoders/batching.ts';
-import { isPresetId, PRESETS, type EncoderConfig, type EncoderDtype, type Pooling } from '../encoders/presets.ts';
+import {
+  isPresetId,
+  MODEL_CONFIG_FILES,
+  ONNX_FILE_BY_DTYPE,
+  PRESETS,
+  type EncoderConfig,
+  type EncoderDtype,
+  type Pooling,
+} from '../encoders/presets.ts';
 import { parseIntFlag } from './args.ts';
 import { UsageError, type Io } from './output.ts';
 import { formatBytes } from '../core/bytes.ts';
@@ -92,18 +100,11 @@ export function resolveEncoderConfig(given: ModelOpts): EncoderConfig {
   };
 }
 
-const REQUIRED_MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
-const ONNX_FILE_BY_DTYPE: Record<string, string> = {
-  fp32: 'onnx/model.onnx',
-  fp16: 'onnx/model_fp16.onnx',
-  q8: 'onnx/model_quantized.onnx',
-};
-
 /** Offline runs must find every file locally; say which one is missing instead of a loader stack trace. */
 export function checkLocalModel(config: EncoderConfig, modelDir: string | undefined, dtype: string): void {
   if (!modelDir) throw new UsageError('--offline needs --model-dir (where the model folders are)');
   const folder = join(modelDir, config.model);
-  for (const f of [...REQUIRED_MODEL_FILES, ONNX_FILE_BY_DTYPE[dtype] ?? 'onnx/model.onnx']) {
+  for (const f of [...MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE[dtype as EncoderDtype] ?? ONNX_FILE_BY_DTYPE.fp32]) {
     if (!existsSync(join(folder, f))) {
       throw new UsageError(
         `model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js ` +

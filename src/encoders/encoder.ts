@@ -12,7 +12,7 @@ import {
   type PreTrainedModel,
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
-import { encoderInput, PRESET_NOTES, type EncoderConfig, type EncoderDtype } from './presets.ts';
+import { encoderInput, MODEL_CONFIG_FILES, ONNX_FILE_NAME, PRESET_NOTES, type EncoderConfig, type EncoderDtype } from './presets.ts';
 import { clsPool, l2Normalize, meanPool, spladePool, type Dims3, type SparseVector } from './pooling.ts';
 
 export type EncoderDevice = 'wasm' | 'webgpu' | 'cpu' | 'cuda';
@@ -53,14 +53,6 @@ export interface LoadOptions {
   readonly externalData?: boolean;
 }
 
-/** The weights file of a dtype, without its folder. */
-export const ONNX_FILE_NAME: Readonly<Record<EncoderDtype, string>> = {
-  fp32: 'model.onnx',
-  fp16: 'model_fp16.onnx',
-  q8: 'model_quantized.onnx',
-};
-const CONFIG_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
-
 /** One file a load reads: its size when the host (or the cache) says, and whether this machine has it already. */
 export interface ModelFile {
   readonly path: string;
@@ -100,7 +92,7 @@ export function planProblem(plan: DownloadPlan): string | null {
     const where = `neither onnx/${name} nor ${name} at its root`;
     return `${plan.model}@${plan.revision} has no ONNX weights for ${plan.dtype}: ${where}${note ? `. ${note}` : ''}`;
   }
-  const missing = CONFIG_FILES.filter((f) => !has(f));
+  const missing = MODEL_CONFIG_FILES.filter((f) => !has(f));
   return missing.length === 0 ? null : `${plan.model}@${plan.revision} lacks ${missing.join(', ')} (the tokenizer transformers.js needs)`;
 }
 
@@ -135,7 +127,7 @@ export async function planModelDownload(
       ...(failed ? { unanswered: true } : {}),
     };
   };
-  const files = await Promise.all(CONFIG_FILES.map(meta));
+  const files = await Promise.all(MODEL_CONFIG_FILES.map(meta));
   let onnxFolder: 'onnx' | '' | null = null;
   let externalData = false;
   for (const folder of ['onnx', ''] as const) {

@@ -539,18 +539,28 @@ export function unzipPack(bytes: Uint8Array, where: string): Map<string, Uint8Ar
   } catch (e) {
     throw new InputError(where, undefined, `expected a zip file: ${(e as Error).message}`);
   }
-  const manifests = Object.keys(entries).filter((n) => n === MANIFEST || n.endsWith(`/${MANIFEST}`));
-  if (manifests.length !== 1) {
-    throw new InputError(
-      where,
-      undefined,
-      manifests.length === 0 ? `no ${MANIFEST} in this zip: not a vector pack` : `more than one ${MANIFEST}: one pack per zip`,
-    );
-  }
-  const root = manifests[0]!.slice(0, -MANIFEST.length);
+  return packAt(Object.entries(entries), where, {
+    none: `no ${MANIFEST} in this zip: not a vector pack`,
+    many: () => `more than one ${MANIFEST}: one pack per zip`,
+  }).files;
+}
+
+/**
+ * A pack's files among many (a zip's entries, a picked folder's files): the folder holding the one
+ * manifest.json is the pack, its files keyed by name. `root` is that folder ("" at the top).
+ */
+export function packAt(
+  entries: Iterable<readonly [string, Uint8Array]>,
+  where: string,
+  say: { readonly none: string; readonly many: (count: number) => string },
+): { files: Map<string, Uint8Array>; root: string } {
+  const list = [...entries];
+  const manifests = list.filter(([name]) => name === MANIFEST || name.endsWith(`/${MANIFEST}`));
+  if (manifests.length !== 1) throw new InputError(where, undefined, manifests.length === 0 ? say.none : say.many(manifests.length));
+  const root = manifests[0]![0].slice(0, -MANIFEST.length);
   const files = new Map<string, Uint8Array>();
-  for (const [name, data] of Object.entries(entries)) {
+  for (const [name, data] of list) {
     if (name.startsWith(root) && !name.endsWith('/') && !name.slice(root.length).includes('/')) files.set(name.slice(root.length), data);
   }
-  return files;
+  return { files, root };
 }

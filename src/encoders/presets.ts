@@ -135,3 +135,24 @@ export function isPresetId(s: string): s is PresetId {
 export function encoderInput(config: EncoderConfig, role: 'query' | 'passage', text: string): string {
   return (role === 'query' ? config.queryPrefix : config.passagePrefix) + text;
 }
+
+/**
+ * A model folder's files as transformers.js reads them: the config and tokenizer, and the weights of each
+ * dtype (under `onnx/` in its layout; some repos put them at the root). One table for the encoders, the lab's
+ * local folders and the CLI's offline check.
+ */
+export const MODEL_CONFIG_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
+export const ONNX_FILE_NAME: Readonly<Record<EncoderDtype, string>> = {
+  fp32: 'model.onnx',
+  fp16: 'model_fp16.onnx',
+  q8: 'model_quantized.onnx',
+};
+/** The weights under transformers.js's `onnx/` folder. */
+export const ONNX_FILE_BY_DTYPE: Readonly<Record<EncoderDtype, string>> = {
+  fp32: `onnx/${ONNX_FILE_NAME.fp32}`,
+  fp16: `onnx/${ONNX_FILE_NAME.fp16}`,
+  q8: `onnx/${ONNX_FILE_NAME.q8}`,
+};
+
+/** transformers.js's Cache Storage (`env.cacheKey`), where browsers keep downloaded model files. */
+export const MODEL_FILE_CACHE = 'transformers-cache';

@@ -14,7 +14,7 @@
  * transformers.js's first cache key for a file is `localModelPath + model + '/' + file`, i.e. exactly the keys
  * served here, so no request for a model file ever leaves the worker.
  */
-import type { EncoderDtype } from '../encoders/presets.ts';
+import { MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE, type EncoderDtype } from '../encoders/presets.ts';
 
 /** URL path root under which picked folders are served (never fetched: the worker answers it itself). */
 export const LOCAL_MODEL_ROOT = '/local-models/';
@@ -26,18 +26,11 @@ export function localModelSource(): { readonly localModelPath: string; readonly 
   return { localModelPath: LOCAL_MODEL_ROOT, allowRemote: false };
 }
 
-/** transformers.js's weights file for each dtype (`onnx/model{,_fp16,_quantized}.onnx`). */
-export const ONNX_FILE_BY_DTYPE: Readonly<Record<EncoderDtype, string>> = {
-  fp32: 'onnx/model.onnx',
-  fp16: 'onnx/model_fp16.onnx',
-  q8: 'onnx/model_quantized.onnx',
-};
-
-const CONFIG_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
+export { ONNX_FILE_BY_DTYPE };
 
 /** Every file a load of `dtype` reads, relative to the model folder. */
 export function requiredModelFiles(dtype: EncoderDtype): string[] {
-  return [...CONFIG_FILES, ONNX_FILE_BY_DTYPE[dtype]];
+  return [...MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE[dtype]];
 }
 
 /** A file the model folder contributes, with its path relative to the model folder ("onnx/model.onnx"). */
@@ -250,7 +243,7 @@ export function validateRegisteredModel(name: string, paths: readonly string[]):
         `the model folder).`,
     );
   const have = new Set(paths);
-  const missing: string[] = CONFIG_FILES.filter((p) => !have.has(p));
+  const missing: string[] = MODEL_CONFIG_FILES.filter((p) => !have.has(p));
   if (!DTYPES.some((d) => have.has(ONNX_FILE_BY_DTYPE[d])))
     missing.push(`onnx/model.onnx (or ${ONNX_FILE_BY_DTYPE.fp16}, ${ONNX_FILE_BY_DTYPE.q8})`);
   if (missing.length > 0) throw new LocalModelError(`local model ${name} is missing ${missing.join(', ')}.`, missing);

@@ -11,6 +11,7 @@ import {
   matchPack,
   MANIFEST,
   packEncoder,
+  packAt,
   packIdentity,
   readPack,
   recipeDifference,
@@ -54,21 +55,14 @@ const IMPORT_BATCH = 2048;
 export function packFilesOf(files: readonly CollectionFile[]): { files: PackFiles; where: string } {
   if (files.length === 1 && /\.zip$/i.test(files[0]!.path))
     return { files: unzipPack(files[0]!.bytes, files[0]!.path), where: files[0]!.path };
-  const manifests = files.filter((f) => f.path === MANIFEST || f.path.endsWith(`/${MANIFEST}`));
-  if (manifests.length !== 1) {
-    const what = files.length === 1 ? files[0]!.path : `${files.length} files`;
-    throw new InputError(
-      what,
-      undefined,
-      manifests.length === 0
-        ? `not a vector pack: expected a .zip or a folder with ${MANIFEST} (see docs/vector-packs.md)`
-        : `${manifests.length} ${MANIFEST} files: pick one pack at a time`,
-    );
-  }
-  const root = manifests[0]!.path.slice(0, -MANIFEST.length);
-  const out = new Map<string, Uint8Array>();
-  for (const f of files)
-    if (f.path.startsWith(root) && !f.path.slice(root.length).includes('/')) out.set(f.path.slice(root.length), f.bytes);
+  const { files: out, root } = packAt(
+    files.map((f) => [f.path, f.bytes] as const),
+    files.length === 1 ? files[0]!.path : `${files.length} files`,
+    {
+      none: `not a vector pack: expected a .zip or a folder with ${MANIFEST} (see docs/vector-packs.md)`,
+      many: (count) => `${count} ${MANIFEST} files: pick one pack at a time`,
+    },
+  );
   return { files: out, where: root.replace(/\/$/, '') || 'pack' };
 }
 

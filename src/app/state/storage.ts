@@ -3,10 +3,8 @@
  * embeddings per encoding (IndexedDB, src/store) and model files (transformers.js's Cache Storage, keyed by
  * URL; grouped here by model repo). Plain async functions: the storage panel calls them on demand.
  */
+import { MODEL_FILE_CACHE } from '../../encoders/presets.ts';
 import { EmbeddingStore, type EncodingRecord } from '../../store/embeddings.ts';
-
-/** transformers.js's Cache Storage name (`env.cacheKey`). */
-export const MODEL_CACHE = 'transformers-cache';
 
 export interface ModelFiles {
   /** "host/org/name" (mirrors are listed apart). */
@@ -34,7 +32,7 @@ export function modelOf(url: string): string {
 
 async function modelFiles(): Promise<ModelFiles[]> {
   if (typeof caches === 'undefined') return [];
-  const cache = await caches.open(MODEL_CACHE);
+  const cache = await caches.open(MODEL_FILE_CACHE);
   const groups = new Map<string, { files: number; bytes: number; urls: string[] }>();
   for (const request of await cache.keys()) {
     const response = await cache.match(request);
@@ -72,7 +70,7 @@ export async function deleteEncoding(encoding: string, dbName?: string): Promise
 }
 
 export async function deleteModelFiles(urls: readonly string[]): Promise<void> {
-  const cache = await caches.open(MODEL_CACHE);
+  const cache = await caches.open(MODEL_FILE_CACHE);
   for (const url of urls) await cache.delete(url);
 }
 

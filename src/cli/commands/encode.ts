@@ -3,9 +3,8 @@ import { passageText } from '../../core/io/beir.ts';
 import { selectEvaluationQueries } from '../../core/io/validate.ts';
 import { encodeWithCache, MemoryVectorCache } from '../../encoders/job.ts';
 import { textKeys } from '../../encoders/identity.ts';
-import { writePack, type PackPart } from '../../encoders/pack.ts';
+import type { PackPart } from '../../encoders/pack.ts';
 import { loadBeirFolder } from '../../node/files.ts';
-import { writePackPath } from '../../node/vectors-file.ts';
 import { addModelOptions, batchPlanFor, loadEncoderFromOptions, progressPrinter, type ModelOpts } from '../model-options.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
 
@@ -35,6 +34,11 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       if (!(ROLES as readonly string[]).includes(opts.role)) throw new UsageError(`--role expects ${ROLES.join(', ')}, got "${opts.role}"`);
       if (opts.queries !== 'judged' && opts.queries !== 'all')
         throw new UsageError(`--queries expects judged or all, got "${opts.queries}"`);
+      // The pack writer (and its zip library) loads with the command, not with every CLI start.
+      const [{ writePack }, { writePackPath }] = await Promise.all([
+        import('../../encoders/pack.ts'),
+        import('../../node/vectors-file.ts'),
+      ]);
       const { config, encoder } = await loadEncoderFromOptions(opts, io);
       const col = await loadBeirFolder(dir, opts.split);
       reportDiagnostics(io, col.warnings);

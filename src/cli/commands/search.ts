@@ -8,10 +8,9 @@ import { denseTopKOnnx, type OrtLike } from '../../encoders/dense-onnx.ts';
 import type { LoadedEncoder } from '../../encoders/encoder.ts';
 import { encodeWithCache, MemoryVectorCache, type LazyEncoder } from '../../encoders/job.ts';
 import { encodingIdentity, encodingKey, textKeys } from '../../encoders/identity.ts';
-import { MANIFEST, matchPack, packConfig, packIdentity, readPack, recipeDifference } from '../../encoders/pack.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
 import { loadBeirFolder } from '../../node/files.ts';
-import { isVersion1Folder, readPackPath, readVectorsFolder } from '../../node/vectors-file.ts';
+import type { VectorsFolder } from '../../node/vectors-file.ts';
 import { parseIntFlag } from '../args.ts';
 import {
   addModelOptions,
@@ -59,7 +58,12 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       const texts = col.corpus.ids.map((_, i) => passageText(col.corpus, i));
       const queryTexts = selected.map((i) => col.queries.texts[i]!);
       let config: EncoderConfig;
-      if (opts.vectors && !isVersion1Folder(opts.vectors)) {
+      // Packs (and their zip library) load only when --vectors asks, not with every CLI start.
+      const packs = opts.vectors ? await import('../../encoders/pack.ts') : null;
+      const folders = opts.vectors ? await import('../../node/vectors-file.ts') : null;
+      if (opts.vectors && packs && folders && !folders.isVersion1Folder(opts.vectors)) {
+        const { MANIFEST, matchPack, packConfig, packIdentity, readPack, recipeDifference } = packs;
+        const { readPackPath } = folders;
         // A pack says its own recipe: --model is needed only to check it, or to encode what the pack lacks.
         const pack = await readPack(readPackPath(opts.vectors), opts.vectors);
         config = packConfig(pack.manifest.encoder);
@@ -103,7 +107,7 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
         );
       } else {
         config = resolveEncoderConfig(opts);
-        if (opts.vectors) await takeVersion1(opts.vectors, config, texts, cache, io);
+        if (opts.vectors && folders) await takeVersion1(folders.readVectorsFolder(opts.vectors), opts.vectors, config, texts, cache, io);
       }
       // The model loads only if the cache (the pack) lacks a passage or a query.
       let loaded: LoadedEncoder | null = null;
@@ -138,8 +142,14 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
 }
 
 /** A version 1 vectors folder (passages only, no recipe of its own): must match the flags' settings. */
-async function takeVersion1(dir: string, config: EncoderConfig, texts: readonly string[], cache: MemoryVectorCache, io: Io) {
-  const folder = readVectorsFolder(dir);
+async function takeVersion1(
+  folder: VectorsFolder,
+  dir: string,
+  config: EncoderConfig,
+  texts: readonly string[],
+  cache: MemoryVectorCache,
+  io: Io,
+) {
   const identity = encodingIdentity(config, 'passage');
   const encoding = await encodingKey(identity);
   if (folder.manifest.encoding !== encoding) {
