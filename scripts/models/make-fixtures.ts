@@ -3,8 +3,11 @@
  *
  *   <outDir>/fliplab/tiny-bert     BertModel        (last_hidden_state): stands in for BGE / E5
  *   <outDir>/fliplab/tiny-splade   BertForMaskedLM  (logits):            stands in for SPLADE
+ *   <outDir>/fliplab/tiny-gpt2     GPT2LMHeadModel  (logits, KV cache):  stands in for an instruct reader
+ *   <outDir>/fliplab/tiny-gpt2-base  the same model without a chat template (a base model, refused as a reader)
  *
- * each with onnx/model.onnx (fp32) and onnx/model_fp16.onnx (the same graph with fp16 weights, fp16.ts).
+ * the encoders with onnx/model.onnx (fp32), onnx/model_fp16.onnx (the same graph with fp16 weights, fp16.ts)
+ * and onnx/model_quantized.onnx (q8.ts); the decoders with onnx/model.onnx and onnx/model_quantized.onnx.
  *
  *   node --import tsx scripts/models/make-fixtures.ts [outDir] [--force]
  *
@@ -25,6 +28,7 @@ import {
   type FileContents,
   type TinyBertOptions,
 } from './tiny-bert.ts';
+import { buildTinyGpt2, tinyGpt2Files, type TinyGpt2Options } from './tiny-gpt2.ts';
 
 /**
  * Bump when the fixtures change in a way the source hash would not catch (it covers the generator files).
@@ -54,14 +58,43 @@ export const TINY_SPLADE: FixtureSpec = {
 };
 export const FIXTURE_MODELS: readonly FixtureSpec[] = [TINY_BERT, TINY_SPLADE];
 
+/** A generated decoder for the reader (answer-level flips). */
+export interface ReaderFixtureSpec {
+  readonly id: string;
+  readonly options: TinyGpt2Options;
+  readonly withoutChatTemplate: boolean;
+}
+
+export const TINY_READER: ReaderFixtureSpec = {
+  id: 'fliplab/tiny-gpt2',
+  options: { seed: 1, name: 'fliplab/tiny-gpt2' },
+  withoutChatTemplate: false,
+};
+export const TINY_READER_BASE: ReaderFixtureSpec = {
+  id: 'fliplab/tiny-gpt2-base',
+  options: { seed: 1, name: 'fliplab/tiny-gpt2-base' },
+  withoutChatTemplate: true,
+};
+export const READER_FIXTURES: readonly ReaderFixtureSpec[] = [TINY_READER, TINY_READER_BASE];
+
 const MANIFEST = 'fixture-manifest.json';
-const GENERATOR_SOURCES = ['onnx-writer.ts', 'fp16.ts', 'q8.ts', 'tiny-bert.ts', 'wordpiece-vocab.ts', 'make-fixtures.ts'];
+const GENERATOR_SOURCES = [
+  'onnx-writer.ts',
+  'fp16.ts',
+  'q8.ts',
+  'tiny-bert.ts',
+  'wordpiece-vocab.ts',
+  'tiny-gpt2.ts',
+  'bytelevel-bpe.ts',
+  'make-fixtures.ts',
+];
 
 interface Manifest {
   readonly version: string;
   readonly id: string;
-  readonly options: TinyBertOptions;
-  readonly pooling: FixtureSpec['pooling'];
+  readonly options: TinyBertOptions | TinyGpt2Options;
+  /** Encoders only. */
+  readonly pooling?: FixtureSpec['pooling'];
   readonly files: Readonly<Record<string, { readonly bytes: number; readonly sha256: string }>>;
 }
 
@@ -88,7 +121,25 @@ export async function fixtureVersion(): Promise<string> {
   return `${FIXTURE_FORMAT}-${hash.digest('hex').slice(0, 16)}`;
 }
 
-async function isUpToDate(dir: string, version: string, spec: FixtureSpec): Promise<Manifest | undefined> {
+/** What a fixture folder is: its id, its options and pooling (as recorded in the manifest), and how to make its files. */
+interface AnySpec {
+  readonly id: string;
+  readonly options: TinyBertOptions | TinyGpt2Options;
+  readonly pooling?: FixtureSpec['pooling'];
+  readonly files: () => Record<string, FileContents>;
+}
+
+const encoderSpec = (spec: FixtureSpec): AnySpec => ({
+  ...spec,
+  files: () => tinyBertFiles(buildTinyBert(spec.options), { fp16: true, q8: true }),
+});
+const readerSpec = (spec: ReaderFixtureSpec): AnySpec => ({
+  id: spec.id,
+  options: spec.options,
+  files: () => tinyGpt2Files(buildTinyGpt2(spec.options), { q8: true, withoutChatTemplate: spec.withoutChatTemplate }),
+});
+
+async function isUpToDate(dir: string, version: string, spec: AnySpec): Promise<Manifest | undefined> {
   let manifest: Manifest;
   try {
     manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Manifest;
@@ -109,17 +160,17 @@ async function isUpToDate(dir: string, version: string, spec: FixtureSpec): Prom
 
 const sizes = (m: Manifest): Record<string, number> => Object.fromEntries(Object.entries(m.files).map(([path, f]) => [path, f.bytes]));
 
-async function writeFixture(outDir: string, spec: FixtureSpec, version: string, force: boolean): Promise<FixtureResult> {
+async function writeFixture(outDir: string, spec: AnySpec, version: string, force: boolean): Promise<FixtureResult> {
   const dir = join(outDir, spec.id);
   const existing = force ? undefined : await isUpToDate(dir, version, spec);
   if (existing) return { id: spec.id, dir, status: 'up-to-date', files: sizes(existing) };
 
-  const files = tinyBertFiles(buildTinyBert(spec.options), { fp16: true, q8: true });
+  const files = spec.files();
   const manifest: Manifest = {
     version,
     id: spec.id,
     options: spec.options,
-    pooling: spec.pooling,
+    ...(spec.pooling === undefined ? {} : { pooling: spec.pooling }),
     files: Object.fromEntries(
       Object.entries(files).map(([path, data]) => [path, { bytes: contentsByteLength(data), sha256: sha256(data) }]),
     ),
@@ -150,7 +201,21 @@ export async function makeModelFixtures(
 ): Promise<FixtureResult[]> {
   const version = await fixtureVersion();
   const results: FixtureResult[] = [];
-  for (const spec of FIXTURE_MODELS) {
+  for (const spec of FIXTURE_MODELS.map(encoderSpec)) {
+    await mkdir(dirname(join(outDir, spec.id)), { recursive: true });
+    results.push(await writeFixture(outDir, spec, version, opts.force ?? false));
+  }
+  return results;
+}
+
+/** Generate the decoder fixtures under `outDir` ({@link READER_FIXTURES}), in the same way. */
+export async function makeReaderFixtures(
+  outDir: string = DEFAULT_MODELS_DIR,
+  opts: { readonly force?: boolean } = {},
+): Promise<FixtureResult[]> {
+  const version = await fixtureVersion();
+  const results: FixtureResult[] = [];
+  for (const spec of READER_FIXTURES.map(readerSpec)) {
     await mkdir(dirname(join(outDir, spec.id)), { recursive: true });
     results.push(await writeFixture(outDir, spec, version, opts.force ?? false));
   }
@@ -160,7 +225,7 @@ export async function makeModelFixtures(
 async function main(argv: readonly string[]): Promise<void> {
   const force = argv.includes('--force');
   const outDir = resolve(argv.find((a) => !a.startsWith('--')) ?? DEFAULT_MODELS_DIR);
-  for (const r of await makeModelFixtures(outDir, { force })) {
+  for (const r of [...(await makeModelFixtures(outDir, { force })), ...(await makeReaderFixtures(outDir, { force }))]) {
     const onnx = r.files['onnx/model.onnx'] ?? 0;
     const fp16 = r.files['onnx/model_fp16.onnx'] ?? 0;
     console.log(`${r.id}: ${r.status} (${r.dir}, onnx/model.onnx ${onnx} bytes, onnx/model_fp16.onnx ${fp16} bytes)`);

@@ -4,6 +4,7 @@
  * rather than from the ONNX graph, so a wiring mistake in either shows up as a mismatch.
  */
 import { MASK_FILL, type DenseWeights, type LayerNormWeights, type TinyBertModel } from './tiny-bert.ts';
+import type { TinyGpt2Model } from './tiny-gpt2.ts';
 
 export interface ReferenceInput {
   /** [batch][sequence]; all rows the same length. */
@@ -53,7 +54,7 @@ export function erf(x: number): number {
 const gelu = (x: number): number => 0.5 * x * (1 + erf(x / Math.SQRT2));
 
 /** Row-wise `x·W + b` for x [rows, in]. */
-function linear(x: Float64Array, rows: number, d: DenseWeights): Float64Array {
+export function linear(x: Float64Array, rows: number, d: DenseWeights): Float64Array {
   const { inFeatures: n, outFeatures: m, weight, bias } = d;
   const out = new Float64Array(rows * m);
   for (let r = 0; r < rows; r++) {
@@ -67,7 +68,7 @@ function linear(x: Float64Array, rows: number, d: DenseWeights): Float64Array {
 }
 
 /** LayerNorm over the last dimension (biased variance, as torch.nn.LayerNorm). */
-function layerNorm(x: Float64Array, rows: number, width: number, n: LayerNormWeights, eps: number): Float64Array {
+export function layerNorm(x: Float64Array, rows: number, width: number, n: LayerNormWeights, eps: number): Float64Array {
   const out = new Float64Array(rows * width);
   for (let r = 0; r < rows; r++) {
     let mean = 0;
@@ -84,7 +85,7 @@ function layerNorm(x: Float64Array, rows: number, width: number, n: LayerNormWei
   return out;
 }
 
-function add(a: Float64Array, b: Float64Array): Float64Array {
+export function add(a: Float64Array, b: Float64Array): Float64Array {
   return a.map((v, i) => v + (b[i] as number));
 }
 
@@ -175,4 +176,94 @@ export function referenceForward(model: TinyBertModel, input: ReferenceInput): R
     lastHiddenState: { dims: [batch, seq, h], data: hiddenOut },
     ...(logitsOut !== undefined ? { logits: { dims: [batch, seq, c.vocabSize], data: logitsOut } } : {}),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// GPT-2 (tiny-gpt2.ts), from modeling_gpt2.py: no KV cache, the whole sequence each time.
+
+const geluNew = (x: number): number => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
+
+/** Logits [sequence, vocab] for one unpadded sequence. */
+export function referenceGpt2Logits(model: TinyGpt2Model, inputIds: readonly number[]): Float64Array {
+  const { config: c, weights: w } = model;
+  const seq = inputIds.length;
+  const h = c.hiddenSize;
+  const heads = c.heads;
+  const d = h / heads;
+  let x: Float64Array = new Float64Array(seq * h);
+  inputIds.forEach((id, s) => {
+    for (let i = 0; i < h; i++) {
+      x[s * h + i] = (w.tokenEmbeddings[id * h + i] as number) + (w.positionEmbeddings[s * h + i] as number);
+    }
+  });
+  for (const layer of w.layers) {
+    const qkv = linear(layerNorm(x, seq, h, layer.ln1, c.layerNormEps), seq, layer.attention);
+    const at = (s: number, part: number, head: number, i: number): number => qkv[s * 3 * h + part * h + head * d + i] as number;
+    const context = new Float64Array(seq * h);
+    for (let head = 0; head < heads; head++) {
+      for (let s = 0; s < seq; s++) {
+        // Causal: keys 0..s.
+        const scores = new Float64Array(s + 1);
+        let max = Number.NEGATIVE_INFINITY;
+        for (let t = 0; t <= s; t++) {
+          let dot = 0;
+          for (let i = 0; i < d; i++) dot += at(s, 0, head, i) * at(t, 1, head, i);
+          scores[t] = dot / Math.sqrt(d);
+          max = Math.max(max, scores[t] as number);
+        }
+        let sum = 0;
+        for (let t = 0; t <= s; t++) {
+          scores[t] = Math.exp((scores[t] as number) - max);
+          sum += scores[t] as number;
+        }
+        for (let i = 0; i < d; i++) {
+          let v = 0;
+          for (let t = 0; t <= s; t++) v += ((scores[t] as number) / sum) * at(t, 2, head, i);
+          context[s * h + head * d + i] = v;
+        }
+      }
+    }
+    x = add(x, linear(context, seq, layer.attentionProjection));
+    const inner = linear(layerNorm(x, seq, h, layer.ln2, c.layerNormEps), seq, layer.fc).map(geluNew);
+    x = add(x, linear(inner, seq, layer.projection));
+  }
+  const final = layerNorm(x, seq, h, w.finalNorm, c.layerNormEps);
+  const logits = new Float64Array(seq * c.vocabSize);
+  for (let s = 0; s < seq; s++) {
+    for (let v = 0; v < c.vocabSize; v++) {
+      let dot = 0;
+      for (let i = 0; i < h; i++) dot += (final[s * h + i] as number) * (w.tokenEmbeddings[v * h + i] as number);
+      logits[s * c.vocabSize + v] = dot;
+    }
+  }
+  return logits;
+}
+
+export interface ReferenceGreedyStep {
+  readonly token: number;
+  /** Top logit minus the runner-up: how far this step is from a tie another runtime could break otherwise. */
+  readonly margin: number;
+}
+
+/** Greedy decoding, recomputing the whole sequence per step; stops after `eos` or `maxNewTokens`. */
+export function referenceGreedy(model: TinyGpt2Model, prompt: readonly number[], maxNewTokens: number, eos: number): ReferenceGreedyStep[] {
+  const ids = [...prompt];
+  const steps: ReferenceGreedyStep[] = [];
+  const vocab = model.config.vocabSize;
+  while (steps.length < maxNewTokens) {
+    const logits = referenceGpt2Logits(model, ids);
+    const row = logits.subarray((ids.length - 1) * vocab, ids.length * vocab);
+    let best = 0;
+    let second = Number.NEGATIVE_INFINITY;
+    for (let v = 1; v < vocab; v++) {
+      if ((row[v] as number) > (row[best] as number)) {
+        second = row[best] as number;
+        best = v;
+      } else if ((row[v] as number) > second) second = row[v] as number;
+    }
+    steps.push({ token: best, margin: (row[best] as number) - second });
+    ids.push(best);
+    if (best === eos) break;
+  }
+  return steps;
 }

@@ -162,7 +162,7 @@ const U16 = 1 / 65536;
  * 16-bit uniforms, two per sfc32 draw). Integer arithmetic plus exact IEEE add/multiply only (no log/cos),
  * so the bytes are the same on every JS engine. The generator is inlined: BERT-base draws 110M values.
  */
-function randomTensor(seed: number, name: string, count: number, std: number, mean = 0): Float32Array {
+export function randomTensor(seed: number, name: string, count: number, std: number, mean = 0): Float32Array {
   let s = hash32(`${seed}/${name}`);
   let a: number, b: number, c: number, d: number;
   [s, a] = splitmix32(s);

@@ -26,7 +26,7 @@ const DIGITS = [...'0123456789'];
 const LETTERS = [...'abcdefghijklmnopqrstuvwxyz'];
 
 // Deliberately not "tides": tests rely on it splitting into "tide" + "##s".
-const WORDS = `
+export const WORDS = `
 the of and to in is was for on that with as by at from it be are this an or which were has have had not
 but their its they been also can more one two three first new than other all some may into these after
 only between most such when who over about there would both used during however use while where many

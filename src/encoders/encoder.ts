@@ -168,7 +168,7 @@ export interface LoadedEncoder {
  * or mirror never leaks into the next (a model found in an earlier load's local folder would otherwise
  * shadow the host this load names).
  */
-function applySource(source: ModelSource | undefined): void {
+export function applySource(source: ModelSource | undefined): void {
   const host = source?.remoteHost ?? DEFAULT_REMOTE_HOST;
   env.remoteHost = host.endsWith('/') ? host : `${host}/`;
   env.allowLocalModels = source?.localModelPath !== undefined;

@@ -3,6 +3,8 @@
  *   score  --gold G --predictions P [--json]         which predictions are correct, and why
  *   flips  <qrels> --reference R --candidate C… --gold G [--reference-answers PA --candidate-answers PC…]
  *          [--at 10] [--seed N] [--json]             the flip sets, their control samples, and Table 9
+ *   generate <beir-dir> --run R --reader M --out P    a reader's answers from a run's top k (answers-generate.ts)
+ *   template                                          the reader prompt template, as JSON
  * Without answers, `flips` still prints the flip set and the control sample of every candidate: the
  * queries to run a reader on (`--json` → `flip_queries`, `control_queries`).
  */
@@ -17,6 +19,7 @@ import { fileSource, readFileBytes } from '../../node/files.ts';
 import { answerFlipJson, answerScoreJson, formatAnswerFlips, type ScoredAnswer } from '../../report/answers.ts';
 import { collect, parseIntFlag } from '../args.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
+import { registerAnswersGenerate } from './answers-generate.ts';
 import { nameRuns } from './flips.ts';
 
 /** A gold file: the JSONL format, or a BEIR queries.jsonl with answers in metadata (told apart by its first record). */
@@ -79,6 +82,8 @@ interface FlipsOpts {
 
 export function registerAnswers(program: Command, io: Io, _setExit: (code: number) => void): void {
   const answers = program.command('answers').description('answer-level flips: does a retrieval regression become a wrong answer?');
+
+  registerAnswersGenerate(answers, io);
 
   answers
     .command('score')

@@ -1,0 +1,273 @@
+/**
+ * `fliplab answers generate <beir-dir> --run R --reader <preset|repo|folder> [--k 10] [--device cpu|cuda]
+ *  [--queries flips.json|all] --out P.jsonl`: a reader's answers from one run's top k (RAGFlip §3.5) with
+ * onnxruntime-node, written as the predictions JSONL `answers flips` and the lab read.
+ *
+ * The output file is also the cache: each line records what the answer depends on (reader, revision, dtype,
+ * template, k, passage ids, question), so running the command again, or after Ctrl-C, only answers what is
+ * missing. Lines made with other settings are kept out of the new file and counted in a warning.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { answerKey, READER_TEMPLATE, readerTasks, templateName, type ReaderTask, type ReaderTemplate } from '../../core/answers/prompt.ts';
+import { InputError } from '../../core/io/errors.ts';
+import { parseRun } from '../../core/io/trec.ts';
+import type { QueryId } from '../../core/types.ts';
+import { etaMs } from '../../core/progress.ts';
+import { fileSource, loadBeirFolder } from '../../node/files.ts';
+import {
+  isReaderDtype,
+  isReaderPresetId,
+  READER_DTYPES,
+  READER_PRESETS,
+  type ReaderConfig,
+  type ReaderDtype,
+} from '../../readers/presets.ts';
+import { parseIntFlag } from '../args.ts';
+import { modelCacheDir } from '../model-options.ts';
+import { reportDiagnostics, UsageError, type Io } from '../output.ts';
+
+interface GenerateOpts {
+  run: string;
+  reader: string;
+  k: number;
+  device: string;
+  dtype?: string;
+  queries: string;
+  out: string;
+  split: string;
+  modelDir?: string;
+  host?: string;
+  offline?: boolean;
+  template?: string;
+}
+
+/** One line of an answers file (predictions JSONL with the provenance the cache needs). */
+export interface AnswerRecord {
+  readonly query_id: string;
+  readonly prediction: string;
+  readonly question: string;
+  readonly reader: string;
+  readonly revision: string;
+  readonly dtype: string;
+  readonly template: string;
+  readonly k: number;
+  readonly passage_ids: readonly string[];
+  readonly run: string;
+}
+
+/** The reader config and model source for `--reader`: a preset, a folder on disk, or a repo id (under --model-dir or on the host). */
+function resolveReader(opts: GenerateOpts): { config: ReaderConfig; modelDir?: string } {
+  const dtype = opts.dtype;
+  if (dtype !== undefined && !isReaderDtype(dtype))
+    throw new UsageError(`--dtype expects one of ${READER_DTYPES.join(', ')}, got "${dtype}"`);
+  if (isReaderPresetId(opts.reader)) {
+    const preset = READER_PRESETS[opts.reader];
+    return {
+      config: { ...preset, dtype: (dtype as ReaderDtype | undefined) ?? preset.dtype },
+      ...(opts.modelDir ? { modelDir: opts.modelDir } : {}),
+    };
+  }
+  const path = resolve(opts.reader);
+  const isFolder = !opts.modelDir && existsSync(path) && statSync(path).isDirectory();
+  const model = isFolder ? basename(path) : opts.reader;
+  const config: ReaderConfig = { id: model, label: model, model, revision: 'main', dtype: (dtype as ReaderDtype | undefined) ?? 'fp32' };
+  if (isFolder) return { config, modelDir: dirname(path) };
+  return { config, ...(opts.modelDir ? { modelDir: opts.modelDir } : {}) };
+}
+
+/** `--queries`: `all`, a JSON array of ids, or `answers flips --json` output (every candidate's flip and control queries). */
+async function selectQueries(spec: string, all: readonly string[]): Promise<string[]> {
+  if (spec === 'all') return [...all];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(spec, 'utf8'));
+  } catch (e) {
+    throw new InputError(
+      spec,
+      undefined,
+      `expected "all", a JSON array of query ids, or the output of answers flips --json: ${(e as Error).message}`,
+    );
+  }
+  const ids = new Set<string>();
+  const take = (v: unknown): void => {
+    if (Array.isArray(v)) for (const id of v) if (typeof id === 'string') ids.add(id);
+  };
+  if (Array.isArray(parsed)) take(parsed);
+  else if (typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as { candidates?: unknown }).candidates)) {
+    for (const c of (parsed as { candidates: { flip_queries?: unknown; control_queries?: unknown }[] }).candidates) {
+      take(c.flip_queries);
+      take(c.control_queries);
+    }
+  } else throw new InputError(spec, undefined, 'expected a JSON array of query ids or an object with "candidates" (answers flips --json)');
+  if (ids.size === 0) throw new InputError(spec, undefined, 'names no queries');
+  // In the order the collection has them, so the file reads like the run.
+  const order = new Map(all.map((q, i) => [q, i]));
+  return [...ids].sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** A custom template file (the JSON `answers template` prints); its id and version must be its own. */
+async function readTemplate(path: string | undefined): Promise<ReaderTemplate> {
+  if (path === undefined) return READER_TEMPLATE;
+  const t = JSON.parse(await readFile(path, 'utf8')) as Partial<ReaderTemplate>;
+  for (const key of ['id', 'system', 'user', 'passage', 'separator'] as const) {
+    if (typeof t[key] !== 'string') throw new InputError(path, undefined, `expected "${key}" as a string in the template`);
+  }
+  for (const key of ['version', 'passageWords', 'maxNewTokens'] as const) {
+    if (!Number.isInteger(t[key]) || (t[key] as number) < 1)
+      throw new InputError(path, undefined, `expected "${key}" as a positive integer`);
+  }
+  return t as ReaderTemplate;
+}
+
+async function previousAnswers(out: string, io: Io): Promise<Map<string, AnswerRecord>> {
+  const byKey = new Map<string, AnswerRecord>();
+  if (!existsSync(out)) return byKey;
+  const lines = (await readFile(out, 'utf8')).split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      const r = JSON.parse(line) as AnswerRecord;
+      if (typeof r.query_id === 'string' && typeof r.prediction === 'string' && Array.isArray(r.passage_ids)) byKey.set(recordKey(r), r);
+    } catch {
+      io.stderr(`${out}:${i + 1}: warning: not a JSON answer line; left out of the new file\n`);
+    }
+  });
+  return byKey;
+}
+
+function recordKey(r: Pick<AnswerRecord, 'reader' | 'revision' | 'dtype' | 'template' | 'k' | 'passage_ids' | 'question'>): string {
+  return answerKey({
+    model: r.reader,
+    revision: r.revision,
+    dtype: r.dtype,
+    template: r.template,
+    k: r.k,
+    passageIds: r.passage_ids,
+    question: r.question,
+  });
+}
+
+export function registerAnswersGenerate(answers: Command, io: Io): void {
+  answers
+    .command('template')
+    .description('print the reader prompt template (JSON; a copy with its own id and version can be passed to generate --template)')
+    .action(() => io.stdout(`${JSON.stringify(READER_TEMPLATE, null, 2)}\n`));
+
+  answers
+    .command('generate')
+    .description("a reader's answers from a run's top k passages (greedy, 24 new tokens, passages cut to 300 words)")
+    .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv')
+    .requiredOption('--run <file>', 'the run whose passages the reader gets (TREC format)')
+    .requiredOption('--reader <id>', `a preset (${Object.keys(READER_PRESETS).join(', ')}), a hub repo id, or a model folder`)
+    .requiredOption('--out <file>', 'predictions JSONL to write (existing answers with the same settings are reused)')
+    .option('--k <n>', 'passages per question', parseIntFlag('--k', 1, 1000), 10)
+    .option('--queries <spec>', '"all", a JSON array of query ids, or answers flips --json output', 'all')
+    .option('--device <d>', 'cpu or cuda', 'cpu')
+    .option('--dtype <t>', `weights: ${READER_DTYPES.join(', ')} (default: the preset's, fp32 otherwise)`)
+    .option('--split <name>', 'qrels split (its queries are "all")', 'test')
+    .option('--model-dir <dir>', 'local models root (transformers.js layout); tried before the host')
+    .option('--host <url>', 'hub-compatible model host or mirror (default https://huggingface.co/)')
+    .option('--offline', 'never contact a host; only --model-dir or a folder')
+    .option('--template <file>', 'a prompt template JSON (default: fliplab answers template)')
+    .action(async (dir: string, opts: GenerateOpts) => {
+      if (opts.device !== 'cpu' && opts.device !== 'cuda') throw new UsageError(`--device expects cpu or cuda, got "${opts.device}"`);
+      const template = await readTemplate(opts.template);
+      const { config, modelDir } = resolveReader(opts);
+      const col = await loadBeirFolder(dir, opts.split);
+      const run = await parseRun(fileSource(opts.run), opts.run);
+      reportDiagnostics(io, [...col.warnings, ...run.warnings]);
+      const judged = [...col.qrels.byQuery.keys()];
+      const queryIds = await selectQueries(opts.queries, judged);
+      const questions = new Map(col.queries.ids.map((id, i) => [id, col.queries.texts[i] ?? '']));
+      const set = readerTasks(template, col.corpus, questions, (q) => run.value.byQuery.get(q as QueryId)?.docs, queryIds, opts.k);
+      if (set.missingQuestions.length > 0)
+        io.stderr(
+          `warning: ${set.missingQuestions.length} queries are not in queries.jsonl and get no answer ` +
+            `(e.g. ${set.missingQuestions.slice(0, 3).join(', ')})\n`,
+        );
+      if (set.missingPassages > 0)
+        io.stderr(`warning: ${set.missingPassages} ranked documents are not in the corpus and were left out of the passages\n`);
+
+      const provenance = {
+        reader: config.model,
+        revision: config.revision,
+        dtype: config.dtype,
+        template: templateName(template),
+        k: opts.k,
+        run: run.value.name,
+      };
+      const record = (task: ReaderTask, prediction: string): AnswerRecord => ({
+        query_id: task.queryId,
+        prediction,
+        question: task.question,
+        ...provenance,
+        passage_ids: task.passageIds,
+      });
+      const previous = await previousAnswers(opts.out, io);
+      const reused: AnswerRecord[] = [];
+      const todo: ReaderTask[] = [];
+      for (const task of set.tasks) {
+        const old = previous.get(recordKey({ ...provenance, passage_ids: task.passageIds, question: task.question }));
+        if (old) reused.push({ ...old, query_id: task.queryId });
+        else todo.push(task);
+      }
+      const dropped = previous.size - reused.length;
+      if (dropped > 0) io.stderr(`warning: ${dropped} answers in ${opts.out} were made with other settings or queries and are not kept\n`);
+      await writeFile(opts.out, reused.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      io.stderr(
+        `answers: ${set.tasks.length} questions, ${reused.length} already answered, ${todo.length} to generate ` +
+          `with ${config.model} (${config.dtype}, ${opts.device})\n`,
+      );
+      if (todo.length === 0) return;
+
+      const { loadReader, ReaderError } = await import('../../readers/reader.ts');
+      const { DEFAULT_REMOTE_HOST } = await import('../../encoders/encoder.ts');
+      const reader = await loadReader(config, {
+        device: opts.device,
+        source: {
+          ...(modelDir ? { localModelPath: modelDir.endsWith('/') ? modelDir : `${modelDir}/` } : {}),
+          ...(opts.host ? { remoteHost: opts.host } : {}),
+          allowRemote: opts.offline !== true,
+          cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
+        },
+      }).catch((e: unknown) => {
+        if (e instanceof ReaderError) throw new UsageError(e.message, { cause: e });
+        throw new UsageError(
+          `could not load reader "${config.model}" (${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`,
+          {
+            cause: e,
+          },
+        );
+      });
+      try {
+        const started = performance.now();
+        let tokens = 0;
+        let last = 0;
+        for (let i = 0; i < todo.length; i++) {
+          const task = todo[i]!;
+          const answer = await reader.answer(task.messages, template).catch((e: unknown) => {
+            if (e instanceof ReaderError) throw new UsageError(`query ${task.queryId}: ${e.message}`, { cause: e });
+            throw e;
+          });
+          tokens += answer.newTokens;
+          // One line per answer, appended at once: an interrupted run keeps everything answered so far.
+          await appendFile(opts.out, `${JSON.stringify(record(task, answer.text))}\n`);
+          const now = performance.now();
+          if (now - last > 1000 || i === todo.length - 1) {
+            last = now;
+            const eta = etaMs(i + 1, todo.length, now - started);
+            const rate = tokens / ((now - started) / 1000);
+            io.stderr(
+              `answers: ${i + 1}/${todo.length}, ${rate.toFixed(1)} new tokens/s` +
+                `${eta === null ? '' : `, ETA ${(eta / 1000).toFixed(0)} s`}\n`,
+            );
+          }
+        }
+      } finally {
+        await reader.dispose();
+      }
+    });
+}

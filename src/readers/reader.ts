@@ -1,0 +1,125 @@
+/**
+ * A loaded reader: a transformers.js causal language model (merged decoder with KV cache) and its
+ * tokenizer's chat template. Runs unchanged in a module worker (onnxruntime-web: WebGPU or WASM) and in
+ * Node (onnxruntime-node: CPU or CUDA), so the CLI and the lab produce the same answers from the same model.
+ * Decoding is greedy (the paper's §3.5): the same prompt gives the same tokens on every run.
+ */
+import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { cleanAnswer, type ChatMessage, type ReaderTemplate } from '../core/answers/prompt.ts';
+import { applySource, type EncoderDevice, type ModelSource } from '../encoders/encoder.ts';
+import type { ReaderConfig, ReaderDtype } from './presets.ts';
+
+/** A reader that cannot be used, or a prompt it cannot take; the message says which and what to do. */
+export class ReaderError extends Error {
+  override readonly name = 'ReaderError';
+}
+
+export interface ReaderLoadOptions {
+  readonly device: EncoderDevice;
+  readonly dtype?: ReaderDtype;
+  readonly source?: ModelSource;
+  readonly onDownload?: (p: { file: string; loaded: number; total: number }) => void;
+}
+
+export interface ReaderAnswer {
+  /** The prediction: the new tokens decoded without special tokens, trimmed. */
+  readonly text: string;
+  readonly promptTokens: number;
+  readonly newTokens: number;
+  /** The generated token ids (for tests comparing runtimes). */
+  readonly tokenIds: readonly number[];
+}
+
+export interface LoadedReader {
+  readonly config: ReaderConfig;
+  readonly device: EncoderDevice;
+  readonly dtype: ReaderDtype;
+  /** Positions the model can attend to (config.json), or null when the config does not say. */
+  readonly contextLength: number | null;
+  /** The chat template, as the tokenizer carries it. */
+  readonly chatTemplate: string;
+  promptTokens(messages: readonly ChatMessage[]): number;
+  answer(messages: readonly ChatMessage[], template: ReaderTemplate): Promise<ReaderAnswer>;
+  dispose(): Promise<void>;
+}
+
+interface TensorLike {
+  readonly data: BigInt64Array | Float32Array;
+  readonly dims: readonly number[];
+  dispose?: () => void;
+}
+
+function contextOf(config: Record<string, unknown>): number | null {
+  for (const key of ['max_position_embeddings', 'n_positions', 'max_sequence_length']) {
+    const v = config[key];
+    if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v;
+  }
+  return null;
+}
+
+export async function loadReader(config: ReaderConfig, options: ReaderLoadOptions): Promise<LoadedReader> {
+  applySource(options.source);
+  const dtype = options.dtype ?? config.dtype;
+  const progress = (p: { status: string; file?: string; loaded?: number; total?: number }) => {
+    if (p.status === 'progress' && p.file) options.onDownload?.({ file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
+  };
+  const common = { revision: config.revision, progress_callback: progress };
+  const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
+  // Before the weights: a base model cannot follow the instruction, and its weights may be large.
+  const chatTemplate = (tokenizer as unknown as { chat_template?: unknown }).chat_template;
+  if (typeof chatTemplate !== 'string' || chatTemplate.trim() === '') {
+    throw new ReaderError(
+      `${config.model} has no chat template (tokenizer_config.json has no "chat_template"): it is a base model, ` +
+        'not an instruct model, and cannot be given the reader prompt. Choose an instruct model ' +
+        '(a preset, or a repo whose tokenizer_config.json has a chat_template).',
+    );
+  }
+  const model: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(config.model, { ...common, dtype, device: options.device });
+  const contextLength = contextOf(model.config as unknown as Record<string, unknown>);
+
+  const encode = (messages: readonly ChatMessage[]): Record<string, TensorLike> =>
+    tokenizer.apply_chat_template(messages as ChatMessage[], {
+      add_generation_prompt: true,
+      tokenize: true,
+      return_dict: true,
+    }) as unknown as Record<string, TensorLike>;
+
+  return {
+    config,
+    device: options.device,
+    dtype,
+    contextLength,
+    chatTemplate,
+    promptTokens(messages) {
+      return encode(messages).input_ids?.dims[1] ?? 0;
+    },
+    async answer(messages, template) {
+      const inputs = encode(messages);
+      const promptTokens = inputs.input_ids?.dims[1] ?? 0;
+      if (contextLength !== null && promptTokens + template.maxNewTokens > contextLength) {
+        throw new ReaderError(
+          `the prompt is ${promptTokens} tokens; with ${template.maxNewTokens} new tokens it exceeds ${config.model}'s ` +
+            `context of ${contextLength} positions. Use fewer passages (a smaller k) or a reader with a longer context.`,
+        );
+      }
+      const output = (await model.generate({
+        ...inputs,
+        max_new_tokens: template.maxNewTokens,
+        do_sample: false,
+        num_beams: 1,
+      })) as unknown as TensorLike;
+      try {
+        const all = Array.from(output.data as BigInt64Array, Number);
+        const tokenIds = all.slice(promptTokens);
+        const text = cleanAnswer(tokenizer.decode(tokenIds, { skip_special_tokens: true }));
+        return { text, promptTokens, newTokens: tokenIds.length, tokenIds };
+      } finally {
+        output.dispose?.();
+        for (const t of Object.values(inputs)) t.dispose?.();
+      }
+    },
+    async dispose() {
+      await model.dispose();
+    },
+  };
+}
