@@ -26,6 +26,11 @@ import type { BatchPlan } from '../src/encoders/batching.ts';
 import { MODEL_CONFIG_FILES, MODEL_FILE_CACHE, type EncoderConfig, type EncoderDtype } from '../src/encoders/presets.ts';
 import type { StoredVector } from '../src/encoders/pooling.ts';
 import { EmbeddingStore } from '../src/store/embeddings.ts';
+import { AnswerStore } from '../src/store/answers.ts';
+import { answerKey, templateName, type ReaderTask, type ReaderTemplate } from '../src/core/answers/prompt.ts';
+import { etaMs } from '../src/core/progress.ts';
+import { loadReader, type LoadedReader } from '../src/readers/reader.ts';
+import type { ReaderConfig } from '../src/readers/presets.ts';
 import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 // The same onnxruntime-web module transformers.js uses (Vite dedupes it), so one wasm and one env.
 import * as ort from 'onnxruntime-web/webgpu';
@@ -44,6 +49,37 @@ import {
 } from '../src/lab/local-model.ts';
 
 export type WorkerDevice = 'webgpu' | 'wasm';
+
+/** A reader job: answer each task from its passages, cache first (src/store/answers.ts). */
+export interface AnswerRequest {
+  readonly reader: ReaderConfig;
+  readonly load: WorkerLoadOptions;
+  readonly template: ReaderTemplate;
+  readonly k: number;
+  readonly tasks: readonly ReaderTask[];
+  /** IndexedDB database of the answers (default "fliplab-answers"). */
+  readonly dbName?: string;
+}
+
+export interface AnswerProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly cached: number;
+  readonly etaMs: number | null;
+  readonly tokensPerSecond: number | null;
+  readonly device: WorkerDevice | null;
+}
+
+/** One answer, as soon as it is known: from the cache, or just generated (and already stored). */
+export type AnswerCallback = (queryId: string, prediction: string, from: 'cache' | 'reader') => unknown;
+
+export interface AnswerResult {
+  readonly cached: number;
+  readonly generated: number;
+  /** Device used and why it differs from the request; null when every answer came from the cache. */
+  readonly device: WorkerDevice | null;
+  readonly reason: string | null;
+}
 
 export interface CorpusRequest {
   readonly config: EncoderConfig;
@@ -277,6 +313,7 @@ async function inBrowserCache(config: EncoderConfig, source: WorkerLoadOptions['
 
 let initialized = false;
 let current: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
+let currentReader: { key: string; reader: LoadedReader } | undefined;
 
 /** The buffers behind the batch's vectors; each is owned by exactly one vector, so transferring is safe. */
 function transferables(batch: EncodedBatch): ArrayBuffer[] {
@@ -286,6 +323,32 @@ function transferables(batch: EncodedBatch): ArrayBuffer[] {
     if (v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) buffers.add(v.buffer);
   }
   return [...buffers];
+}
+
+/** The device a load gets: WebGPU only when an adapter is granted and fits the weights (else WASM, with the reason). */
+async function pickDevice(
+  options: Pick<WorkerLoadOptions, 'device' | 'avoidSoftwareAdapter'>,
+  dtype: string,
+): Promise<{ device: WorkerDevice; reason: string | null; adapterInfo: AdapterInfo | null }> {
+  if (options.device !== 'webgpu') return { device: 'wasm', reason: null, adapterInfo: null };
+  let found = await detectWebGpu();
+  // fp16 weights need the adapter's shader-f16 feature (SwiftShader, for one, lacks it).
+  if (found.device === 'webgpu' && dtype.includes('f16') && found.adapter.features?.has('shader-f16') === false) {
+    found = { device: 'wasm', reason: `the WebGPU adapter lacks shader-f16, which ${dtype} weights need` };
+  }
+  if (found.device === 'webgpu' && options.avoidSoftwareAdapter === true && isSoftwareAdapter(describeAdapter(found.adapter))) {
+    found = {
+      device: 'wasm',
+      reason:
+        `the only WebGPU adapter is a software renderer (${adapterName(describeAdapter(found.adapter))}), slower than ` +
+        'WASM; choose WebGPU in Settings to use it anyway',
+    };
+  }
+  if (found.device !== 'webgpu') return { device: 'wasm', reason: found.reason, adapterInfo: null };
+  const webgpu = ortEnv().webgpu;
+  // Hand ORT the adapter we checked, so it cannot pick a different one (ORT fixes it at first use).
+  if (webgpu && webgpu.adapter === undefined) webgpu.adapter = found.adapter;
+  return { device: 'webgpu', reason: null, adapterInfo: describeAdapter(found.adapter) };
 }
 
 const api = {
@@ -302,34 +365,8 @@ const api = {
     if (current?.key === key) return current.result;
     await api.dispose();
 
-    let device: WorkerDevice = 'wasm';
-    let reason: string | null = null;
-    let adapterInfo: AdapterInfo | null = null;
     const dtype = options.dtype ?? config.dtype;
-    if (options.device === 'webgpu') {
-      let found = await detectWebGpu();
-      // fp16 weights need the adapter's shader-f16 feature (SwiftShader, for one, lacks it).
-      if (found.device === 'webgpu' && dtype === 'fp16' && found.adapter.features?.has('shader-f16') === false) {
-        found = { device: 'wasm', reason: 'the WebGPU adapter lacks shader-f16, which fp16 weights need' };
-      }
-      if (found.device === 'webgpu' && options.avoidSoftwareAdapter === true && isSoftwareAdapter(describeAdapter(found.adapter))) {
-        found = {
-          device: 'wasm',
-          reason:
-            `the only WebGPU adapter is a software renderer (${adapterName(describeAdapter(found.adapter))}), slower than ` +
-            'WASM; choose WebGPU in Settings to use it anyway',
-        };
-      }
-      if (found.device === 'webgpu') {
-        device = 'webgpu';
-        adapterInfo = describeAdapter(found.adapter);
-        const webgpu = ortEnv().webgpu;
-        // Hand ORT the adapter we checked, so it cannot pick a different one (ORT fixes it at first use).
-        if (webgpu && webgpu.adapter === undefined) webgpu.adapter = found.adapter;
-      } else {
-        reason = found.reason;
-      }
-    }
+    const { device, reason, adapterInfo } = await pickDevice(options, dtype);
     const local = isLocalLoad(options.source);
     if (local) {
       // Checked before loading: transformers.js would report a missing file obscurely (or not at all).
@@ -486,6 +523,96 @@ const api = {
     }
   },
 
+  /**
+   * Answer questions with a reader, cache first: answers already in IndexedDB are delivered at once and the
+   * reader (loaded only if something is missing) generates the rest, one question at a time, each answer
+   * stored before the next question starts. Cancelling is the bridge's: it ends this worker.
+   */
+  async answerQuestions(
+    request: AnswerRequest,
+    onProgress?: (p: AnswerProgress) => void,
+    onAnswer?: AnswerCallback,
+  ): Promise<AnswerResult> {
+    const dtype = request.load.dtype ?? request.reader.dtype;
+    const template = templateName(request.template);
+    const keyOf = (t: ReaderTask) =>
+      answerKey({
+        model: request.reader.model,
+        revision: request.reader.revision,
+        dtype,
+        template,
+        k: request.k,
+        passageIds: t.passageIds,
+        question: t.question,
+      });
+    const store = await AnswerStore.open(request.dbName);
+    try {
+      const keys = request.tasks.map(keyOf);
+      const stored = await store.getMany(keys);
+      const delivered: Promise<unknown>[] = [];
+      const todo: { task: ReaderTask; key: string }[] = [];
+      request.tasks.forEach((task, i) => {
+        const hit = stored.get(keys[i]!);
+        if (hit) delivered.push(Promise.resolve(onAnswer?.(task.queryId, hit.prediction, 'cache')));
+        else todo.push({ task, key: keys[i]! });
+      });
+      const total = request.tasks.length;
+      const cached = total - todo.length;
+      void onProgress?.({ done: cached, total, cached, etaMs: todo.length === 0 ? 0 : null, tokensPerSecond: null, device: null });
+      if (todo.length === 0) {
+        await Promise.all(delivered);
+        return { cached, generated: 0, device: null, reason: null };
+      }
+      if (!initialized) await api.init();
+      const { device, reason } = await pickDevice(request.load, dtype);
+      const local = isLocalLoad(request.load.source);
+      const source = local ? { ...request.load.source, allowRemote: false, customCache: localCache } : request.load.source;
+      const readerKey = JSON.stringify([request.reader, dtype, device, request.load.source]);
+      if (currentReader?.key !== readerKey) {
+        await currentReader?.reader.dispose();
+        currentReader = undefined;
+        currentReader = { key: readerKey, reader: await loadReader(request.reader, { device, dtype, source }) };
+      }
+      const reader: LoadedReader = currentReader.reader;
+      const started = performance.now();
+      let tokens = 0;
+      for (let i = 0; i < todo.length; i++) {
+        const { task, key } = todo[i]!;
+        const answer = await reader.answer(task.messages, request.template);
+        tokens += answer.newTokens;
+        await store.put({
+          key,
+          queryId: task.queryId,
+          prediction: answer.text,
+          model: request.reader.model,
+          revision: request.reader.revision,
+          dtype,
+          template,
+          k: request.k,
+          passageIds: task.passageIds,
+          question: task.question,
+          device,
+          newTokens: answer.newTokens,
+          createdAt: Date.now(),
+        });
+        delivered.push(Promise.resolve(onAnswer?.(task.queryId, answer.text, 'reader')));
+        const elapsed = performance.now() - started;
+        void onProgress?.({
+          done: cached + i + 1,
+          total,
+          cached,
+          etaMs: etaMs(i + 1, todo.length, elapsed),
+          tokensPerSecond: elapsed > 0 ? tokens / (elapsed / 1000) : null,
+          device,
+        });
+      }
+      await Promise.all(delivered);
+      return { cached, generated: todo.length, device, reason };
+    } finally {
+      store.close();
+    }
+  },
+
   /** Test hook: destroy ONNX Runtime's WebGPU device, as a driver reset or GPU process crash would. */
   async loseWebGpuDeviceForTesting(): Promise<boolean> {
     const webgpu = ortEnv().webgpu as { device?: Promise<{ destroy(): void }> } | undefined;
@@ -528,6 +655,9 @@ const api = {
     const loaded = current;
     current = undefined;
     await loaded?.encoder.dispose();
+    const reader = currentReader;
+    currentReader = undefined;
+    await reader?.reader.dispose();
   },
 };
 

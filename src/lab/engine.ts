@@ -25,6 +25,7 @@ import {
 import { buildLexicalIndex, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
 import { runQl } from '../core/retrieve/ql.ts';
 import { parseRm3RunName, resolveRm3Params, rm3Expand, runRm3, type ExpandedQuery, type Rm3Params } from '../core/retrieve/rm3.ts';
+import { readerTasks, type ReaderTaskSet, type ReaderTemplate } from '../core/answers/prompt.ts';
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { PackCollection } from './packs.ts';
@@ -44,6 +45,7 @@ export interface LabCollection {
   readonly diagnostics: readonly Diagnostic[];
   readonly split?: string | null;
   readonly splits?: readonly string[];
+  readonly gold?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface CollectionSummary {
@@ -338,6 +340,21 @@ export class LabEngine {
     const i = corpus.indexOf.get(docId as DocId);
     if (i === undefined) throw new Error(`document ${JSON.stringify(docId)} is not in the corpus`);
     return { title: corpus.titles[i] ?? '', text: corpus.texts[i] ?? '' };
+  }
+
+  /** Gold answers from the queries' metadata (empty when the collection has none). */
+  goldAnswers(): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const [id, answers] of this.#collection().gold ?? []) out[id] = [...answers];
+    return out;
+  }
+
+  /** The reader's tasks for `queryIds` under run `name`: question, top-k passages, messages (core/answers/prompt.ts). */
+  readerTasks(name: string, queryIds: readonly string[], k: number, template: ReaderTemplate): ReaderTaskSet {
+    const c = this.#collection();
+    const run = this.run(name);
+    const questions = new Map(c.queries.ids.map((id, i) => [id as string, c.queries.texts[i] ?? '']));
+    return readerTasks(template, c.corpus, questions, (q) => run.byQuery.get(q as QueryId)?.docs, queryIds, k);
   }
 
   /** Query texts by id, for the explorer's list and text filter. */

@@ -12,6 +12,10 @@ import type { EncodeProgress } from '../../encoders/job.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
 import type {
+  AnswerCallback,
+  AnswerProgress,
+  AnswerRequest,
+  AnswerResult,
   CorpusRequest,
   CorpusResult,
   EncodeApi,
@@ -24,6 +28,10 @@ import type {
 import { asBlob, validateRegisteredModel, type LocalModelFile } from '../../lab/local-model.ts';
 
 export type {
+  AnswerCallback,
+  AnswerProgress,
+  AnswerRequest,
+  AnswerResult,
   CorpusRequest,
   CorpusResult,
   ModelCallback,
@@ -184,6 +192,21 @@ export class EncodeBridge {
       const result = await run({ ...request, load: { ...request.load, device: 'wasm' } });
       return { ...result, fallback: reason };
     }
+  }
+
+  /**
+   * Answer questions with a reader in the worker, cache first (IndexedDB). Aborting ends the worker; every
+   * answer stored before that is kept, so the next call (or a reload) resumes where this one stopped.
+   */
+  answerQuestions(
+    request: AnswerRequest,
+    onProgress?: (p: AnswerProgress) => void,
+    onAnswer?: AnswerCallback,
+    signal?: AbortSignal,
+  ): Promise<AnswerResult> {
+    return this.#run(signal, (api) =>
+      api.answerQuestions(request, onProgress ? proxy(onProgress) : undefined, onAnswer ? proxy(onAnswer) : undefined),
+    );
   }
 
   /** Test hook (e2e): make the worker's WebGPU device lost, as a driver reset would. */

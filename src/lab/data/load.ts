@@ -25,6 +25,7 @@ import { InputError, isInputError, quote } from '../../core/io/errors.ts';
 import { readLines } from '../../core/io/lines.ts';
 import { QrelsBuilder, parseRun, type ParseResult } from '../../core/io/trec.ts';
 import { checkQrels } from '../../core/io/validate.ts';
+import { parseGoldFromQueries } from '../../core/io/answers.ts';
 import { baseName, normalizePath, withoutExtension } from './bytes.ts';
 import { feedAliasedJsonl, feedCsv, feedQueriesTsv, parseTextDocuments } from './custom.ts';
 import { classifyFiles, type ClassifiedFile } from './files.ts';
@@ -225,10 +226,17 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
 
   let queries: Queries;
   let queriesSynthesized = false;
+  const gold = new Map<string, string[]>();
   if (of('queries').length > 0) {
     const q = await parseQueriesGroup(of('queries'));
     queries = q.value;
     diagnostics.push(...q.warnings);
+    // Gold answers riding in BEIR queries' metadata (HotpotQA: metadata.answer), for answer-level flips.
+    // Queries without any are normal (most collections): no warning here; the answers panel says what it has.
+    for (const c of of('queries')) {
+      if (c.format !== 'jsonl') continue;
+      for (const [id, answers] of (await parseGoldFromQueries(c.file.bytes, c.file.path)).value) gold.set(id, answers);
+    }
   } else if (runs.length > 0) {
     queries = queriesFromIds(qrels?.value ?? null, runs);
     queriesSynthesized = true;
@@ -248,5 +256,5 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
       ...checkQrels(qrels.value, qrels.file, queriesSynthesized ? { corpus: corpus.value } : { corpus: corpus.value, queries }),
     );
   }
-  return { name, corpus: corpus.value, queries, qrels: qrels?.value ?? null, split, splits, runs, diagnostics };
+  return { name, corpus: corpus.value, queries, qrels: qrels?.value ?? null, split, splits, runs, diagnostics, gold };
 }

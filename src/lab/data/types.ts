@@ -25,6 +25,8 @@ export interface LoadedCollection {
   readonly runs: readonly Run[];
   /** Warnings from the core parsers and the file classifier (ignored, ambiguous or unknown files). */
   readonly diagnostics: readonly Diagnostic[];
+  /** Gold answers from the queries' BEIR metadata (`metadata.answer` / `answers`), by query id; empty when none. */
+  readonly gold?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Download progress of one URL. */
