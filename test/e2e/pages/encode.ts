@@ -6,6 +6,7 @@
 import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/lab/local-model.ts';
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
+import { READER_TEMPLATE, type ReaderTask } from '../../../src/core/answers/prompt.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
 import {
   testConfig,
@@ -104,7 +105,60 @@ async function encodeCorpus(
   };
 }
 
+/**
+ * Answer reader tasks (built in Node: core/answers/prompt.ts) in the worker, cache first in IndexedDB
+ * `dbName`; answers in task order, the device used, and the last tokens/s the worker reported.
+ */
+/** Answers delivered so far by the running answerTasks call (read by the test while it runs). */
+let answersSoFar = 0;
+let answersJob: Promise<unknown> | null = null;
+
+async function answerTasks(device: WorkerDevice, modelId: string, tasks: readonly ReaderTask[], dbName: string, k: number) {
+  const started = performance.now();
+  const predictions = new Map<string, string>();
+  let tokensPerSecond: number | null = null;
+  answersSoFar = 0;
+  const result = await bridgeFor(device).answerQuestions(
+    {
+      reader: { id: modelId, label: modelId, model: modelId, revision: 'main', dtype: 'fp32' },
+      load: { device, source: { remoteHost: location.origin, allowRemote: true } },
+      template: READER_TEMPLATE,
+      k,
+      tasks,
+      dbName,
+    },
+    (p) => {
+      if (p.tokensPerSecond !== null) tokensPerSecond = p.tokensPerSecond;
+    },
+    (queryId, prediction) => {
+      predictions.set(queryId, prediction);
+      answersSoFar = predictions.size;
+    },
+  );
+  return {
+    ...result,
+    tokensPerSecond,
+    elapsedMs: performance.now() - started,
+    predictions: tasks.map((t) => predictions.get(t.queryId) ?? null),
+  };
+}
+
 const fliplabTest = {
+  answerTasks,
+  /** Start answerTasks without waiting (the test reloads the page mid-run). */
+  startAnswers(device: WorkerDevice, modelId: string, tasks: readonly ReaderTask[], dbName: string, k: number): void {
+    answersJob = answerTasks(device, modelId, tasks, dbName, k).catch((e: unknown) => ({ error: String(e) }));
+  },
+  answersSoFar: () => answersSoFar,
+  answersResult: () => answersJob,
+  async tryAnswerTasks(device: WorkerDevice, modelId: string, tasks: readonly ReaderTask[], dbName: string, k: number) {
+    const started = performance.now();
+    try {
+      return await answerTasks(device, modelId, tasks, dbName, k);
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
   /** Cache-first encoding of a whole collection into IndexedDB `dbName`, awaited. */
   encodeCorpus,
   /** Start it without waiting (the test reloads the page mid-run). */
