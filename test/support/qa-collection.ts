@@ -8,9 +8,36 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SUBJECTS = [
-  'river', 'ocean', 'moon', 'tide', 'brain', 'heart', 'virus', 'vaccine', 'protein', 'gene',
-  'market', 'company', 'school', 'city', 'country', 'house', 'light', 'water', 'energy', 'power',
-  'student', 'teacher', 'patient', 'hospital', 'drug', 'tumor', 'mouse', 'blood', 'cell', 'food',
+  'river',
+  'ocean',
+  'moon',
+  'tide',
+  'brain',
+  'heart',
+  'virus',
+  'vaccine',
+  'protein',
+  'gene',
+  'market',
+  'company',
+  'school',
+  'city',
+  'country',
+  'house',
+  'light',
+  'water',
+  'energy',
+  'power',
+  'student',
+  'teacher',
+  'patient',
+  'hospital',
+  'drug',
+  'tumor',
+  'mouse',
+  'blood',
+  'cell',
+  'food',
 ];
 const PROPERTIES = ['color', 'name', 'origin', 'cause', 'size', 'age'];
 const ANSWERS = ['red', 'green', 'blue', 'black', 'white', 'high', 'low', 'old', 'new', 'large', 'small', 'early', 'late'];
@@ -51,7 +78,11 @@ export function writeQaCollection(dir: string, opts: { queries?: number; seed?: 
     queries.push({ _id: id, text: `what is the ${property} of the ${subject}`, metadata: { answer } });
     // The relevant passage: long, the subject once, the property once, the answer.
     const rel = `d${q + 1}-rel`;
-    docs.push({ _id: rel, title: '', text: `${words(20 + pick(30))} the ${property} of this ${subject} is ${answer}. ${pick(2) === 0 ? subject : ""} ${words(10 + pick(40))}` });
+    docs.push({
+      _id: rel,
+      title: '',
+      text: `${words(20 + pick(30))} the ${property} of this ${subject} is ${answer}. ${pick(2) === 0 ? subject : ''} ${words(10 + pick(40))}`,
+    });
     qrels.push(`${id}\t${rel}\t1`);
     // Distractors: short ones repeating the subject, long ones with subject and property, none with the answer.
     for (let d = 0; d < 4; d++) {

@@ -1,0 +1,267 @@
+/**
+ * `fliplab answers generate` end to end with the generated decoder (onnxruntime-node): a QA collection the
+ * test writes, BM25 and BM25+RM3 runs from the CLI, the flip set from `answers flips --json`, answers for
+ * exactly those queries, the file reused as a cache on a second run, and the bad input the issue names.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER, TINY_READER_BASE } from '../../scripts/models/make-fixtures.ts';
+import { main } from '../../src/cli/main.ts';
+import { writeQaCollection } from '../support/qa-collection.ts';
+import { tempDir } from '../support/temp.ts';
+
+const tmp = tempDir('answers-generate');
+const TIMEOUT_MS = 120_000;
+
+async function cli(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+const qa = join(tmp, 'qa');
+const bm25 = join(tmp, 'bm25.run');
+const rm3 = join(tmp, 'rm3.run');
+const flips = join(tmp, 'flips.json');
+const reader = ['--model-dir', DEFAULT_MODELS_DIR, '--offline'];
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+beforeAll(async () => {
+  await makeReaderFixtures();
+  writeQaCollection(qa);
+  expect((await cli('bm25', qa, '--out', bm25)).code).toBe(0);
+  expect((await cli('bm25', qa, '--rm3', '--out', rm3)).code).toBe(0);
+  const f = await cli(
+    'answers',
+    'flips',
+    join(qa, 'qrels', 'test.tsv'),
+    '--reference',
+    bm25,
+    '--candidate',
+    rm3,
+    '--gold',
+    join(qa, 'queries.jsonl'),
+    '--at',
+    '2',
+    '--json',
+  );
+  expect(f.code).toBe(0);
+  writeFileSync(flips, f.stdout);
+}, TIMEOUT_MS);
+
+describe('fliplab answers generate', () => {
+  it(
+    "answers the flip set's queries from the run's top k, with provenance on every line, and reuses them on a second run",
+    async () => {
+      const wanted = JSON.parse(readFileSync(flips, 'utf8')) as { candidates: { flip_queries: string[]; control_queries: string[] }[] };
+      const queries = new Set(wanted.candidates.flatMap((c) => [...c.flip_queries, ...c.control_queries]));
+      expect(queries.size).toBeGreaterThan(0);
+      const out = join(tmp, 'bm25-answers.jsonl');
+      const first = await cli(
+        'answers',
+        'generate',
+        qa,
+        '--run',
+        bm25,
+        '--reader',
+        TINY_READER.id,
+        ...reader,
+        '--k',
+        '2',
+        '--queries',
+        flips,
+        '--out',
+        out,
+      );
+      expect(first.stderr).toMatch(new RegExp(`answers: ${queries.size} questions, 0 already answered, ${queries.size} to generate`));
+      expect(first.stderr).toMatch(/new tokens\/s/);
+      expect(first.code).toBe(0);
+      const records = lines(out);
+      expect(new Set(records.map((r) => r.query_id))).toEqual(queries);
+      const run = readFileSync(bm25, 'utf8').split('\n');
+      for (const r of records) {
+        expect(r).toMatchObject({
+          reader: TINY_READER.id,
+          revision: 'main',
+          dtype: 'fp32',
+          template: 'fliplab-short-answer@v1',
+          k: 2,
+          run: 'bm25',
+        });
+        expect(typeof r.prediction).toBe('string');
+        // The passages are the run's top 2 for that query, in rank order.
+        const top = run
+          .filter((l) => l.startsWith(`${String(r.query_id)} `))
+          .slice(0, 2)
+          .map((l) => l.split(' ')[2]);
+        expect(r.passage_ids).toEqual(top);
+      }
+      const again = await cli(
+        'answers',
+        'generate',
+        qa,
+        '--run',
+        bm25,
+        '--reader',
+        TINY_READER.id,
+        ...reader,
+        '--k',
+        '2',
+        '--queries',
+        flips,
+        '--out',
+        out,
+      );
+      expect(again.code).toBe(0);
+      expect(again.stderr).toMatch(new RegExp(`${queries.size} already answered, 0 to generate`));
+      expect(lines(out)).toEqual(records);
+      // A different k is a different question for the reader: nothing is reused, and the user is told.
+      const k3 = await cli(
+        'answers',
+        'generate',
+        qa,
+        '--run',
+        bm25,
+        '--reader',
+        TINY_READER.id,
+        ...reader,
+        '--k',
+        '3',
+        '--queries',
+        flips,
+        '--out',
+        out,
+      );
+      expect(k3.stderr).toMatch(new RegExp(`${queries.size} answers in .* were made with other settings`));
+      expect(lines(out).every((r) => r.k === 3)).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'feeds answers flips: the generated files give the Table 9 report',
+    async () => {
+      const ref = join(tmp, 'ref.jsonl');
+      const cand = join(tmp, 'cand.jsonl');
+      for (const [run, out] of [
+        [bm25, ref],
+        [rm3, cand],
+      ] as const) {
+        expect(
+          (
+            await cli(
+              'answers',
+              'generate',
+              qa,
+              '--run',
+              run,
+              '--reader',
+              TINY_READER.id,
+              ...reader,
+              '--k',
+              '2',
+              '--queries',
+              flips,
+              '--out',
+              out,
+            )
+          ).code,
+        ).toBe(0);
+      }
+      const r = await cli(
+        'answers',
+        'flips',
+        join(qa, 'qrels', 'test.tsv'),
+        '--reference',
+        bm25,
+        '--candidate',
+        rm3,
+        '--gold',
+        join(qa, 'queries.jsonl'),
+        '--reference-answers',
+        ref,
+        '--candidate-answers',
+        cand,
+        '--at',
+        '2',
+        '--json',
+      );
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout) as { candidates: { flips: number; missing_predictions: string[] }[] };
+      expect(report.candidates[0]!.flips).toBeGreaterThan(0);
+      expect(report.candidates[0]!.missing_predictions).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'refuses a base model without a chat template, saying why',
+    async () => {
+      const r = await cli(
+        'answers',
+        'generate',
+        qa,
+        '--run',
+        bm25,
+        '--reader',
+        TINY_READER_BASE.id,
+        ...reader,
+        '--queries',
+        flips,
+        '--out',
+        join(tmp, 'x.jsonl'),
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/tiny-gpt2-base has no chat template.*base model, not an instruct model/);
+    },
+    TIMEOUT_MS,
+  );
+
+  it('says what --queries expects, naming the file', async () => {
+    const bad = join(tmp, 'bad.json');
+    writeFileSync(bad, '{"not": "flips"}');
+    const r = await cli(
+      'answers',
+      'generate',
+      qa,
+      '--run',
+      bm25,
+      '--reader',
+      TINY_READER.id,
+      ...reader,
+      '--queries',
+      bad,
+      '--out',
+      join(tmp, 'y.jsonl'),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad\.json.*expected a JSON array of query ids or an object with "candidates"/);
+    const d = await cli(
+      'answers',
+      'generate',
+      qa,
+      '--run',
+      bm25,
+      '--reader',
+      TINY_READER.id,
+      ...reader,
+      '--device',
+      'tpu',
+      '--out',
+      join(tmp, 'z.jsonl'),
+    );
+    expect(d.code).toBe(2);
+    expect(d.stderr).toMatch(/--device expects cpu or cuda, got "tpu"/);
+  });
+
+  it('prints the prompt template as JSON', async () => {
+    const r = await cli('answers', 'template');
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 'fliplab-short-answer', version: 1, passageWords: 300, maxNewTokens: 24 });
+  });
+});
