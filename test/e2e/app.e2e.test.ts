@@ -21,6 +21,8 @@ import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
+import { writeQaCollection } from '../support/qa-collection.ts';
+import { answerTokens } from '../../src/core/answers/normalize.ts';
 import { main } from '../../src/cli/main.ts';
 import { writeBeirMirror } from '../support/beir-mirror.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
@@ -1101,4 +1103,160 @@ describe('privacy', () => {
     });
     expect(blocked).toBe('connect-src http://192.0.2.1/not-allowed');
   });
+});
+
+describe('answer-level flips (the paper’s §3.5)', () => {
+  it('reads gold from the queries’ metadata, answers the flip set with a reader, and shows the table the CLI computes from the exported answers', async () => {
+    const qa = writeQaCollection(join(work, 'qa'));
+    const { context: c, page: p } = await openLab(browser);
+    try {
+      await p.getByTestId('pick-folder').setInputFiles(qa.dir);
+      await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/150 passages.*30 queries/s);
+      await expect.poll(() => row(p, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+      await p.getByTestId('add-rm3').click();
+      await expect.poll(() => row(p, 'bm25-rm3').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+      const panel = p.getByTestId('answers-panel');
+      await expect
+        .poll(() => p.getByTestId('gold-status').textContent(), { timeout: 30_000 })
+        .toMatch(/Gold answers: 30 queries \(from queries metadata\)/);
+      await p.getByTestId('answer-k').fill('2');
+      await p.getByTestId('reader-preset').selectOption('custom');
+      await p.getByTestId('reader-model').fill(LAYOUT_REPOS.reader);
+      await p.getByTestId('reader-dtype').selectOption('fp32');
+      await expect.poll(() => p.getByTestId('answer-flip-table').textContent(), { timeout: 30_000 }).toMatch(/bm25-rm3\s*[1-9]\d* flips/);
+      await p.getByTestId('reader-run').click();
+      // Done when the job is gone and every run has the answers its flip and control queries need.
+      await expect.poll(() => p.getByTestId('reader-run').count(), { timeout: 120_000 }).toBe(1);
+      expect(await panel.getByTestId('answers-error').count()).toBe(0);
+      const counts = await p
+        .locator('[data-testid="answer-runs"] tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => [
+            r.querySelector('td')!.textContent!.trim(),
+            r.querySelector('[data-testid="answer-count"]')!.textContent!.trim(),
+          ]),
+        );
+      for (const [needed, have] of counts) expect(have!.split(' ')[0]).toBe(needed);
+
+      // The exports, then the CLI on them.
+      const ref = await saveDownload(p, () => p.locator('tr[data-run="bm25"] [data-testid="export-answers"]').click());
+      const cand = await saveDownload(p, () => p.locator('tr[data-run="bm25-rm3"] [data-testid="export-answers"]').click());
+      const table = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as Record<string, unknown>;
+      const runs: string[] = [];
+      for (const name of ['bm25', 'bm25-rm3']) {
+        await p.getByTestId('export-run-select').selectOption(name);
+        runs.push((await saveDownload(p, () => p.getByTestId('export-run').click())).path);
+      }
+      const fromCliRun = await cli([
+        'answers',
+        'flips',
+        join(qa.dir, 'qrels', 'test.tsv'),
+        '--reference',
+        runs[0]!,
+        '--candidate',
+        runs[1]!,
+        '--name',
+        'bm25',
+        '--name',
+        'bm25-rm3',
+        '--gold',
+        join(qa.dir, 'queries.jsonl'),
+        '--reference-answers',
+        ref.path,
+        '--candidate-answers',
+        cand.path,
+        '--at',
+        '2',
+        '--json',
+      ]);
+      expect(fromCliRun.code).toBe(0);
+      const fromCli = JSON.parse(fromCliRun.stdout) as Record<string, unknown>;
+      // Warnings are each tool's own (the CLI also reports parsing notes); every number and set is the same.
+      expect({ ...table, warnings: [] }).toEqual({ ...fromCli, warnings: [] });
+      expect((table.candidates as { flips: number }[])[0]!.flips).toBeGreaterThan(0);
+
+      // Gold from a file, made so that some reference answers are right and the candidate's are not: the
+      // regressions are then non-zero, and the lab and the CLI must still agree on every count.
+      const predictionsOf = (text: string) =>
+        new Map(
+          text
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as { query_id: string; prediction: string })
+            .map((r) => [r.query_id, answerTokens(r.prediction)]),
+        );
+      const refAnswers = predictionsOf(ref.text);
+      const candAnswers = predictionsOf(cand.text);
+      const goldRows = [...refAnswers].map(([q, tokens]) => {
+        const own = tokens.find((t) => !(candAnswers.get(q) ?? []).includes(t));
+        return { query_id: q, answers: [own ?? 'zzz-never'] };
+      });
+      const goldFile = join(work, 'qa-gold.jsonl');
+      await writeFile(goldFile, goldRows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      await p.getByTestId('gold-file').setInputFiles(goldFile);
+      await expect.poll(() => p.getByTestId('gold-status').textContent(), { timeout: 10_000 }).toMatch(/from qa-gold\.jsonl/);
+      const regressed = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as {
+        candidates: { regressions_among_flips: { count: number } }[];
+      };
+      const fromGoldFile = await cli([
+        'answers',
+        'flips',
+        join(qa.dir, 'qrels', 'test.tsv'),
+        '--reference',
+        runs[0]!,
+        '--candidate',
+        runs[1]!,
+        '--name',
+        'bm25',
+        '--name',
+        'bm25-rm3',
+        '--gold',
+        goldFile,
+        '--reference-answers',
+        ref.path,
+        '--candidate-answers',
+        cand.path,
+        '--at',
+        '2',
+        '--json',
+      ]);
+      expect({ ...regressed, warnings: [] }).toEqual({ ...(JSON.parse(fromGoldFile.stdout) as object), warnings: [] });
+      expect(regressed.candidates[0]!.regressions_among_flips.count).toBeGreaterThan(0);
+
+      // The explorer shows both answers under both rankings, scored.
+      const flipQuery = (table.candidates as { flip_queries: string[] }[])[0]!.flip_queries[0]!;
+      await p.evaluate((q) => (location.hash = `${location.hash}&q=${encodeURIComponent(q)}`), flipQuery);
+      await expect
+        .poll(() => p.locator('section[aria-labelledby="explorer-heading"] [data-testid="answer"]').count(), { timeout: 30_000 })
+        .toBe(2);
+      expect(await p.locator('[data-testid="answer"]').first().textContent()).toMatch(
+        /Answer from these passages: .*(✓ correct|✗ incorrect)/s,
+      );
+
+      // A reload keeps the answers: asking again finds every one in the cache.
+      await p.reload();
+      await expect.poll(() => row(p, 'bm25-rm3').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+      await p.getByTestId('answer-k').fill('2');
+      await p.getByTestId('reader-preset').selectOption('custom');
+      await p.getByTestId('reader-model').fill(LAYOUT_REPOS.reader);
+      await p.getByTestId('reader-dtype').selectOption('fp32');
+      await expect.poll(() => p.getByTestId('reader-run').isEnabled(), { timeout: 30_000 }).toBe(true);
+      await p.getByTestId('reader-run').click();
+      await expect.poll(() => p.getByTestId('reader-run').count(), { timeout: 60_000 }).toBe(1);
+      const again = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as Record<string, unknown>;
+      expect(again).toEqual(table);
+
+      // Bad input: a malformed predictions file names file and line, and loses nothing.
+      const bad = join(work, 'bad-predictions.jsonl');
+      await writeFile(bad, '{"query_id": "q1", "prediction": "red"}\nnot json\n');
+      await p.locator('tr[data-run="bm25"] [data-testid="predictions-file"]').setInputFiles(bad);
+      await expect
+        .poll(() => panel.getByTestId('answers-error').textContent(), { timeout: 10_000 })
+        .toMatch(/bad-predictions\.jsonl.*line 2/);
+      const still = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as Record<string, unknown>;
+      expect(still).toEqual(table);
+    } finally {
+      await c.close();
+    }
+  }, 240_000);
 });

@@ -6,7 +6,7 @@
  */
 import { cp, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_MODELS_DIR } from '../../scripts/models/make-fixtures.ts';
+import { DEFAULT_MODELS_DIR, makeReaderFixtures } from '../../scripts/models/make-fixtures.ts';
 
 const TOKENIZER = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt'];
 
@@ -23,6 +23,9 @@ export const LAYOUT_REPOS = {
   naver: 'naver/splade-cocondenser-ensembledistil',
   /** The dense presets' repos (onnx/ layout with fp32, fp16 and q8 weights), each holding the tiny BERT. */
   densePresets: ['Xenova/bge-large-en-v1.5', 'Xenova/e5-large-v2', 'Xenova/bge-small-en-v1.5', 'Xenova/e5-small-v2'],
+  /** The generated decoder (reader), with and without a chat template. */
+  reader: 'fliplab/tiny-gpt2',
+  readerBase: 'fliplab/tiny-gpt2-base',
   noOnnx: 'fliplab/no-onnx',
   noTokenizer: 'fliplab/no-tokenizer',
 } as const;
@@ -35,12 +38,14 @@ async function copyFiles(from: string, to: string, files: readonly [string, stri
   }
 }
 
-/** Write the layouts under `root` (replacing what is there). Call after makeModelFixtures(). */
+/** Write the layouts under `root` (replacing what is there). Call after makeModelFixtures() (the readers are made here). */
 export async function writeHubLayouts(root: string): Promise<string> {
   await rm(root, { recursive: true, force: true });
+  await makeReaderFixtures();
   const fixture = (id: string) => join(DEFAULT_MODELS_DIR, id);
   const same = (names: readonly string[]) => names.map((n) => [n, n] as [string, string]);
-  for (const id of [LAYOUT_REPOS.bert, LAYOUT_REPOS.splade]) await cp(fixture(id), join(root, id), { recursive: true });
+  for (const id of [LAYOUT_REPOS.bert, LAYOUT_REPOS.splade, LAYOUT_REPOS.reader, LAYOUT_REPOS.readerBase])
+    await cp(fixture(id), join(root, id), { recursive: true });
   for (const id of LAYOUT_REPOS.densePresets) await cp(fixture(LAYOUT_REPOS.bert), join(root, id), { recursive: true });
   const rootLayout = [...same(TOKENIZER), ['onnx/model.onnx', 'model.onnx']] as [string, string][];
   await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.bertRoot), rootLayout);
