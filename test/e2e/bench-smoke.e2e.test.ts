@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runEncodeBench } from '../../bench/encode.ts';
+import { runReaderBench } from '../../bench/reader.ts';
 
 const SMOKE_TIMEOUT_MS = 180_000;
 
@@ -25,6 +26,25 @@ describe('bench/encode.ts --smoke --webgpu', () => {
       expect(lines).toContainEqual(expect.stringMatching(/^browser WASM \/ native, fp32: [\d.]+× \(smoke run/));
       expect(lines).toContainEqual(expect.stringMatching(/^browser WASM \/ native, q8: [\d.]+× \(smoke run/));
       expect(lines.at(-1)).toMatch(/^q8 \/ fp32 on browser wasm: [\d.]+× \(smoke run/);
+    },
+    SMOKE_TIMEOUT_MS,
+  );
+});
+
+describe('bench/reader.ts --smoke', () => {
+  it(
+    'measures reader tokens/s on onnxruntime-node and browser WASM',
+    async () => {
+      const lines: string[] = [];
+      const rows = await runReaderBench({ smoke: true, log: (l) => lines.push(l) });
+      expect(rows.map((r) => `${r.engine.replace(/, \d+ threads?$/, '')} ${r.dtype}`)).toEqual([
+        'onnxruntime-node cpu fp32',
+        'onnxruntime-node cpu q8',
+        'browser wasm fp32',
+        'browser wasm q8',
+      ]);
+      for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
+      expect(lines.at(-1)).toMatch(/^fliplab\/tiny-gpt2 q8: browser WASM \/ native [\d.]+× \(smoke run/);
     },
     SMOKE_TIMEOUT_MS,
   );

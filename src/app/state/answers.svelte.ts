@@ -16,6 +16,8 @@ import { EncodeBridge, type AnswerProgress, type WorkerInitOptions } from '../br
 import { allowedOrigins } from '../settings.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { Lab } from './lab.svelte.ts';
+import type { EncoderDtype } from '../../encoders/presets.ts';
+import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 
 /** Where a run's answers came from. */
 export interface RunAnswers {
@@ -41,6 +43,8 @@ export class AnswerLab {
   readonly template: ReaderTemplate = READER_TEMPLATE;
   answers: Readonly<Record<string, RunAnswers>> = $state.raw({});
   job: ReaderJob | null = $state.raw(null);
+  /** A reader folder picked from disk and registered with the worker (its files never leave the page). */
+  localReader: { readonly name: string; readonly revision: string; readonly dtype: EncoderDtype } | null = $state.raw(null);
   error: string | null = $state(null);
   warnings: readonly string[] = $state.raw([]);
 
@@ -104,6 +108,29 @@ export class AnswerLab {
     const gold = this.gold[queryId];
     if (prediction === undefined || gold === undefined) return null;
     return { ...matchAnswer(prediction, gold), prediction };
+  }
+
+  /**
+   * Use a model folder picked from disk as the reader: its files are registered with the worker, which
+   * serves them to transformers.js itself; the cache key carries the folder's content fingerprint.
+   */
+  async pickReaderFolder(files: readonly PickedFile[], dtype: EncoderDtype): Promise<void> {
+    try {
+      const local = await prepareLocalModel(files, dtype);
+      await this.#bridge.registerLocalModel(local.name, local.files);
+      this.localReader = { name: local.name, revision: local.revision, dtype };
+      this.reader = { id: local.name, label: local.folder, model: local.name, revision: local.revision, dtype };
+      this.error = null;
+    } catch (e) {
+      this.error = errorText(errorInfo(e));
+    }
+  }
+
+  /** Where the reader's files come from: the picked folder, or the model host in Settings. */
+  readerSource(): { remoteHost?: string; localModelPath?: string; allowRemote?: boolean } {
+    return this.localReader !== null && this.reader.model === this.localReader.name
+      ? localModelSource()
+      : { remoteHost: `${this.#lab.settings.modelHost}/`, allowRemote: true };
   }
 
   /** Gold from the open collection's queries (metadata.answer), when it has any. */

@@ -7,6 +7,7 @@ import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/lab/local-model.ts';
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
 import { READER_TEMPLATE, type ReaderTask } from '../../../src/core/answers/prompt.ts';
+import type { ReaderConfig } from '../../../src/readers/presets.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
 import {
   testConfig,
@@ -113,14 +114,24 @@ async function encodeCorpus(
 let answersSoFar = 0;
 let answersJob: Promise<unknown> | null = null;
 
-async function answerTasks(device: WorkerDevice, modelId: string, tasks: readonly ReaderTask[], dbName: string, k: number) {
+async function answerTasks(
+  device: WorkerDevice,
+  modelOrReader: string | ReaderConfig,
+  tasks: readonly ReaderTask[],
+  dbName: string,
+  k: number,
+) {
+  const reader: ReaderConfig =
+    typeof modelOrReader === 'string'
+      ? { id: modelOrReader, label: modelOrReader, model: modelOrReader, revision: 'main', dtype: 'fp32' }
+      : modelOrReader;
   const started = performance.now();
   const predictions = new Map<string, string>();
   let tokensPerSecond: number | null = null;
   answersSoFar = 0;
   const result = await bridgeFor(device).answerQuestions(
     {
-      reader: { id: modelId, label: modelId, model: modelId, revision: 'main', dtype: 'fp32' },
+      reader,
       load: { device, source: { remoteHost: location.origin, allowRemote: true } },
       template: READER_TEMPLATE,
       k,
@@ -155,6 +166,15 @@ const fliplabTest = {
     const started = performance.now();
     try {
       return await answerTasks(device, modelId, tasks, dbName, k);
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
+  /** tryAnswerTasks with a whole reader config (dtype, revision). */
+  async tryAnswerTasksWith(device: WorkerDevice, reader: ReaderConfig, tasks: readonly ReaderTask[], dbName: string, k: number) {
+    const started = performance.now();
+    try {
+      return await answerTasks(device, reader, tasks, dbName, k);
     } catch (error) {
       return plainError(error, started, device);
     }
