@@ -1246,6 +1246,30 @@ describe('answer-level flips (the paper’s §3.5)', () => {
       const again = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as Record<string, unknown>;
       expect(again).toEqual(table);
 
+      // The same model as a folder picked from disk: nothing fetched for it, the same answers (a new cache
+      // key, the folder's fingerprint, so they are generated again, not read back).
+      const before = server.requests.length;
+      await p.getByTestId('reader-preset').selectOption('folder');
+      await p.getByTestId('reader-dtype').selectOption('fp32');
+      await p.getByTestId('reader-folder').setInputFiles(join(DEFAULT_MODELS_DIR, LAYOUT_REPOS.reader));
+      await expect
+        .poll(() => p.getByTestId('reader-folder-status').textContent(), { timeout: 30_000 })
+        .toMatch(/local\/tiny-gpt2 \(fp32\)/);
+      await p.getByTestId('reader-run').click();
+      await expect.poll(() => p.getByTestId('reader-run').count(), { timeout: 60_000 }).toBe(1);
+      expect(await panel.getByTestId('answers-error').count()).toBe(0);
+      const fromFolder = await saveDownload(p, () => p.locator('tr[data-run="bm25"] [data-testid="export-answers"]').click());
+      const byQuery = (text: string) =>
+        Object.fromEntries(
+          text
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as { query_id: string; prediction: string })
+            .map((r) => [r.query_id, r.prediction]),
+        );
+      expect(byQuery(fromFolder.text)).toEqual(byQuery(ref.text));
+      expect(server.requests.slice(before).filter((r) => r.includes('tiny-gpt2'))).toEqual([]);
+
       // Bad input: a malformed predictions file names file and line, and loses nothing.
       const bad = join(work, 'bad-predictions.jsonl');
       await writeFile(bad, '{"query_id": "q1", "prediction": "red"}\nnot json\n');
