@@ -125,7 +125,11 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     /** A gold-answers JSONL (or a BEIR queries.jsonl with metadata answers), parsed with file:line errors. */
     async parseGoldFile(file: CollectionFile): Promise<{ gold: Record<string, string[]>; warnings: string[] }> {
-      const first = new TextDecoder().decode(file.bytes.subarray(0, 4096)).split('\n').find((l) => l.trim() !== '') ?? '';
+      const first =
+        new TextDecoder()
+          .decode(file.bytes.subarray(0, 4096))
+          .split('\n')
+          .find((l) => l.trim() !== '') ?? '';
       let beir = false;
       try {
         beir = '_id' in (JSON.parse(first) as object);

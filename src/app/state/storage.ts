@@ -5,6 +5,7 @@
  */
 import { MODEL_FILE_CACHE } from '../../encoders/presets.ts';
 import { EmbeddingStore, type EncodingRecord } from '../../store/embeddings.ts';
+import { AnswerStore } from '../../store/answers.ts';
 
 export interface ModelFiles {
   /** "host/org/name" (mirrors are listed apart). */
@@ -20,6 +21,8 @@ export interface StorageOverview {
   readonly persisted: boolean | null;
   readonly encodings: readonly EncodingRecord[];
   readonly models: readonly ModelFiles[];
+  /** Reader answers kept for answer-level flips (src/store/answers.ts). */
+  readonly answers: number;
 }
 
 /** "https://huggingface.co/Xenova/bge-small-en-v1.5/resolve/main/onnx/model.onnx" → "huggingface.co/Xenova/bge-small-en-v1.5". */
@@ -54,7 +57,9 @@ export async function storageOverview(dbName?: string): Promise<StorageOverview>
   const store = await EmbeddingStore.open(dbName);
   try {
     const encodings = (await store.list()).sort((a, b) => b.createdAt - a.createdAt);
-    return { usage: estimate?.usage ?? null, quota: estimate?.quota ?? null, persisted, encodings, models: await modelFiles() };
+    const answerStore = await AnswerStore.open();
+    const answers = await answerStore.count().finally(() => answerStore.close());
+    return { usage: estimate?.usage ?? null, quota: estimate?.quota ?? null, persisted, encodings, models: await modelFiles(), answers };
   } finally {
     store.close();
   }
@@ -72,6 +77,16 @@ export async function deleteEncoding(encoding: string, dbName?: string): Promise
 export async function deleteModelFiles(urls: readonly string[]): Promise<void> {
   const cache = await caches.open(MODEL_FILE_CACHE);
   for (const url of urls) await cache.delete(url);
+}
+
+/** Delete every cached reader answer (the next request generates them again). */
+export async function deleteAnswers(): Promise<void> {
+  const store = await AnswerStore.open();
+  try {
+    await store.clear();
+  } finally {
+    store.close();
+  }
 }
 
 /** Ask the browser to keep the lab's storage under pressure (it may say no). */

@@ -68,48 +68,66 @@ describe('reader (transformers.js generate, onnxruntime-node)', () => {
     { id: 'd2', title: '', text: 'Rain and sun change the level of the river every year.' },
   ]);
 
-  it('decodes greedily: the oracle tokens, the 24-token limit, and a decoded answer', async () => {
-    const reader = await loadReader(config(TINY_READER.id), { device: 'cpu', source });
-    try {
-      const answer = await reader.answer(messages, READER_TEMPLATE);
-      const eos = model.tokenizer.specialIds['<|im_end|>'];
-      // The oracle needs the prompt ids: the reader's own chat template rendering, tokenized.
-      const { AutoTokenizer } = await import('@huggingface/transformers');
-      const tokenizer = await AutoTokenizer.from_pretrained(TINY_READER.id);
-      const text = tokenizer.apply_chat_template(messages, { add_generation_prompt: true, tokenize: false }) as string;
-      expect(text).toMatch(/^<\|im_start\|>system\nYou answer questions.*<\|im_start\|>assistant\n$/s);
-      const prompt = tokenizer.encode(text, { add_special_tokens: false });
-      expect(answer.promptTokens).toBe(prompt.length);
-      const oracle = referenceGreedy(model, prompt, READER_TEMPLATE.maxNewTokens, eos);
-      // A comparison near a tie would prove little; these are clear choices.
-      expect(Math.min(...oracle.map((s) => s.margin))).toBeGreaterThan(1e-3);
-      expect(answer.tokenIds).toEqual(oracle.map((s) => s.token));
-      expect(answer.newTokens).toBeLessThanOrEqual(24);
-      expect(answer.text).toBe(tokenizer.decode([...answer.tokenIds], { skip_special_tokens: true }).trim());
-      expect(answer.text.length).toBeGreaterThan(0);
-      expect(reader.contextLength).toBe(model.config.maxPositions);
-    } finally {
-      await reader.dispose();
-    }
-  }, LOAD_TIMEOUT_MS);
+  it(
+    'decodes greedily: the oracle tokens, the 24-token limit, and a decoded answer',
+    async () => {
+      const reader = await loadReader(config(TINY_READER.id), { device: 'cpu', source });
+      try {
+        const answer = await reader.answer(messages, READER_TEMPLATE);
+        const eos = model.tokenizer.specialIds['<|im_end|>'];
+        // The oracle needs the prompt ids: the reader's own chat template rendering, tokenized.
+        const { AutoTokenizer } = await import('@huggingface/transformers');
+        const tokenizer = await AutoTokenizer.from_pretrained(TINY_READER.id);
+        const text = tokenizer.apply_chat_template(messages, { add_generation_prompt: true, tokenize: false }) as string;
+        expect(text).toMatch(/^<\|im_start\|>system\nYou answer questions.*<\|im_start\|>assistant\n$/s);
+        const prompt = tokenizer.encode(text, { add_special_tokens: false });
+        expect(answer.promptTokens).toBe(prompt.length);
+        const oracle = referenceGreedy(model, prompt, READER_TEMPLATE.maxNewTokens, eos);
+        // A comparison near a tie would prove little; these are clear choices.
+        expect(Math.min(...oracle.map((s) => s.margin))).toBeGreaterThan(1e-3);
+        expect(answer.tokenIds).toEqual(oracle.map((s) => s.token));
+        expect(answer.newTokens).toBeLessThanOrEqual(24);
+        expect(answer.text).toBe(tokenizer.decode([...answer.tokenIds], { skip_special_tokens: true }).trim());
+        expect(answer.text.length).toBeGreaterThan(0);
+        expect(reader.contextLength).toBe(model.config.maxPositions);
+      } finally {
+        await reader.dispose();
+      }
+    },
+    LOAD_TIMEOUT_MS,
+  );
 
-  it('refuses a model without a chat template before loading its weights, saying why', async () => {
-    const error = await loadReader(config(TINY_READER_BASE.id), { device: 'cpu', source }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ReaderError);
-    expect((error as Error).message).toMatch(/fliplab\/tiny-gpt2-base has no chat template.*base model, not an instruct model/);
-  }, LOAD_TIMEOUT_MS);
-
-  it('refuses a prompt longer than the context, naming sizes and what to change', async () => {
-    const reader = await loadReader(config(TINY_READER.id), { device: 'cpu', source });
-    try {
-      // Unknown words fall back to bytes: a few thousand tokens.
-      const long = Array.from({ length: 400 }, (_, i) => `zq${i}xv`).join(' ');
-      const big = readerMessages(READER_TEMPLATE, 'q?', Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, text: long })));
-      const error = await reader.answer(big, READER_TEMPLATE).catch((e: unknown) => e);
+  it(
+    'refuses a model without a chat template before loading its weights, saying why',
+    async () => {
+      const error = await loadReader(config(TINY_READER_BASE.id), { device: 'cpu', source }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ReaderError);
-      expect((error as Error).message).toMatch(/the prompt is \d+ tokens; with 24 new tokens it exceeds .* context of 2048 positions.*smaller k/);
-    } finally {
-      await reader.dispose();
-    }
-  }, LOAD_TIMEOUT_MS);
+      expect((error as Error).message).toMatch(/fliplab\/tiny-gpt2-base has no chat template.*base model, not an instruct model/);
+    },
+    LOAD_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses a prompt longer than the context, naming sizes and what to change',
+    async () => {
+      const reader = await loadReader(config(TINY_READER.id), { device: 'cpu', source });
+      try {
+        // Unknown words fall back to bytes: a few thousand tokens.
+        const long = Array.from({ length: 400 }, (_, i) => `zq${i}xv`).join(' ');
+        const big = readerMessages(
+          READER_TEMPLATE,
+          'q?',
+          Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, text: long })),
+        );
+        const error = await reader.answer(big, READER_TEMPLATE).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ReaderError);
+        expect((error as Error).message).toMatch(
+          /the prompt is \d+ tokens; with 24 new tokens it exceeds .* context of 2048 positions.*smaller k/,
+        );
+      } finally {
+        await reader.dispose();
+      }
+    },
+    LOAD_TIMEOUT_MS,
+  );
 });
