@@ -7,7 +7,7 @@
  * Any text round-trips (unknown words fall back to bytes); common words are one or a few tokens, so a
  * ten-passage prompt stays within the fixture's context.
  */
-import { WORDS } from './wordpiece-vocab.ts';
+import { addedToken, WORDS } from './wordpiece-vocab.ts';
 
 /** ChatML, as Qwen2.5-Instruct uses; ids follow the byte and merge tokens. */
 export const CHAT_SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;
@@ -105,15 +105,7 @@ export function chatTokenizerFiles(bpe: ByteLevelBpe, opts: ChatTokenizerFileOpt
   bpe.vocabulary.forEach((piece, id) => {
     vocab[piece] = id;
   });
-  const added = CHAT_SPECIAL_TOKENS.map((content) => ({
-    id: bpe.specialIds[content],
-    content,
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: false,
-    special: true,
-  }));
+  const added = CHAT_SPECIAL_TOKENS.map((content) => addedToken(content, bpe.specialIds[content]));
   const tokenizer = {
     version: '1.0',
     truncation: null,

@@ -220,22 +220,33 @@ function resolveConfig(opts: TinyBertOptions, vocabSize: number): TinyBertConfig
  */
 const EMBEDDING_SCALE = { word: 2, position: 0.5, tokenType: 0.5 } as const;
 
+/** Named dense and LayerNorm parameter makers for one model's seed, weight std and width (shared by the decoder). */
+export function weightMakers(
+  seed: number,
+  std: number,
+  width: number,
+): { dense: (name: string, inFeatures: number, outFeatures: number) => DenseWeights; norm: (name: string) => LayerNormWeights } {
+  return {
+    dense: (name, inFeatures, outFeatures) => ({
+      inFeatures,
+      outFeatures,
+      weight: randomTensor(seed, `${name}.weight`, inFeatures * outFeatures, std),
+      bias: randomTensor(seed, `${name}.bias`, outFeatures, std),
+    }),
+    // γ near 1 and β near 0 but not exactly, so a swapped or missing LayerNorm parameter shows in the outputs.
+    norm: (name) => ({
+      gamma: randomTensor(seed, `${name}.weight`, width, 0.05, 1),
+      beta: randomTensor(seed, `${name}.bias`, width, 0.05),
+    }),
+  };
+}
+
 /** Build the model in memory: resolved config, vocabulary and weights. Same options → same weights. */
 export function buildTinyBert(opts: TinyBertOptions = {}): TinyBertModel {
   const vocabulary = opts.vocabulary ?? buildWordPieceVocab();
   const c = resolveConfig(opts, vocabulary.length);
   const { seed, initStd: std, hiddenSize: h } = c;
-  const dense = (name: string, inFeatures: number, outFeatures: number): DenseWeights => ({
-    inFeatures,
-    outFeatures,
-    weight: randomTensor(seed, `${name}.weight`, inFeatures * outFeatures, std),
-    bias: randomTensor(seed, `${name}.bias`, outFeatures, std),
-  });
-  // γ near 1 and β near 0 but not exactly, so a swapped or missing LayerNorm parameter shows in the outputs.
-  const norm = (name: string): LayerNormWeights => ({
-    gamma: randomTensor(seed, `${name}.weight`, h, 0.05, 1),
-    beta: randomTensor(seed, `${name}.bias`, h, 0.05),
-  });
+  const { dense, norm } = weightMakers(seed, std, h);
   const wordEmbeddings = randomTensor(seed, 'embeddings.word_embeddings.weight', c.vocabSize * h, std * EMBEDDING_SCALE.word);
   wordEmbeddings.fill(0, SPECIAL_IDS['[PAD]'] * h, (SPECIAL_IDS['[PAD]'] + 1) * h);
   const layers: BertLayerWeights[] = [];

@@ -20,7 +20,7 @@
 import { toQ8Graph } from './q8.ts';
 import { attr, encodeOnnxModelChunks, OnnxDataType, OnnxGraphBuilder, type OnnxGraph } from './onnx-writer.ts';
 import { buildByteLevelBpe, chatTokenizerFiles, type ByteLevelBpe } from './bytelevel-bpe.ts';
-import { MASK_FILL, randomTensor, type DenseWeights, type FileContents, type LayerNormWeights } from './tiny-bert.ts';
+import { MASK_FILL, randomTensor, weightMakers, type DenseWeights, type FileContents, type LayerNormWeights } from './tiny-bert.ts';
 
 export interface TinyGpt2Options {
   /** Default 32; divisible by `heads`. */
@@ -103,16 +103,7 @@ export function buildTinyGpt2(opts: TinyGpt2Options = {}): TinyGpt2Model {
   };
   const { seed, initStd: std } = c;
   const h = hiddenSize;
-  const dense = (name: string, inFeatures: number, outFeatures: number): DenseWeights => ({
-    inFeatures,
-    outFeatures,
-    weight: randomTensor(seed, `${name}.weight`, inFeatures * outFeatures, std),
-    bias: randomTensor(seed, `${name}.bias`, outFeatures, std),
-  });
-  const norm = (name: string): LayerNormWeights => ({
-    gamma: randomTensor(seed, `${name}.weight`, h, 0.05, 1),
-    beta: randomTensor(seed, `${name}.bias`, h, 0.05),
-  });
+  const { dense, norm } = weightMakers(seed, std, h);
   const layers: Gpt2LayerWeights[] = [];
   for (let l = 0; l < c.layers; l++) {
     const p = `transformer.h.${l}`;

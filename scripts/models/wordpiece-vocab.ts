@@ -107,7 +107,8 @@ export interface BertTokenizerFileOptions {
   readonly modelMaxLength: number;
 }
 
-const addedToken = (content: string, id: number) => ({
+/** A tokenizer.json `added_tokens` entry for a special token. */
+export const addedToken = (content: string, id: number) => ({
   id,
   content,
   single_word: false,

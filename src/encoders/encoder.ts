@@ -46,7 +46,7 @@ export interface LoadOptions {
   readonly device: EncoderDevice;
   readonly dtype?: EncoderDtype;
   readonly source?: ModelSource;
-  readonly onDownload?: (p: { file: string; loaded: number; total: number }) => void;
+  readonly onDownload?: DownloadCallback;
   /** Where the ONNX weights sit: `onnx/` (transformers.js's layout, the default) or the repo's root. */
   readonly onnxFolder?: 'onnx' | '';
   /** The weights have an external-data file (`model.onnx_data`). */
@@ -185,13 +185,20 @@ interface TensorLike {
   dispose?: () => void;
 }
 
+/** Byte progress of one model file. */
+export type DownloadCallback = (p: { file: string; loaded: number; total: number }) => void;
+
+/** transformers.js's `progress_callback`, reduced to byte progress per file. */
+export function downloadProgress(onDownload: DownloadCallback | undefined) {
+  return (p: { status: string; file?: string; loaded?: number; total?: number }) => {
+    if (p.status === 'progress' && p.file) onDownload?.({ file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
+  };
+}
+
 export async function loadEncoder(config: EncoderConfig, options: LoadOptions): Promise<LoadedEncoder> {
   applySource(options.source);
   const dtype = options.dtype ?? config.dtype;
-  const progress = (p: { status: string; file?: string; loaded?: number; total?: number }) => {
-    if (p.status === 'progress' && p.file) options.onDownload?.({ file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
-  };
-  const common = { revision: config.revision, progress_callback: progress };
+  const common = { revision: config.revision, progress_callback: downloadProgress(options.onDownload) };
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   const Model = config.pooling === 'splade-max' ? AutoModelForMaskedLM : AutoModel;
   const subfolder = options.onnxFolder ?? 'onnx';

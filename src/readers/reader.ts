@@ -6,7 +6,7 @@
  */
 import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { cleanAnswer, type ChatMessage, type ReaderTemplate } from '../core/answers/prompt.ts';
-import { applySource, type EncoderDevice, type ModelSource } from '../encoders/encoder.ts';
+import { applySource, downloadProgress, type DownloadCallback, type EncoderDevice, type ModelSource } from '../encoders/encoder.ts';
 import type { ReaderConfig, ReaderDtype } from './presets.ts';
 
 /** A reader that cannot be used, or a prompt it cannot take; the message says which and what to do. */
@@ -18,7 +18,7 @@ export interface ReaderLoadOptions {
   readonly device: EncoderDevice;
   readonly dtype?: ReaderDtype;
   readonly source?: ModelSource;
-  readonly onDownload?: (p: { file: string; loaded: number; total: number }) => void;
+  readonly onDownload?: DownloadCallback;
 }
 
 export interface ReaderAnswer {
@@ -60,10 +60,7 @@ function contextOf(config: Record<string, unknown>): number | null {
 export async function loadReader(config: ReaderConfig, options: ReaderLoadOptions): Promise<LoadedReader> {
   applySource(options.source);
   const dtype = options.dtype ?? config.dtype;
-  const progress = (p: { status: string; file?: string; loaded?: number; total?: number }) => {
-    if (p.status === 'progress' && p.file) options.onDownload?.({ file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
-  };
-  const common = { revision: config.revision, progress_callback: progress };
+  const common = { revision: config.revision, progress_callback: downloadProgress(options.onDownload) };
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   // Before the weights: a base model cannot follow the instruction, and its weights may be large.
   const chatTemplate = (tokenizer as unknown as { chat_template?: unknown }).chat_template;

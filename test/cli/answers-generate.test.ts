@@ -26,6 +26,10 @@ const bm25 = join(tmp, 'bm25.run');
 const rm3 = join(tmp, 'rm3.run');
 const flips = join(tmp, 'flips.json');
 const reader = ['--model-dir', DEFAULT_MODELS_DIR, '--offline'];
+/** `answers generate` over the QA collection with the tiny reader (offline), the flip set's queries by default. */
+const generate = (run: string, out: string, ...extra: string[]) =>
+  cli('answers', 'generate', qa, '--run', run, '--reader', TINY_READER.id, ...reader, '--queries', flips, '--out', out, ...extra);
+
 const lines = (path: string) =>
   readFileSync(path, 'utf8')
     .split('\n')
@@ -63,22 +67,7 @@ describe('fliplab answers generate', () => {
       const queries = new Set(wanted.candidates.flatMap((c) => [...c.flip_queries, ...c.control_queries]));
       expect(queries.size).toBeGreaterThan(0);
       const out = join(tmp, 'bm25-answers.jsonl');
-      const first = await cli(
-        'answers',
-        'generate',
-        qa,
-        '--run',
-        bm25,
-        '--reader',
-        TINY_READER.id,
-        ...reader,
-        '--k',
-        '2',
-        '--queries',
-        flips,
-        '--out',
-        out,
-      );
+      const first = await generate(bm25, out, '--k', '2');
       expect(first.stderr).toMatch(new RegExp(`answers: ${queries.size} questions, 0 already answered, ${queries.size} to generate`));
       expect(first.stderr).toMatch(/new tokens\/s/);
       expect(first.code).toBe(0);
@@ -102,42 +91,12 @@ describe('fliplab answers generate', () => {
           .map((l) => l.split(' ')[2]);
         expect(r.passage_ids).toEqual(top);
       }
-      const again = await cli(
-        'answers',
-        'generate',
-        qa,
-        '--run',
-        bm25,
-        '--reader',
-        TINY_READER.id,
-        ...reader,
-        '--k',
-        '2',
-        '--queries',
-        flips,
-        '--out',
-        out,
-      );
+      const again = await generate(bm25, out, '--k', '2');
       expect(again.code).toBe(0);
       expect(again.stderr).toMatch(new RegExp(`${queries.size} already answered, 0 to generate`));
       expect(lines(out)).toEqual(records);
       // A different k is a different question for the reader: nothing is reused, and the user is told.
-      const k3 = await cli(
-        'answers',
-        'generate',
-        qa,
-        '--run',
-        bm25,
-        '--reader',
-        TINY_READER.id,
-        ...reader,
-        '--k',
-        '3',
-        '--queries',
-        flips,
-        '--out',
-        out,
-      );
+      const k3 = await generate(bm25, out, '--k', '3');
       expect(k3.stderr).toMatch(new RegExp(`${queries.size} answers in .* were made with other settings`));
       expect(lines(out).every((r) => r.k === 3)).toBe(true);
     },
@@ -153,26 +112,7 @@ describe('fliplab answers generate', () => {
         [bm25, ref],
         [rm3, cand],
       ] as const) {
-        expect(
-          (
-            await cli(
-              'answers',
-              'generate',
-              qa,
-              '--run',
-              run,
-              '--reader',
-              TINY_READER.id,
-              ...reader,
-              '--k',
-              '2',
-              '--queries',
-              flips,
-              '--out',
-              out,
-            )
-          ).code,
-        ).toBe(0);
+        expect((await generate(run, out, '--k', '2')).code).toBe(0);
       }
       const r = await cli(
         'answers',

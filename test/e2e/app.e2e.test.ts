@@ -1105,6 +1105,14 @@ describe('privacy', () => {
   });
 });
 
+/** The answers panel at k = 2 with the generated decoder from the hub-layout server, fp32. */
+async function chooseTinyReader(p: Page): Promise<void> {
+  await p.getByTestId('answer-k').fill('2');
+  await p.getByTestId('reader-preset').selectOption('custom');
+  await p.getByTestId('reader-model').fill(LAYOUT_REPOS.reader);
+  await p.getByTestId('reader-dtype').selectOption('fp32');
+}
+
 describe('answer-level flips (the paper’s §3.5)', () => {
   it('reads gold from the queries’ metadata, answers the flip set with a reader, and shows the table the CLI computes from the exported answers', async () => {
     const qa = writeQaCollection(join(work, 'qa'));
@@ -1119,10 +1127,7 @@ describe('answer-level flips (the paper’s §3.5)', () => {
       await expect
         .poll(() => p.getByTestId('gold-status').textContent(), { timeout: 30_000 })
         .toMatch(/Gold answers: 30 queries \(from queries metadata\)/);
-      await p.getByTestId('answer-k').fill('2');
-      await p.getByTestId('reader-preset').selectOption('custom');
-      await p.getByTestId('reader-model').fill(LAYOUT_REPOS.reader);
-      await p.getByTestId('reader-dtype').selectOption('fp32');
+      await chooseTinyReader(p);
       await expect.poll(() => p.getByTestId('answer-flip-table').textContent(), { timeout: 30_000 }).toMatch(/bm25-rm3\s*[1-9]\d* flips/);
       await p.getByTestId('reader-run').click();
       // Done when the job is gone and every run has the answers its flip and control queries need.
@@ -1147,30 +1152,17 @@ describe('answer-level flips (the paper’s §3.5)', () => {
         await p.getByTestId('export-run-select').selectOption(name);
         runs.push((await saveDownload(p, () => p.getByTestId('export-run').click())).path);
       }
-      const fromCliRun = await cli([
-        'answers',
-        'flips',
-        join(qa.dir, 'qrels', 'test.tsv'),
-        '--reference',
-        runs[0]!,
-        '--candidate',
-        runs[1]!,
-        '--name',
-        'bm25',
-        '--name',
-        'bm25-rm3',
-        '--gold',
-        join(qa.dir, 'queries.jsonl'),
-        '--reference-answers',
-        ref.path,
-        '--candidate-answers',
-        cand.path,
-        '--at',
-        '2',
-        '--json',
-      ]);
-      expect(fromCliRun.code).toBe(0);
-      const fromCli = JSON.parse(fromCliRun.stdout) as Record<string, unknown>;
+      /** `fliplab answers flips --json` on the lab's exported runs and answers, with the given gold. */
+      const flipsFromCli = async (gold: string) => {
+        const r = await cli(
+          ['answers', 'flips', join(qa.dir, 'qrels', 'test.tsv'), '--reference', runs[0]!, '--candidate', runs[1]!]
+            .concat(['--name', 'bm25', '--name', 'bm25-rm3', '--gold', gold])
+            .concat(['--reference-answers', ref.path, '--candidate-answers', cand.path, '--at', '2', '--json']),
+        );
+        expect(r.code).toBe(0);
+        return JSON.parse(r.stdout) as Record<string, unknown>;
+      };
+      const fromCli = await flipsFromCli(join(qa.dir, 'queries.jsonl'));
       // Warnings are each tool's own (the CLI also reports parsing notes); every number and set is the same.
       expect({ ...table, warnings: [] }).toEqual({ ...fromCli, warnings: [] });
       expect((table.candidates as { flips: number }[])[0]!.flips).toBeGreaterThan(0);
@@ -1198,29 +1190,8 @@ describe('answer-level flips (the paper’s §3.5)', () => {
       const regressed = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as {
         candidates: { regressions_among_flips: { count: number } }[];
       };
-      const fromGoldFile = await cli([
-        'answers',
-        'flips',
-        join(qa.dir, 'qrels', 'test.tsv'),
-        '--reference',
-        runs[0]!,
-        '--candidate',
-        runs[1]!,
-        '--name',
-        'bm25',
-        '--name',
-        'bm25-rm3',
-        '--gold',
-        goldFile,
-        '--reference-answers',
-        ref.path,
-        '--candidate-answers',
-        cand.path,
-        '--at',
-        '2',
-        '--json',
-      ]);
-      expect({ ...regressed, warnings: [] }).toEqual({ ...(JSON.parse(fromGoldFile.stdout) as object), warnings: [] });
+      const fromGoldFile = await flipsFromCli(goldFile);
+      expect({ ...regressed, warnings: [] }).toEqual({ ...fromGoldFile, warnings: [] });
       expect(regressed.candidates[0]!.regressions_among_flips.count).toBeGreaterThan(0);
 
       // The explorer shows both answers under both rankings, scored.
@@ -1236,10 +1207,7 @@ describe('answer-level flips (the paper’s §3.5)', () => {
       // A reload keeps the answers: asking again finds every one in the cache.
       await p.reload();
       await expect.poll(() => row(p, 'bm25-rm3').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
-      await p.getByTestId('answer-k').fill('2');
-      await p.getByTestId('reader-preset').selectOption('custom');
-      await p.getByTestId('reader-model').fill(LAYOUT_REPOS.reader);
-      await p.getByTestId('reader-dtype').selectOption('fp32');
+      await chooseTinyReader(p);
       await expect.poll(() => p.getByTestId('reader-run').isEnabled(), { timeout: 30_000 }).toBe(true);
       await p.getByTestId('reader-run').click();
       await expect.poll(() => p.getByTestId('reader-run').count(), { timeout: 60_000 }).toBe(1);
