@@ -194,18 +194,22 @@ async function writeFixture(outDir: string, spec: AnySpec, version: string, forc
   return { id: spec.id, dir, status: 'written', files: sizes(manifest) };
 }
 
-/** Generate the fixture models under `outDir` (see the file comment); returns one result per model. */
+async function writeFixtures(specs: readonly AnySpec[], outDir: string, force: boolean): Promise<FixtureResult[]> {
+  const version = await fixtureVersion();
+  const results: FixtureResult[] = [];
+  for (const spec of specs) {
+    await mkdir(dirname(join(outDir, spec.id)), { recursive: true });
+    results.push(await writeFixture(outDir, spec, version, force));
+  }
+  return results;
+}
+
+/** Generate the encoder fixtures under `outDir` (see the file comment); returns one result per model. */
 export async function makeModelFixtures(
   outDir: string = DEFAULT_MODELS_DIR,
   opts: { readonly force?: boolean } = {},
 ): Promise<FixtureResult[]> {
-  const version = await fixtureVersion();
-  const results: FixtureResult[] = [];
-  for (const spec of FIXTURE_MODELS.map(encoderSpec)) {
-    await mkdir(dirname(join(outDir, spec.id)), { recursive: true });
-    results.push(await writeFixture(outDir, spec, version, opts.force ?? false));
-  }
-  return results;
+  return writeFixtures(FIXTURE_MODELS.map(encoderSpec), outDir, opts.force ?? false);
 }
 
 /** Generate the decoder fixtures under `outDir` ({@link READER_FIXTURES}), in the same way. */
@@ -213,13 +217,7 @@ export async function makeReaderFixtures(
   outDir: string = DEFAULT_MODELS_DIR,
   opts: { readonly force?: boolean } = {},
 ): Promise<FixtureResult[]> {
-  const version = await fixtureVersion();
-  const results: FixtureResult[] = [];
-  for (const spec of READER_FIXTURES.map(readerSpec)) {
-    await mkdir(dirname(join(outDir, spec.id)), { recursive: true });
-    results.push(await writeFixture(outDir, spec, version, opts.force ?? false));
-  }
-  return results;
+  return writeFixtures(READER_FIXTURES.map(readerSpec), outDir, opts.force ?? false);
 }
 
 async function main(argv: readonly string[]): Promise<void> {
