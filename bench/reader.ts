@@ -17,8 +17,8 @@ import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER } from '../scripts/
 import { writeFileContents } from '../scripts/models/tiny-bert.ts';
 import { buildTinyGpt2, GPT2_BASE_SHAPE, tinyGpt2Files } from '../scripts/models/tiny-gpt2.ts';
 import { READER_TEMPLATE, readerMessages, type ReaderTask } from '../src/core/answers/prompt.ts';
-import type { ReaderDtype } from '../src/readers/presets.ts';
-import { loadReader } from '../src/readers/reader.ts';
+import type { ReaderDtype } from '../src/encoders/reader-presets.ts';
+import { loadReader } from '../src/encoders/reader.ts';
 import { launchChromium } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { startHubServer } from '../test/support/hub-server.ts';

@@ -29,8 +29,8 @@ import { EmbeddingStore } from '../src/store/embeddings.ts';
 import { AnswerStore } from '../src/store/answers.ts';
 import { answerKey, templateName, type ReaderTask, type ReaderTemplate } from '../src/core/answers/prompt.ts';
 import { etaMs } from '../src/core/progress.ts';
-import { loadReader, type LoadedReader } from '../src/readers/reader.ts';
-import type { ReaderConfig } from '../src/readers/presets.ts';
+import { loadReader, type LoadedReader } from '../src/encoders/reader.ts';
+import type { ReaderConfig } from '../src/encoders/reader-presets.ts';
 import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 // The same onnxruntime-web module transformers.js uses (Vite dedupes it), so one wasm and one env.
 import * as ort from 'onnxruntime-web/webgpu';

@@ -1163,6 +1163,10 @@ describe('answer-level flips (the paper’s §3.5)', () => {
         return JSON.parse(r.stdout) as Record<string, unknown>;
       };
       const fromCli = await flipsFromCli(join(qa.dir, 'queries.jsonl'));
+      // The Export panel offers the same table, and every run's answers in one file (each line names its run).
+      expect(JSON.parse((await saveDownload(p, () => p.getByTestId('export-answers-table').click())).text)).toEqual(table);
+      const all = (await saveDownload(p, () => p.getByTestId('export-all-answers').click())).text.trim().split('\n');
+      expect(all).toHaveLength(ref.text.trim().split('\n').length + cand.text.trim().split('\n').length);
       // Warnings are each tool's own (the CLI also reports parsing notes); every number and set is the same.
       expect({ ...table, warnings: [] }).toEqual({ ...fromCli, warnings: [] });
       expect((table.candidates as { flips: number }[])[0]!.flips).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER, TINY_READER_BASE } from '../../scripts/models/make-fixtures.ts';
 import { READER_TEMPLATE, readerMessages, type ReaderTask } from '../../src/core/answers/prompt.ts';
-import { loadReader } from '../../src/readers/reader.ts';
+import { loadReader } from '../../src/encoders/reader.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { buildTestPages } from './build-pages.ts';

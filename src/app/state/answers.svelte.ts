@@ -11,7 +11,7 @@ import { answerTokens, matchAnswer, type AnswerMatch } from '../../core/answers/
 import { READER_TEMPLATE, templateName, type ReaderTemplate } from '../../core/answers/prompt.ts';
 import { answerFlipJson } from '../../report/answers.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
-import { READER_PRESETS, type ReaderConfig, type ReaderDtype } from '../../readers/presets.ts';
+import { READER_PRESETS, type ReaderConfig, type ReaderDtype } from '../../encoders/reader-presets.ts';
 import { EncodeBridge, type AnswerProgress, type WorkerInitOptions } from '../bridge/encode-bridge.ts';
 import { allowedOrigins } from '../settings.ts';
 import { errorInfo, errorText } from './errors.ts';

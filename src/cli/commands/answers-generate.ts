@@ -24,7 +24,7 @@ import {
   READER_PRESETS,
   type ReaderConfig,
   type ReaderDtype,
-} from '../../readers/presets.ts';
+} from '../../encoders/reader-presets.ts';
 import { parseIntFlag } from '../args.ts';
 import { modelCacheDir } from '../model-options.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
@@ -223,7 +223,7 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
       );
       if (todo.length === 0) return;
 
-      const { loadReader, ReaderError } = await import('../../readers/reader.ts');
+      const { loadReader, ReaderError } = await import('../../encoders/reader.ts');
       const { DEFAULT_REMOTE_HOST } = await import('../../encoders/encoder.ts');
       const reader = await loadReader(config, {
         device: opts.device,

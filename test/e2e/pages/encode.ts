@@ -7,7 +7,7 @@ import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/lab/local-model.ts';
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
 import { READER_TEMPLATE, type ReaderTask } from '../../../src/core/answers/prompt.ts';
-import type { ReaderConfig } from '../../../src/readers/presets.ts';
+import type { ReaderConfig } from '../../../src/encoders/reader-presets.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
 import {
   testConfig,

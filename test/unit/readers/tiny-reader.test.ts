@@ -10,7 +10,7 @@ import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER, TINY_READER_BASE }
 import { referenceGpt2Logits, referenceGreedy } from '../../../scripts/models/reference-forward.ts';
 import { buildTinyGpt2, type TinyGpt2Model } from '../../../scripts/models/tiny-gpt2.ts';
 import { READER_TEMPLATE, readerMessages } from '../../../src/core/answers/prompt.ts';
-import { loadReader, ReaderError } from '../../../src/readers/reader.ts';
+import { loadReader, ReaderError } from '../../../src/encoders/reader.ts';
 
 const LOAD_TIMEOUT_MS = 60_000;
 const ORACLE_TOLERANCE = 1e-4;

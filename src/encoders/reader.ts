@@ -6,8 +6,8 @@
  */
 import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { cleanAnswer, type ChatMessage, type ReaderTemplate } from '../core/answers/prompt.ts';
-import { applySource, downloadProgress, type DownloadCallback, type EncoderDevice, type ModelSource } from '../encoders/encoder.ts';
-import type { ReaderConfig, ReaderDtype } from './presets.ts';
+import { applySource, downloadProgress, type DownloadCallback, type EncoderDevice, type ModelSource } from './encoder.ts';
+import type { ReaderConfig, ReaderDtype } from './reader-presets.ts';
 
 /** A reader that cannot be used, or a prompt it cannot take; the message says which and what to do. */
 export class ReaderError extends Error {
