@@ -36,7 +36,8 @@ export function answerFlipJson(report: AnswerFlipReport, warnings: readonly stri
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
-const pct = (e: CountEstimate): string => {
+/** `count/of (rate%, low–high)`, the 95% Wilson interval in percent. */
+export const answerRate = (e: CountEstimate): string => {
   if (e.rate.value === null) return `${e.count}/${e.of} (–)`;
   const p = (x: number | null) => (x === null ? '–' : (100 * x).toFixed(1));
   return `${e.count}/${e.of} (${p(e.rate.value)}%, ${p(e.rate.lo)}–${p(e.rate.hi)})`;
@@ -56,11 +57,11 @@ export function formatAnswerFlips(report: AnswerFlipReport): string {
       '',
       c.name,
       row('flip set (negative flips answered on both sides)', String(c.flips)),
-      row('answer regressions among flips', pct(c.regressionsAmongFlips)),
-      row('answer regressions in the control sample', pct(c.regressionsInControl) + short),
-      row(`flips already wrong from ${report.reference}'s passages`, pct(c.flipsIncorrectFromReference)),
-      row(`flips right from ${report.reference}, wrong after`, pct(c.becameIncorrect)),
-      row(`regressions / all ${report.reference}-supported queries`, pct(c.shareOfReferenceSupported)),
+      row('answer regressions among flips', answerRate(c.regressionsAmongFlips)),
+      row('answer regressions in the control sample', answerRate(c.regressionsInControl) + short),
+      row(`flips already wrong from ${report.reference}'s passages`, answerRate(c.flipsIncorrectFromReference)),
+      row(`flips right from ${report.reference}, wrong after`, answerRate(c.becameIncorrect)),
+      row(`regressions / all ${report.reference}-supported queries`, answerRate(c.shareOfReferenceSupported)),
     );
     if (c.missingGold.length > 0) lines.push(`  left out, no gold answer: ${some(c.missingGold)}`);
     if (c.missingPredictions.length > 0) lines.push(`  left out, no prediction on one side: ${some(c.missingPredictions)}`);

@@ -4,6 +4,8 @@
  * measures and the caller's plots. markdown.ts and html.ts only render this, so both formats show the
  * same cells.
  */
+import type { AnswerFlipReport } from '../core/answers/flips.ts';
+import { answerRate } from './answers.ts';
 import { LAB_MEASURES, type MetricsRow } from './metrics.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
 import { hybridRows, pairedRows, strataRows, transitionRows, type TableRows } from '../core/flips/format.ts';
@@ -30,6 +32,8 @@ export interface ReportInput {
   /** Optional one-line description per run name (model, parameters, file). */
   readonly descriptions?: Readonly<Record<string, string>>;
   readonly plots?: readonly ReportPlot[];
+  /** Answer-level flips (Table 9), when the lab has them. */
+  readonly answers?: AnswerFlipReport;
 }
 
 export interface Table {
@@ -127,6 +131,44 @@ export function buildSections(input: ReportInput): Section[] {
     ],
     tables: r.depths.map((d) => fromRows(`k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`, transitionRows(d))),
   });
+
+  if (input.answers) {
+    const a = input.answers;
+    sections.push({
+      id: 'answers',
+      heading: 'Answer-level flips',
+      notes: [
+        `At k = ${a.k} against ${a.reference} (supporting ${a.referenceSupported} of ${a.queries} queries): every negative flip with a ` +
+          `gold answer and a same-size control sample of both-supported queries (${a.prng}, seed ${a.seed}). An answer regression is ` +
+          `correct from the reference's passages and incorrect from the candidate's. Counts, denominators, 95% Wilson intervals.`,
+      ],
+      tables: [
+        table(
+          'Answer regressions',
+          [
+            'candidate',
+            'flip set',
+            'controls',
+            'regressions among flips',
+            'in control',
+            'flips wrong from reference',
+            'correct → wrong',
+            'share of supported',
+          ],
+          a.candidates.map((c) => [
+            c.name,
+            `${c.flips}`,
+            `${c.control}`,
+            answerRate(c.regressionsAmongFlips),
+            answerRate(c.regressionsInControl),
+            answerRate(c.flipsIncorrectFromReference),
+            answerRate(c.becameIncorrect),
+            answerRate(c.shareOfReferenceSupported),
+          ]),
+        ),
+      ],
+    });
+  }
 
   sections.push({
     id: 'hybrids',

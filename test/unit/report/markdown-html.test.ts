@@ -108,3 +108,26 @@ describe('Markdown report', () => {
     expect(html).toContain(`>${nfr}<`);
   });
 });
+
+describe('answer-level flips in the reports', () => {
+  it('adds Table 9 after the transitions when the lab has answers, the run name escaped, rates with intervals', async () => {
+    const { answerFlipReport } = await import('../../../src/core/answers/flips.ts');
+    const ids = ['q1', 'q2', 'q3', 'q4'];
+    const answers = answerFlipReport({
+      k: 10,
+      seed: 1,
+      queries: ids as never,
+      reference: { name: 'bm25', ranks: Int32Array.of(1, 1, 1, 1), answers: new Map(ids.map((q) => [q, true])) },
+      candidates: [{ name: EVIL, ranks: Int32Array.of(50, 1, 50, 1), answers: new Map(ids.map((q, i) => [q, i % 2 === 1])) }],
+      gold: new Set(ids),
+    });
+    const sections = buildSections({ ...input(), answers });
+    const ids_ = sections.map((s) => s.id);
+    expect(ids_.indexOf('answers')).toBe(ids_.indexOf('transitions') + 1);
+    const row = sections.find((s) => s.id === 'answers')!.tables[0]!.rows[0]!;
+    expect(row.slice(0, 4)).toEqual([EVIL, '2', '2', '2/2 (100.0%, 34.2–100.0)']);
+    expect(reportHtml({ ...input(), answers })).not.toContain('<script');
+    expect(reportMarkdown({ ...input(), answers })).toMatch(/## Answer-level flips/);
+    expect(buildSections(input()).some((s) => s.id === 'answers')).toBe(false);
+  });
+});
