@@ -332,8 +332,9 @@ async function pickDevice(
 ): Promise<{ device: WorkerDevice; reason: string | null; adapterInfo: AdapterInfo | null }> {
   if (options.device !== 'webgpu') return { device: 'wasm', reason: null, adapterInfo: null };
   let found = await detectWebGpu();
-  // fp16 weights need the adapter's shader-f16 feature (SwiftShader, for one, lacks it).
-  if (found.device === 'webgpu' && dtype.includes('f16') && found.adapter.features?.has('shader-f16') === false) {
+  // fp16 weights (fp16, and q4f16's half-precision scales) need the adapter's shader-f16 feature (SwiftShader,
+  // for one, lacks it).
+  if (found.device === 'webgpu' && (dtype === 'fp16' || dtype === 'q4f16') && found.adapter.features?.has('shader-f16') === false) {
     found = { device: 'wasm', reason: `the WebGPU adapter lacks shader-f16, which ${dtype} weights need` };
   }
   if (found.device === 'webgpu' && options.avoidSoftwareAdapter === true && isSoftwareAdapter(describeAdapter(found.adapter))) {
