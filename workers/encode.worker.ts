@@ -533,6 +533,7 @@ const api = {
     request: AnswerRequest,
     onProgress?: (p: AnswerProgress) => void,
     onAnswer?: AnswerCallback,
+    onModel?: ModelCallback,
   ): Promise<AnswerResult> {
     const dtype = request.load.dtype ?? request.reader.dtype;
     const template = templateName(request.template);
@@ -572,7 +573,8 @@ const api = {
       if (currentReader?.key !== readerKey) {
         await currentReader?.reader.dispose();
         currentReader = undefined;
-        currentReader = { key: readerKey, reader: await loadReader(request.reader, { device, dtype, source }) };
+        const reader = await loadReader(request.reader, { device, dtype, source, ...(onModel ? { onDownload: throttled(onModel) } : {}) });
+        currentReader = { key: readerKey, reader };
       }
       const reader: LoadedReader = currentReader.reader;
       const started = performance.now();

@@ -203,9 +203,15 @@ export class EncodeBridge {
     onProgress?: (p: AnswerProgress) => void,
     onAnswer?: AnswerCallback,
     signal?: AbortSignal,
+    onModel?: ModelCallback,
   ): Promise<AnswerResult> {
     return this.#run(signal, (api) =>
-      api.answerQuestions(request, onProgress ? proxy(onProgress) : undefined, onAnswer ? proxy(onAnswer) : undefined),
+      api.answerQuestions(
+        request,
+        onProgress ? proxy(onProgress) : undefined,
+        onAnswer ? proxy(onAnswer) : undefined,
+        onModel ? proxy(onModel) : undefined,
+      ),
     );
   }
 

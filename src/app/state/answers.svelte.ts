@@ -29,6 +29,8 @@ export interface RunAnswers {
 export interface ReaderJob {
   readonly run: string;
   readonly progress: AnswerProgress | null;
+  /** The reader's files arriving (bytes per file), while it downloads. */
+  readonly download?: { readonly file: string; readonly loaded: number; readonly total: number };
 }
 
 const isAbort = (e: unknown): boolean => e instanceof DOMException && e.name === 'AbortError';
@@ -232,6 +234,9 @@ export class AnswerLab {
             publish();
           },
           abort.signal,
+          (event) => {
+            if (event.kind === 'download') this.job = { run, progress: this.job?.progress ?? null, download: event };
+          },
         );
         publish();
       }
