@@ -49,6 +49,7 @@ interface Answered {
   readonly reason: string | null;
   readonly predictions: (string | null)[];
   readonly tokensPerSecond: number | null;
+  readonly downloaded: readonly string[];
 }
 type Failed = { readonly error: { readonly name: string; readonly message: string } };
 
@@ -119,8 +120,10 @@ describe('the reader in the browser', () => {
       expect(first).toMatchObject({ cached: 0, generated: 4, device: 'wasm' });
       expect(first.predictions).toEqual(expected);
       expect(first.tokensPerSecond).toBeGreaterThan(0);
+      // Byte progress reached the page for the weights (what the panel shows while a reader downloads).
+      expect(first.downloaded).toContain('onnx/model.onnx');
       const again = ok(await answer('wasm', TINY_READER.id, list, 'answers-wasm'));
-      expect(again).toMatchObject({ cached: 4, generated: 0, device: null });
+      expect(again).toMatchObject({ cached: 4, generated: 0, device: null, downloaded: [] });
       expect(again.predictions).toEqual(expected);
     },
     TEST_TIMEOUT_MS,

@@ -128,6 +128,7 @@ async function answerTasks(
   const started = performance.now();
   const predictions = new Map<string, string>();
   let tokensPerSecond: number | null = null;
+  const downloaded = new Set<string>();
   answersSoFar = 0;
   const result = await bridgeFor(device).answerQuestions(
     {
@@ -145,10 +146,16 @@ async function answerTasks(
       predictions.set(queryId, prediction);
       answersSoFar = predictions.size;
     },
+    undefined,
+    (event) => {
+      if (event.kind === 'download') downloaded.add(event.file);
+    },
   );
   return {
     ...result,
     tokensPerSecond,
+    /** Files the reader load reported bytes for (none when the model was already loaded or not needed). */
+    downloaded: [...downloaded].sort(),
     elapsedMs: performance.now() - started,
     predictions: tasks.map((t) => predictions.get(t.queryId) ?? null),
   };
