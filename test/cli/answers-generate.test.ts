@@ -141,6 +141,35 @@ describe('fliplab answers generate', () => {
   );
 
   it(
+    'downloads the reader from a host with the hub layout (--host), reporting bytes per file, then reuses the download',
+    async () => {
+      const { startHubServer } = await import('../support/hub-server.ts');
+      const server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR });
+      process.env.FLIPLAB_CACHE_DIR = join(tmp, 'model-cache');
+      try {
+        const out = join(tmp, 'hub-answers.jsonl');
+        const args = ['answers', 'generate', qa, '--run', bm25, '--reader', TINY_READER.id, '--host', server.url, '--k', '2'];
+        const r = await cli(...args, '--queries', flips, '--out', out);
+        expect(r.code).toBe(0);
+        expect(r.stderr).toMatch(/reader: onnx\/model\.onnx [\d.]+ (KiB|MiB) of [\d.]+ (KiB|MiB)/);
+        expect(server.requests.some((p) => p.includes(`/${TINY_READER.id}/resolve/main/onnx/model.onnx`))).toBe(true);
+        // The same answers as from the folder on disk.
+        const fromDisk = join(tmp, 'disk-answers.jsonl');
+        expect((await generate(bm25, fromDisk, '--k', '2')).code).toBe(0);
+        expect(lines(out).map((l) => l.prediction)).toEqual(lines(fromDisk).map((l) => l.prediction));
+        // Another question set: the weights come from the per-host cache, not the server.
+        const before = server.requests.length;
+        expect((await cli(...args, '--out', join(tmp, 'hub-all.jsonl'))).code).toBe(0);
+        expect(server.requests.slice(before).filter((p) => p.endsWith('.onnx'))).toEqual([]);
+      } finally {
+        delete process.env.FLIPLAB_CACHE_DIR;
+        await server.close();
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
     'refuses a base model without a chat template, saying why',
     async () => {
       const r = await cli(

@@ -16,12 +16,14 @@ import { InputError } from '../../core/io/errors.ts';
 import { parseRun } from '../../core/io/trec.ts';
 import type { QueryId } from '../../core/types.ts';
 import { etaMs } from '../../core/progress.ts';
+import { formatBytes } from '../../core/bytes.ts';
 import { fileSource, loadBeirFolder } from '../../node/files.ts';
 import {
   isReaderDtype,
   isReaderPresetId,
   READER_DTYPES,
   READER_PRESETS,
+  READER_WEIGHTS_BYTES,
   type ReaderConfig,
   type ReaderDtype,
 } from '../../encoders/reader-presets.ts';
@@ -150,6 +152,19 @@ function recordKey(r: Pick<AnswerRecord, 'reader' | 'revision' | 'dtype' | 'temp
   });
 }
 
+/** Bytes per file on stderr, at most once a second per file (and when a file completes). */
+function downloadPrinter(io: Io): (p: { file: string; loaded: number; total: number }) => void {
+  const last = new Map<string, { at: number; loaded: number }>();
+  return ({ file, loaded, total }) => {
+    const now = Date.now();
+    const done = total > 0 && loaded >= total;
+    const before = last.get(file);
+    if (before?.loaded === loaded || (!done && now - (before?.at ?? 0) < 1000)) return;
+    last.set(file, { at: now, loaded });
+    io.stderr(`reader: ${file} ${formatBytes(loaded)}${total > 0 ? ` of ${formatBytes(total)}` : ''}\n`);
+  };
+}
+
 export function registerAnswersGenerate(answers: Command, io: Io): void {
   answers
     .command('template')
@@ -223,6 +238,9 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
       );
       if (todo.length === 0) return;
 
+      const known = READER_WEIGHTS_BYTES[config.model]?.[config.dtype];
+      if (known !== undefined && !modelDir)
+        io.stderr(`reader: ${config.model} ${config.dtype} weights are ${formatBytes(known)} (downloaded once, then kept in the cache)\n`);
       const { loadReader, ReaderError } = await import('../../encoders/reader.ts');
       const { DEFAULT_REMOTE_HOST } = await import('../../encoders/encoder.ts');
       const reader = await loadReader(config, {
@@ -233,6 +251,7 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
           allowRemote: opts.offline !== true,
           cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
         },
+        onDownload: downloadPrinter(io),
       }).catch((e: unknown) => {
         if (e instanceof ReaderError) throw new UsageError(e.message, { cause: e });
         throw new UsageError(
