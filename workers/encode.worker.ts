@@ -29,7 +29,7 @@ import { EmbeddingStore } from '../src/store/embeddings.ts';
 import { AnswerStore } from '../src/store/answers.ts';
 import { answerKey, templateName, type ReaderTask, type ReaderTemplate } from '../src/core/answers/prompt.ts';
 import { etaMs } from '../src/core/progress.ts';
-import { loadReader, type LoadedReader } from '../src/encoders/reader.ts';
+import { loadReader, ReaderError, type LoadedReader } from '../src/encoders/reader.ts';
 import type { ReaderConfig } from '../src/encoders/reader-presets.ts';
 import { ensureSpace, estimateVectorBytes } from '../src/store/quota.ts';
 // The same onnxruntime-web module transformers.js uses (Vite dedupes it), so one wasm and one env.
@@ -76,6 +76,8 @@ export type AnswerCallback = (queryId: string, prediction: string, from: 'cache'
 export interface AnswerResult {
   readonly cached: number;
   readonly generated: number;
+  /** Questions the reader refused (a prompt past its context): not answered, the job went on. */
+  readonly refused: readonly { readonly queryId: string; readonly reason: string }[];
   /** Device used and why it differs from the request; null when every answer came from the cache. */
   readonly device: WorkerDevice | null;
   readonly reason: string | null;
@@ -563,7 +565,7 @@ const api = {
       void onProgress?.({ done: cached, total, cached, etaMs: todo.length === 0 ? 0 : null, tokensPerSecond: null, device: null });
       if (todo.length === 0) {
         await Promise.all(delivered);
-        return { cached, generated: 0, device: null, reason: null };
+        return { cached, generated: 0, refused: [], device: null, reason: null };
       }
       if (!initialized) await api.init();
       const { device, reason } = await pickDevice(request.load, dtype);
@@ -579,9 +581,17 @@ const api = {
       const reader: LoadedReader = currentReader.reader;
       const started = performance.now();
       let tokens = 0;
+      const refused: { queryId: string; reason: string }[] = [];
       for (let i = 0; i < todo.length; i++) {
         const { task, key } = todo[i]!;
-        const answer = await reader.answer(task.messages, request.template);
+        let answer;
+        try {
+          answer = await reader.answer(task.messages, request.template);
+        } catch (error) {
+          if (!(error instanceof ReaderError)) throw error;
+          refused.push({ queryId: task.queryId, reason: error.message });
+          continue;
+        }
         tokens += answer.newTokens;
         await store.put({
           key,
@@ -610,7 +620,7 @@ const api = {
         });
       }
       await Promise.all(delivered);
-      return { cached, generated: todo.length, device, reason };
+      return { cached, generated: todo.length - refused.length, refused, device, reason };
     } finally {
       store.close();
     }

@@ -97,8 +97,18 @@ describe('fliplab answers generate', () => {
       expect(lines(out)).toEqual(records);
       // A different k is a different question for the reader: nothing is reused, and the user is told.
       const k3 = await generate(bm25, out, '--k', '3');
-      expect(k3.stderr).toMatch(new RegExp(`${queries.size} answers in .* were made with other settings`));
+      expect(k3.stderr).toMatch(new RegExp(`${queries.size} answers in .* were made with other settings or for other queries: moved to`));
+      expect(k3.stderr).toMatch(/warning: .*flips\.json holds the flip sets at k = 2, but --k is 3/);
       expect(lines(out).every((r) => r.k === 3)).toBe(true);
+      // Nothing is lost: the k = 2 answers moved aside, whole.
+      expect(lines(`${out}.replaced.jsonl`)).toEqual(records);
+      // Without --k the flip file's depth is used (its sets are for k = 2).
+      const byFile = join(tmp, 'by-file-k.jsonl');
+      expect(
+        (await cli('answers', 'generate', qa, '--run', bm25, '--reader', TINY_READER.id, ...reader, '--queries', flips, '--out', byFile))
+          .code,
+      ).toBe(0);
+      expect(lines(byFile).map((r) => r.k)).toEqual(records.map(() => 2));
     },
     TIMEOUT_MS,
   );
@@ -191,6 +201,23 @@ describe('fliplab answers generate', () => {
     },
     TIMEOUT_MS,
   );
+
+  it('refuses to overwrite a file it did not write (e.g. the user’s own predictions), naming file and line', async () => {
+    const mine = join(tmp, 'mine.jsonl');
+    writeFileSync(mine, '{"query_id": "q1", "prediction": "red"}\n');
+    const r = await generate(bm25, mine, '--k', '2');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/mine\.jsonl:1.*is not a line `answers generate` wrote.*choose another file/);
+    expect(readFileSync(mine, 'utf8')).toBe('{"query_id": "q1", "prediction": "red"}\n');
+  });
+
+  it('refuses a changed template that keeps the built-in name', async () => {
+    const t = join(tmp, 'template.json');
+    writeFileSync(t, JSON.stringify({ ...JSON.parse((await cli('answers', 'template')).stdout), user: 'Q: {question}\n{passages}' }));
+    const r = await generate(bm25, join(tmp, 't.jsonl'), '--template', t);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/differs from the built-in template but keeps its name fliplab-short-answer@v1/);
+  });
 
   it('says what --queries expects, naming the file', async () => {
     const bad = join(tmp, 'bad.json');

@@ -1205,7 +1205,7 @@ describe('answer-level flips (the paper’s §3.5)', () => {
         .poll(() => p.locator('section[aria-labelledby="explorer-heading"] [data-testid="answer"]').count(), { timeout: 30_000 })
         .toBe(2);
       expect(await p.locator('[data-testid="answer"]').first().textContent()).toMatch(
-        /Answer from these passages: .*(✓ correct|✗ incorrect)/s,
+        /Answer from this run.s top 2: .*(✓ correct|✗ incorrect)/s,
       );
 
       // A reload keeps the answers: asking again finds every one in the cache.
@@ -1239,6 +1239,9 @@ describe('answer-level flips (the paper’s §3.5)', () => {
             .map((l) => JSON.parse(l) as { query_id: string; prediction: string })
             .map((r) => [r.query_id, r.prediction]),
         );
+      // These answers are the folder reader's own (its name in every line), and they equal the hub reader's.
+      for (const line of fromFolder.text.trim().split('\n'))
+        expect((JSON.parse(line) as { source: string }).source).toMatch(/^local\/tiny-gpt2 \(fp32/);
       expect(byQuery(fromFolder.text)).toEqual(byQuery(ref.text));
       expect(server.requests.slice(before).filter((r) => r.includes('tiny-gpt2'))).toEqual([]);
 

@@ -24,6 +24,8 @@ export interface RunAnswers {
   readonly k: number;
   readonly source: string;
   readonly predictions: Readonly<Record<string, string>>;
+  /** Imported from a file (the user's own system): a reader job leaves them alone. */
+  readonly imported?: boolean;
 }
 
 export interface ReaderJob {
@@ -105,11 +107,11 @@ export class AnswerLab {
   });
 
   /** How one run's answer to one query scores, or null when there is no answer or no gold. */
-  match(run: string, queryId: string): (AnswerMatch & { readonly prediction: string }) | null {
+  match(run: string, queryId: string): (AnswerMatch & { readonly prediction: string; readonly k: number }) | null {
     const prediction = this.predictionsOf(run)?.[queryId];
     const gold = this.gold[queryId];
     if (prediction === undefined || gold === undefined) return null;
-    return { ...matchAnswer(prediction, gold), prediction };
+    return { ...matchAnswer(prediction, gold), prediction, k: this.k };
   }
 
   /**
@@ -164,7 +166,7 @@ export class AnswerLab {
     try {
       const predictions = await this.#lab.lab.parsePredictionsFile(file);
       const unknown = Object.keys(predictions).filter((q) => !(q in this.#lab.queryTexts) && this.gold[q] === undefined);
-      this.answers = { ...this.answers, [run]: { k: this.k, source: file.path, predictions } };
+      this.answers = { ...this.answers, [run]: { k: this.k, source: file.path, predictions, imported: true } };
       this.warnings =
         unknown.length > 0
           ? [
@@ -179,8 +181,7 @@ export class AnswerLab {
   }
 
   /** The queries a run needs answers for: the reference every candidate's flips and controls, a candidate its own. */
-  queriesFor(run: string): string[] {
-    const report = this.report;
+  queriesFor(run: string, report: AnswerFlipReport | null = this.report): string[] {
     if (report === null) return [];
     const rows = run === report.reference ? report.candidates : report.candidates.filter((c) => c.name === run);
     // eslint-disable-next-line svelte/prefer-svelte-reactivity
@@ -206,21 +207,27 @@ export class AnswerLab {
     this.error = null;
     const k = this.k;
     const reader = { ...this.reader, ...(options.dtype ? { dtype: options.dtype } : {}) };
+    const source = `${reader.model} (${reader.dtype}, ${templateName(this.template)})`;
+    const refused: string[] = [];
     try {
       for (const run of [report.reference, ...report.candidates.map((c) => c.name)]) {
-        const queryIds = this.queriesFor(run);
+        if (abort.signal.aborted) break;
+        const existing = this.answers[run];
+        // Predictions the user imported for this k are theirs: the reader does not replace them.
+        if (existing?.imported === true && existing.k === k) continue;
+        // The sets of the report this job started from, even if k, seed or gold change meanwhile.
+        const queryIds = this.queriesFor(run, report);
         if (queryIds.length === 0) continue;
         const set = await this.#lab.lab.readerTasks(run, queryIds, k, this.template);
-        const predictions: Record<string, string> = {};
+        if (abort.signal.aborted) break;
+        const predictions: Record<string, string> =
+          existing !== undefined && existing.k === k && existing.source === source ? { ...existing.predictions } : {};
         this.job = { run, progress: null };
-        this.answers = {
-          ...this.answers,
-          [run]: { k, source: `${reader.model} (${reader.dtype}, ${templateName(this.template)})`, predictions: {} },
-        };
+        // Published as answers arrive; an earlier reader's answers stay until this one's first answer.
         const publish = () => {
-          this.answers = { ...this.answers, [run]: { ...this.answers[run]!, predictions: { ...predictions } } };
+          this.answers = { ...this.answers, [run]: { k, source, predictions: { ...predictions } } };
         };
-        await this.#bridge.answerQuestions(
+        const result = await this.#bridge.answerQuestions(
           {
             reader,
             load: { device: options.device, source: options.source, avoidSoftwareAdapter: true },
@@ -238,7 +245,8 @@ export class AnswerLab {
             if (event.kind === 'download') this.job = { run, progress: this.job?.progress ?? null, download: event };
           },
         );
-        publish();
+        if (Object.keys(predictions).length > 0) publish();
+        for (const r of result.refused) refused.push(`${run}, query ${r.queryId}: ${r.reason}`);
       }
       this.job = null;
     } catch (e) {
@@ -246,7 +254,20 @@ export class AnswerLab {
       if (!isAbort(e)) this.error = errorText(errorInfo(e));
     } finally {
       if (this.#abort === abort) this.#abort = null;
+      if (refused.length > 0)
+        this.warnings = [`${refused.length} questions were not answered (left out of the table): ${refused.slice(0, 3).join('; ')}`];
     }
+  }
+
+  /** A new collection: nothing of the last one's answers, gold or jobs may carry over. */
+  reset(): void {
+    this.cancel();
+    this.answers = {};
+    this.gold = {};
+    this.goldSource = null;
+    this.warnings = [];
+    this.error = null;
+    this.job = null;
   }
 
   cancel(): void {

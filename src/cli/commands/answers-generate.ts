@@ -8,7 +8,7 @@
  * missing. Lines made with other settings are kept out of the new file and counted in a warning.
  */
 import { existsSync, statSync } from 'node:fs';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { answerKey, READER_TEMPLATE, readerTasks, templateName, type ReaderTask, type ReaderTemplate } from '../../core/answers/prompt.ts';
@@ -34,7 +34,7 @@ import { reportDiagnostics, UsageError, type Io } from '../output.ts';
 interface GenerateOpts {
   run: string;
   reader: string;
-  k: number;
+  k?: number;
   device: string;
   dtype?: string;
   queries: string;
@@ -61,7 +61,7 @@ export interface AnswerRecord {
 }
 
 /** The reader config and model source for `--reader`: a preset, a folder on disk, or a repo id (under --model-dir or on the host). */
-function resolveReader(opts: GenerateOpts): { config: ReaderConfig; modelDir?: string } {
+function resolveReader(opts: GenerateOpts): { config: ReaderConfig; modelDir?: string; folder?: string } {
   const dtype = opts.dtype;
   if (dtype !== undefined && !isReaderDtype(dtype))
     throw new UsageError(`--dtype expects one of ${READER_DTYPES.join(', ')}, got "${dtype}"`);
@@ -76,13 +76,16 @@ function resolveReader(opts: GenerateOpts): { config: ReaderConfig; modelDir?: s
   const isFolder = !opts.modelDir && existsSync(path) && statSync(path).isDirectory();
   const model = isFolder ? basename(path) : opts.reader;
   const config: ReaderConfig = { id: model, label: model, model, revision: 'main', dtype: (dtype as ReaderDtype | undefined) ?? 'fp32' };
-  if (isFolder) return { config, modelDir: dirname(path) };
+  if (isFolder) return { config, modelDir: dirname(path), folder: path };
   return { config, ...(opts.modelDir ? { modelDir: opts.modelDir } : {}) };
 }
 
-/** `--queries`: `all`, a JSON array of ids, or `answers flips --json` output (every candidate's flip and control queries). */
-async function selectQueries(spec: string, all: readonly string[]): Promise<string[]> {
-  if (spec === 'all') return [...all];
+/**
+ * `--queries`: `all`, a JSON array of ids, or `answers flips --json` output (every candidate's flip and control
+ * queries, and the depth `k` those sets are for).
+ */
+async function selectQueries(spec: string, all: readonly string[], io: Io): Promise<{ ids: string[]; k?: number }> {
+  if (spec === 'all') return { ids: [...all] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(spec, 'utf8'));
@@ -94,20 +97,31 @@ async function selectQueries(spec: string, all: readonly string[]): Promise<stri
     );
   }
   const ids = new Set<string>();
+  let rejected = 0;
   const take = (v: unknown): void => {
-    if (Array.isArray(v)) for (const id of v) if (typeof id === 'string') ids.add(id);
+    if (!Array.isArray(v)) return;
+    for (const id of v) {
+      if (typeof id === 'string' && id !== '') ids.add(id);
+      else if (typeof id === 'number' && Number.isFinite(id)) ids.add(String(id));
+      else rejected++;
+    }
   };
+  let k: number | undefined;
   if (Array.isArray(parsed)) take(parsed);
   else if (typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as { candidates?: unknown }).candidates)) {
-    for (const c of (parsed as { candidates: { flip_queries?: unknown; control_queries?: unknown }[] }).candidates) {
+    const flips = parsed as { k?: unknown; candidates: { flip_queries?: unknown; control_queries?: unknown }[] };
+    if (Number.isInteger(flips.k)) k = flips.k as number;
+    for (const c of flips.candidates) {
       take(c.flip_queries);
       take(c.control_queries);
     }
   } else throw new InputError(spec, undefined, 'expected a JSON array of query ids or an object with "candidates" (answers flips --json)');
+  if (rejected > 0) io.stderr(`${spec}: warning: ${rejected} entries are not query ids (strings or numbers) and were skipped\n`);
   if (ids.size === 0) throw new InputError(spec, undefined, 'names no queries');
   // In the order the collection has them, so the file reads like the run.
   const order = new Map(all.map((q, i) => [q, i]));
-  return [...ids].sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = [...ids].sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
+  return k === undefined ? { ids: sorted } : { ids: sorted, k };
 }
 
 /** A custom template file (the JSON `answers template` prints); its id and version must be its own. */
@@ -121,23 +135,48 @@ async function readTemplate(path: string | undefined): Promise<ReaderTemplate> {
     if (!Number.isInteger(t[key]) || (t[key] as number) < 1)
       throw new InputError(path, undefined, `expected "${key}" as a positive integer`);
   }
-  return t as ReaderTemplate;
+  const template = t as ReaderTemplate;
+  // The name stands for the text in every cache key: a changed text under the built-in name would reuse answers.
+  if (templateName(template) === templateName(READER_TEMPLATE) && JSON.stringify(template) !== JSON.stringify(READER_TEMPLATE))
+    throw new InputError(
+      path,
+      undefined,
+      `differs from the built-in template but keeps its name ${templateName(READER_TEMPLATE)}: give it its own "id" (or "version")`,
+    );
+  return template;
 }
 
-async function previousAnswers(out: string, io: Io): Promise<Map<string, AnswerRecord>> {
-  const byKey = new Map<string, AnswerRecord>();
-  if (!existsSync(out)) return byKey;
-  const lines = (await readFile(out, 'utf8')).split('\n');
-  lines.forEach((line, i) => {
+/**
+ * The answers an earlier run wrote to `out`. A line that is not one (no `passage_ids`, `reader`, `prediction`)
+ * means `out` is some other file: refused, so it is never overwritten.
+ */
+async function previousAnswers(out: string): Promise<AnswerRecord[]> {
+  if (!existsSync(out)) return [];
+  const records: AnswerRecord[] = [];
+  (await readFile(out, 'utf8')).split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
+    let r: Partial<AnswerRecord> | null = null;
     try {
-      const r = JSON.parse(line) as AnswerRecord;
-      if (typeof r.query_id === 'string' && typeof r.prediction === 'string' && Array.isArray(r.passage_ids)) byKey.set(recordKey(r), r);
+      r = JSON.parse(line) as Partial<AnswerRecord>;
     } catch {
-      io.stderr(`${out}:${i + 1}: warning: not a JSON answer line; left out of the new file\n`);
+      // reported below
     }
+    const ok =
+      r !== null &&
+      typeof r.query_id === 'string' &&
+      typeof r.prediction === 'string' &&
+      typeof r.reader === 'string' &&
+      Array.isArray(r.passage_ids);
+    if (!ok)
+      throw new InputError(
+        out,
+        i + 1,
+        'is not a line `answers generate` wrote (expected query_id, prediction, reader and passage_ids): ' +
+          'this --out would be overwritten; choose another file',
+      );
+    records.push(r as AnswerRecord);
   });
-  return byKey;
+  return records;
 }
 
 function recordKey(r: Pick<AnswerRecord, 'reader' | 'revision' | 'dtype' | 'template' | 'k' | 'passage_ids' | 'question'>): string {
@@ -178,7 +217,7 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
     .requiredOption('--run <file>', 'the run whose passages the reader gets (TREC format)')
     .requiredOption('--reader <id>', `a preset (${Object.keys(READER_PRESETS).join(', ')}), a hub repo id, or a model folder`)
     .requiredOption('--out <file>', 'predictions JSONL to write (existing answers with the same settings are reused)')
-    .option('--k <n>', 'passages per question', parseIntFlag('--k', 1, 1000), 10)
+    .option('--k <n>', 'passages per question (default: the k of an answers flips --json file, else 10)', parseIntFlag('--k', 1, 1000))
     .option('--queries <spec>', '"all", a JSON array of query ids, or answers flips --json output', 'all')
     .option('--device <d>', 'cpu or cuda', 'cpu')
     .option('--dtype <t>', `weights: ${READER_DTYPES.join(', ')} (default: the preset's, fp32 otherwise)`)
@@ -190,14 +229,19 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
     .action(async (dir: string, opts: GenerateOpts) => {
       if (opts.device !== 'cpu' && opts.device !== 'cuda') throw new UsageError(`--device expects cpu or cuda, got "${opts.device}"`);
       const template = await readTemplate(opts.template);
-      const { config, modelDir } = resolveReader(opts);
+      const { config, modelDir, folder } = resolveReader(opts);
       const col = await loadBeirFolder(dir, opts.split);
       const run = await parseRun(fileSource(opts.run), opts.run);
       reportDiagnostics(io, [...col.warnings, ...run.warnings]);
       const judged = [...col.qrels.byQuery.keys()];
-      const queryIds = await selectQueries(opts.queries, judged);
+      const selected = await selectQueries(opts.queries, judged, io);
+      const queryIds = selected.ids;
+      // The flip sets are for one depth: by default the passages are that depth's.
+      const k = opts.k ?? selected.k ?? 10;
+      if (opts.k !== undefined && selected.k !== undefined && opts.k !== selected.k)
+        io.stderr(`warning: ${opts.queries} holds the flip sets at k = ${selected.k}, but --k is ${opts.k}\n`);
       const questions = new Map(col.queries.ids.map((id, i) => [id, col.queries.texts[i] ?? '']));
-      const set = readerTasks(template, col.corpus, questions, (q) => run.value.byQuery.get(q as QueryId)?.docs, queryIds, opts.k);
+      const set = readerTasks(template, col.corpus, questions, (q) => run.value.byQuery.get(q as QueryId)?.docs, queryIds, k);
       if (set.missingQuestions.length > 0)
         io.stderr(
           `warning: ${set.missingQuestions.length} queries are not in queries.jsonl and get no answer ` +
@@ -206,12 +250,13 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
       if (set.missingPassages > 0)
         io.stderr(`warning: ${set.missingPassages} ranked documents are not in the corpus and were left out of the passages\n`);
 
+      // A folder is named by its absolute path: two folders called "model" are two readers.
       const provenance = {
-        reader: config.model,
+        reader: folder ?? config.model,
         revision: config.revision,
         dtype: config.dtype,
         template: templateName(template),
-        k: opts.k,
+        k,
         run: run.value.name,
       };
       const record = (task: ReaderTask, prediction: string): AnswerRecord => ({
@@ -221,17 +266,29 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
         ...provenance,
         passage_ids: task.passageIds,
       });
-      const previous = await previousAnswers(opts.out, io);
+      const previous = await previousAnswers(opts.out);
+      const byKey = new Map(previous.map((r) => [recordKey(r), r]));
       const reused: AnswerRecord[] = [];
       const todo: ReaderTask[] = [];
       for (const task of set.tasks) {
-        const old = previous.get(recordKey({ ...provenance, passage_ids: task.passageIds, question: task.question }));
+        const old = byKey.get(recordKey({ ...provenance, passage_ids: task.passageIds, question: task.question }));
         if (old) reused.push({ ...old, query_id: task.queryId });
         else todo.push(task);
       }
-      const dropped = previous.size - reused.length;
-      if (dropped > 0) io.stderr(`warning: ${dropped} answers in ${opts.out} were made with other settings or queries and are not kept\n`);
-      await writeFile(opts.out, reused.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      const kept = new Set(reused.map((r) => recordKey(r)));
+      const other = previous.filter((r) => !kept.has(recordKey(r)));
+      if (other.length > 0) {
+        // Nothing is thrown away: answers made with other settings or for other queries move aside.
+        const aside = `${opts.out}.replaced.jsonl`;
+        await appendFile(aside, other.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        io.stderr(
+          `warning: ${other.length} answers in ${opts.out} were made with other settings or for other queries: moved to ${aside}\n`,
+        );
+      }
+      // Written whole, then renamed into place: an interruption leaves the old file or the new one.
+      const staging = `${opts.out}.tmp-${process.pid}`;
+      await writeFile(staging, reused.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      await rename(staging, opts.out);
       io.stderr(
         `answers: ${set.tasks.length} questions, ${reused.length} already answered, ${todo.length} to generate ` +
           `with ${config.model} (${config.dtype}, ${opts.device})\n`,
@@ -248,7 +305,8 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
         source: {
           ...(modelDir ? { localModelPath: modelDir.endsWith('/') ? modelDir : `${modelDir}/` } : {}),
           ...(opts.host ? { remoteHost: opts.host } : {}),
-          allowRemote: opts.offline !== true,
+          // A folder is read from disk only: a missing file is an error, not a request to the hub.
+          allowRemote: opts.offline !== true && folder === undefined,
           cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
         },
         onDownload: downloadPrinter(io),
@@ -265,12 +323,19 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
         const started = performance.now();
         let tokens = 0;
         let last = 0;
+        let refused = 0;
         for (let i = 0; i < todo.length; i++) {
           const task = todo[i]!;
-          const answer = await reader.answer(task.messages, template).catch((e: unknown) => {
-            if (e instanceof ReaderError) throw new UsageError(`query ${task.queryId}: ${e.message}`, { cause: e });
-            throw e;
-          });
+          let answer;
+          try {
+            answer = await reader.answer(task.messages, template);
+          } catch (e) {
+            if (!(e instanceof ReaderError)) throw e;
+            // One question the reader cannot take (a prompt past its context) does not stop the others.
+            refused++;
+            io.stderr(`warning: query ${task.queryId} not answered: ${e.message}\n`);
+            continue;
+          }
           tokens += answer.newTokens;
           // One line per answer, appended at once: an interrupted run keeps everything answered so far.
           await appendFile(opts.out, `${JSON.stringify(record(task, answer.text))}\n`);
@@ -285,6 +350,7 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
             );
           }
         }
+        if (refused > 0) io.stderr(`warning: ${refused} of ${todo.length} questions were not answered (see above)\n`);
       } finally {
         await reader.dispose();
       }
