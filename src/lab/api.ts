@@ -6,7 +6,7 @@
  */
 import { transfer } from 'comlink';
 import { parseRun } from '../core/io/trec.ts';
-import { parseGold, parseGoldFromQueries, parsePredictions } from '../core/io/answers.ts';
+import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import type { ReaderTaskSet, ReaderTemplate } from '../core/answers/prompt.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { Bm25Params } from '../core/retrieve/bm25.ts';
@@ -125,18 +125,7 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     /** A gold-answers JSONL (or a BEIR queries.jsonl with metadata answers), parsed with file:line errors. */
     async parseGoldFile(file: CollectionFile): Promise<{ gold: Record<string, string[]>; warnings: string[] }> {
-      const first =
-        new TextDecoder()
-          .decode(file.bytes.subarray(0, 4096))
-          .split('\n')
-          .find((l) => l.trim() !== '') ?? '';
-      let beir = false;
-      try {
-        beir = '_id' in (JSON.parse(first) as object);
-      } catch {
-        // not JSON: parseGold says where
-      }
-      const parsed = beir ? await parseGoldFromQueries(file.bytes, file.path) : await parseGold(file.bytes, file.path);
+      const parsed = await parseGoldAny(new TextDecoder().decode(file.bytes), file.path);
       return { gold: Object.fromEntries(parsed.value), warnings: parsed.warnings.map((w) => w.message) };
     },
 

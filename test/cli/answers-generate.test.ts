@@ -30,18 +30,9 @@ const reader = ['--model-dir', DEFAULT_MODELS_DIR, '--offline'];
 const generate = (run: string, out: string, ...extra: string[]) =>
   cli('answers', 'generate', qa, '--run', run, '--reader', TINY_READER.id, ...reader, '--queries', flips, '--out', out, ...extra);
 
-const lines = (path: string) =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-
-beforeAll(async () => {
-  await makeReaderFixtures();
-  writeQaCollection(qa);
-  expect((await cli('bm25', qa, '--out', bm25)).code).toBe(0);
-  expect((await cli('bm25', qa, '--rm3', '--out', rm3)).code).toBe(0);
-  const f = await cli(
+/** `answers flips --json` at k = 2, BM25 against BM25 + RM3, gold from the queries' metadata. */
+const flipsJson = (...extra: string[]) =>
+  cli(
     'answers',
     'flips',
     join(qa, 'qrels', 'test.tsv'),
@@ -54,7 +45,21 @@ beforeAll(async () => {
     '--at',
     '2',
     '--json',
+    ...extra,
   );
+
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+beforeAll(async () => {
+  await makeReaderFixtures();
+  writeQaCollection(qa);
+  expect((await cli('bm25', qa, '--out', bm25)).code).toBe(0);
+  expect((await cli('bm25', qa, '--rm3', '--out', rm3)).code).toBe(0);
+  const f = await flipsJson();
   expect(f.code).toBe(0);
   writeFileSync(flips, f.stdout);
 }, TIMEOUT_MS);
@@ -124,24 +129,7 @@ describe('fliplab answers generate', () => {
       ] as const) {
         expect((await generate(run, out, '--k', '2')).code).toBe(0);
       }
-      const r = await cli(
-        'answers',
-        'flips',
-        join(qa, 'qrels', 'test.tsv'),
-        '--reference',
-        bm25,
-        '--candidate',
-        rm3,
-        '--gold',
-        join(qa, 'queries.jsonl'),
-        '--reference-answers',
-        ref,
-        '--candidate-answers',
-        cand,
-        '--at',
-        '2',
-        '--json',
-      );
+      const r = await flipsJson('--reference-answers', ref, '--candidate-answers', cand);
       expect(r.code).toBe(0);
       const report = JSON.parse(r.stdout) as { candidates: { flips: number; missing_predictions: string[] }[] };
       expect(report.candidates[0]!.flips).toBeGreaterThan(0);

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mulberry32 } from '../../src/core/random.ts';
 
 const SUBJECTS = [
   'river',
@@ -43,16 +44,10 @@ const PROPERTIES = ['color', 'name', 'origin', 'cause', 'size', 'age'];
 const ANSWERS = ['red', 'green', 'blue', 'black', 'white', 'high', 'low', 'old', 'new', 'large', 'small', 'early', 'late'];
 const FILLER = 'the of and to in is was for on that with as by at from it be are this an or which were has have had'.split(' ');
 
-/** Deterministic pseudo-random integers (mulberry32). */
+/** Deterministic integers in [0, n) from the project's one PRNG. */
 function rng(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const next = mulberry32(seed);
+  return (n) => Math.floor(next() * n);
 }
 
 export interface QaCollection {

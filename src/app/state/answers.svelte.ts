@@ -11,7 +11,7 @@ import { answerTokens, matchAnswer, type AnswerMatch } from '../../core/answers/
 import { READER_TEMPLATE, templateName, type ReaderTemplate } from '../../core/answers/prompt.ts';
 import { answerFlipJson } from '../../report/answers.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
-import { READER_PRESETS, type ReaderConfig, type ReaderDtype } from '../../encoders/reader-presets.ts';
+import { READER_PRESETS, type ReaderConfig } from '../../encoders/reader-presets.ts';
 import { EncodeBridge, type AnswerProgress, type WorkerInitOptions } from '../bridge/encode-bridge.ts';
 import { allowedOrigins } from '../settings.ts';
 import { errorInfo, errorText } from './errors.ts';
@@ -197,7 +197,6 @@ export class AnswerLab {
   async generate(options: {
     readonly device: 'wasm' | 'webgpu';
     readonly source: { remoteHost?: string; localModelPath?: string; allowRemote?: boolean };
-    readonly dtype?: ReaderDtype;
   }): Promise<void> {
     const report = this.report;
     if (report === null) return;
@@ -206,7 +205,8 @@ export class AnswerLab {
     this.#abort = abort;
     this.error = null;
     const k = this.k;
-    const reader = { ...this.reader, ...(options.dtype ? { dtype: options.dtype } : {}) };
+    // A plain copy: the state proxy cannot be posted to the worker.
+    const reader = { ...this.reader };
     const source = `${reader.model} (${reader.dtype}, ${templateName(this.template)})`;
     const refused: string[] = [];
     try {

@@ -12,7 +12,7 @@ import type { Command } from 'commander';
 import { answerFlipReport, DEFAULT_ANSWER_DEPTH, DEFAULT_ANSWER_SEED, type AnswerCorrectness } from '../../core/answers/flips.ts';
 import { answerTokens, matchAnswer } from '../../core/answers/normalize.ts';
 import { buildCohort, supportProfile } from '../../core/flips/cohort.ts';
-import { parseGold, parseGoldFromQueries, parsePredictions } from '../../core/io/answers.ts';
+import { parseGoldAny, parsePredictions } from '../../core/io/answers.ts';
 import { parseQrels, parseRun } from '../../core/io/trec.ts';
 import type { Diagnostic } from '../../core/types.ts';
 import { fileSource, readFileBytes } from '../../node/files.ts';
@@ -24,16 +24,7 @@ import { nameRuns } from './flips.ts';
 
 /** A gold file: the JSONL format, or a BEIR queries.jsonl with answers in metadata (told apart by its first record). */
 async function readGold(path: string): Promise<{ gold: Map<string, string[]>; warnings: readonly Diagnostic[] }> {
-  const bytes = await readFileBytes(path);
-  const text = new TextDecoder().decode(bytes);
-  const first = text.split('\n').find((l) => l.trim() !== '') ?? '';
-  let beir = false;
-  try {
-    beir = '_id' in (JSON.parse(first) as object);
-  } catch {
-    // not JSON: parseGold says where
-  }
-  const parsed = beir ? await parseGoldFromQueries(text, path) : await parseGold(text, path);
+  const parsed = await parseGoldAny(new TextDecoder().decode(await readFileBytes(path)), path);
   return { gold: parsed.value, warnings: parsed.warnings };
 }
 

@@ -102,3 +102,18 @@ export async function parseGoldFromQueries(source: TextSource, file: string): Pr
         : [];
   return { value: gold, warnings };
 }
+
+/**
+ * Gold answers from either format, told apart by the first record: a BEIR queries.jsonl (it has `_id`) or the
+ * gold JSONL. Not JSON at all: the gold parser says where.
+ */
+export async function parseGoldAny(text: string, file: string): Promise<ParseResult<Map<string, string[]>>> {
+  const first = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  let beir = false;
+  try {
+    beir = '_id' in (JSON.parse(first) as object);
+  } catch {
+    // not JSON: parseGold says where
+  }
+  return beir ? parseGoldFromQueries(text, file) : parseGold(text, file);
+}
