@@ -1228,6 +1228,9 @@ describe('answer-level flips (the paper’s §3.5)', () => {
         .poll(() => p.getByTestId('reader-folder-status').textContent(), { timeout: 30_000 })
         .toMatch(/local\/tiny-gpt2 \(fp32\)/);
       await p.getByTestId('reader-run').click();
+      await expect
+        .poll(() => p.locator('tr[data-run="bm25-rm3"] [data-testid="answer-count"]').textContent(), { timeout: 60_000 })
+        .toMatch(/\(local\/tiny-gpt2 \(fp32/);
       await expect.poll(() => p.getByTestId('reader-run').count(), { timeout: 60_000 }).toBe(1);
       expect(await panel.getByTestId('answers-error').count()).toBe(0);
       const fromFolder = await saveDownload(p, () => p.locator('tr[data-run="bm25"] [data-testid="export-answers"]').click());

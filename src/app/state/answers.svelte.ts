@@ -209,6 +209,8 @@ export class AnswerLab {
     const reader = { ...this.reader };
     const source = `${reader.model} (${reader.dtype}, ${templateName(this.template)})`;
     const refused: string[] = [];
+    // The job exists from the click on, before the first await: the button turns into Cancel at once.
+    this.job = { run: report.reference, progress: null };
     try {
       for (const run of [report.reference, ...report.candidates.map((c) => c.name)]) {
         if (abort.signal.aborted) break;
@@ -248,12 +250,14 @@ export class AnswerLab {
         if (Object.keys(predictions).length > 0) publish();
         for (const r of result.refused) refused.push(`${run}, query ${r.queryId}: ${r.reason}`);
       }
-      this.job = null;
     } catch (e) {
-      this.job = null;
       if (!isAbort(e)) this.error = errorText(errorInfo(e));
     } finally {
-      if (this.#abort === abort) this.#abort = null;
+      // A newer job (a second click) owns the status from here on.
+      if (this.#abort === abort) {
+        this.#abort = null;
+        this.job = null;
+      }
       if (refused.length > 0)
         this.warnings = [`${refused.length} questions were not answered (left out of the table): ${refused.slice(0, 3).join('; ')}`];
     }
