@@ -8,11 +8,15 @@
  *   TREC_EVAL_9=/path/to/trec_eval-9.0.8                   (optional: the same for --trec-eval 9.0.8)
  *
  * Without TREC_EVAL the bench says so and reports fliplab alone. With it, each output must be byte for
- * byte the C program's, and the goals are checked: fliplab ≥ 2× faster than trec_eval, peak memory
- * within 3× of trec_eval's (on medians; the best of the runs is shown too). One exception to "byte for byte": trec_eval's rbp reads two uninitialised
- * variables (m_rbp.c: min, max), so an optimised build prints a value that depends on the compiler and on
- * the other measures requested; fliplab reproduces the plain `make` build (the shared reference outputs).
- * The bench names the lines that differ, and counts a difference in rbp alone as the same output. Times are the median of 3 runs after one warm-up; peak RSS comes from
+ * byte the C program's, and the goals are checked: fliplab ≥ 2× faster than trec_eval, peak memory within
+ * 3× of trec_eval's. One exception to "byte for byte": trec_eval's rbp reads two uninitialised variables
+ * (m_rbp.c: min, max), so an optimised build prints a value that depends on the compiler and on the other
+ * measures requested; fliplab reproduces the plain `make` build (the shared reference outputs). The bench
+ * names the lines that differ, and counts a difference in rbp alone as the same output.
+ *
+ * Timing on a shared, noisy machine: 7 runs of each command after one warm-up, fliplab's and trec_eval's
+ * runs interleaved, so a burst of load lands on both; the speed-up is the median of the paired ratios (run
+ * i of trec_eval ÷ run i of fliplab), shown with the ratio of the best runs. Peak RSS comes from
  * /usr/bin/time when the machine has it. Generated files live in os.tmpdir() and are removed afterwards.
  */
 import { spawnSync } from 'node:child_process';
@@ -26,7 +30,7 @@ const BIN = join(ROOT, 'bin/fliplab.mjs');
 const QUERIES = 1000;
 const DOCS = 1000;
 const JUDGED = 100;
-const RUNS = 5;
+const RUNS = 7;
 const TIME = '/usr/bin/time';
 
 function generate(dir: string): { run: string; qrels: string; lines: number; bytes: number } {
@@ -61,16 +65,28 @@ function generate(dir: string): { run: string; qrels: string; lines: number; byt
 }
 
 interface Timed {
+  /** Every timed run's wall time, in run order (run i of each command ran next to run i of the others). */
+  readonly all: number[];
   readonly ms: number;
   readonly best: number;
   readonly rssKiB: number | undefined;
   readonly stdout: string;
 }
 
-/** Median wall time of `RUNS` runs (after one warm-up), peak RSS of the slowest-memory run, the output. */
-function timeCommand(cmd: string, args: string[], env: Record<string, string> = {}): Timed {
+interface Command {
+  readonly cmd: string;
+  readonly args: string[];
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Median wall time of `RUNS` runs of each command (after one warm-up each), the runs interleaved (A B C A B C
+ * …) so that a burst of load on this shared machine slows every command alike instead of one of them;
+ * peak RSS of the most memory-hungry run; the first run's output.
+ */
+function timeInterleaved(commands: readonly Command[]): Timed[] {
   const haveTime = existsSync(TIME);
-  const once = (): { ms: number; rss: number | undefined; stdout: string } => {
+  const once = ({ cmd, args, env = {} }: Command): { ms: number; rss: number | undefined; stdout: string } => {
     const t0 = performance.now();
     const r = haveTime
       ? spawnSync(TIME, ['-f', '%M', cmd, ...args], { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, ...env } })
@@ -80,11 +96,14 @@ function timeCommand(cmd: string, args: string[], env: Record<string, string> = 
     const rss = haveTime ? Number(r.stderr.trim().split('\n').pop()) : undefined;
     return { ms, rss, stdout: r.stdout };
   };
-  once();
-  const runs = Array.from({ length: RUNS }, once);
-  const sorted = [...runs].sort((a, b) => a.ms - b.ms);
-  const rss = runs.every((r) => r.rss !== undefined) ? Math.max(...runs.map((r) => r.rss!)) : undefined;
-  return { ms: sorted[Math.floor(RUNS / 2)]!.ms, best: sorted[0]!.ms, rssKiB: rss, stdout: runs[0]!.stdout };
+  for (const c of commands) once(c);
+  const runs = commands.map(() => [] as ReturnType<typeof once>[]);
+  for (let i = 0; i < RUNS; i++) commands.forEach((c, k) => runs[k]!.push(once(c)));
+  return runs.map((rs) => {
+    const sorted = [...rs].sort((a, b) => a.ms - b.ms);
+    const rss = rs.every((r) => r.rss !== undefined) ? Math.max(...rs.map((r) => r.rss!)) : undefined;
+    return { all: rs.map((r) => r.ms), ms: sorted[Math.floor(RUNS / 2)]!.ms, best: sorted[0]!.ms, rssKiB: rss, stdout: rs[0]!.stdout };
+  });
 }
 
 /** Measure names whose lines differ between two trec_eval outputs. */
@@ -113,28 +132,36 @@ function main(): void {
       { label: '10.0', flag: [], env: 'TREC_EVAL' },
       { label: '9.0.8', flag: ['--trec-eval', '9.0.8'], env: 'TREC_EVAL_9' },
     ];
-    const rows: string[][] = [['command', 'wall median (best)', 'peak RSS', 'trec_eval ÷ fliplab', 'output']];
+    const rows: string[][] = [['command', 'wall median (best)', 'peak RSS', 'trec_eval ÷ fliplab: paired median (bests)', 'output']];
     const goals: string[] = [];
     for (const mode of modes) {
       for (const q of [false, true]) {
         const args = ['-m', 'all_trec', ...(q ? ['-q'] : []), gen.qrels, gen.run];
-        const ours = timeCommand(process.execPath, [BIN, 'eval', ...mode.flag, ...args]);
+        const cPath = process.env[mode.env];
+        const haveC = cPath !== undefined && existsSync(cPath);
+        const twoThreads = !q && mode.label === '10.0';
+        const commands: Command[] = [{ cmd: process.execPath, args: [BIN, 'eval', ...mode.flag, ...args] }];
+        if (haveC) commands.push({ cmd: cPath, args });
+        if (twoThreads) commands.push({ cmd: process.execPath, args: [BIN, 'eval', ...args], env: { FLIPLAB_THREADS: '2' } });
+        const timed = timeInterleaved(commands);
+        const ours = timed[0]!;
         const extra: string[][] = [];
-        if (!q && mode.label === '10.0') {
-          const two = timeCommand(process.execPath, [BIN, 'eval', ...args], { FLIPLAB_THREADS: '2' });
+        if (twoThreads) {
+          const two = timed[timed.length - 1]!;
           const sameAsOne = two.stdout === ours.stdout ? 'same as one thread' : 'DIFFERENT from one thread';
           extra.push([`  fliplab, two threads forced (FLIPLAB_THREADS=2)`, ms(two), mib(two.rssKiB), '', sameAsOne]);
         }
-        const cPath = process.env[mode.env];
         const label = `fliplab eval${mode.flag.length ? ` ${mode.flag.join(' ')}` : ''} -m all_trec${q ? ' -q' : ''}`;
-        if (!cPath || !existsSync(cPath)) {
+        if (!haveC) {
           rows.push([label, ms(ours), mib(ours.rssKiB), `${mode.env} not set: no C peer`, ''], ...extra);
           continue;
         }
-        const c = timeCommand(cPath, args);
+        const c = timed[1]!;
         const diff = differingMeasures(ours.stdout, c.stdout);
         const same = diff.length === 0 || (diff.length === 1 && diff[0] === 'rbp');
-        const speed = c.ms / ours.ms;
+        // the median of the paired ratios (run i of trec_eval ÷ run i of fliplab, timed side by side)
+        const ratios = c.all.map((t, i) => t / ours.all[i]!).sort((a, b) => a - b);
+        const speed = ratios[Math.floor(ratios.length / 2)]!;
         const bestSpeed = c.best / ours.best;
         const verdict =
           diff.length === 0 ? 'identical' : same ? 'identical but rbp (C reads uninitialised memory)' : `DIFFERENT: ${diff.join(', ')}`;

@@ -18,6 +18,7 @@ import { Worker } from 'node:worker_threads';
 import { EvalPlan, type MeasureSpec, type TrecEvalVersion } from '../core/metrics/index.ts';
 import {
   assembleRanges,
+  evaluateChunks,
   evaluateRange,
   firstRunTag,
   parseQrelsBytes,
@@ -27,7 +28,7 @@ import {
   type ByteQrels,
   type RangeResult,
 } from '../core/metrics/run-bytes.ts';
-import { readFileBytes } from './files.ts';
+import { openChunkReader, readFileBytes } from './files.ts';
 
 /** Runs smaller than this are evaluated on one thread. */
 export const THREADED_MIN_BYTES = 8 << 20;
@@ -68,19 +69,42 @@ function threadsWanted(runPath: string): number {
   }
 }
 
-export interface FilesEvaluation {
+/** What `evaluateFiles` gives: the byte path's evaluation, or the whole run for the text parsers. */
+export type FilesEvaluation = {
   readonly qrelsBytes: Uint8Array;
-  readonly runBytes: Uint8Array;
-  /** The byte path's qrels, when it took them (its repeated-judgment count is needed for the warning). */
-  readonly qrels: ByteQrels | undefined;
-  /** The byte path's evaluation, or undefined: then the text parsers must take the bytes. */
-  readonly fast: ByteEvalResult | undefined;
   readonly threads: number;
-}
+} & (
+  | {
+      /** The byte path's qrels (its repeated-judgment count is needed for the warning) and evaluation. */
+      readonly qrels: ByteQrels;
+      readonly fast: ByteEvalResult;
+    }
+  | {
+      /** The byte path declined: the text parsers must take these bytes (and report what is wrong). */
+      readonly fast: undefined;
+      readonly runBytes: Uint8Array;
+    }
+);
 
 /** Read both files and evaluate on one or two threads (see the module comment). */
 export async function evaluateFiles(qrelsPath: string, runPath: string, plan: EvalPlan, opts: ByteEvalOptions): Promise<FilesEvaluation> {
   const threads = threadsWanted(runPath) === 2 && existsSync(fileURLToPath(WORKER_URL)) ? 2 : 1;
+  if (threads === 1 && runPath !== '-') {
+    // One thread: the run streams through a small buffer (evaluateChunks), never whole in memory.
+    const qrelsBytes = await readFileBytes(qrelsPath);
+    const qrels = parseQrelsBytes(qrelsBytes);
+    const reader = openChunkReader(runPath);
+    if (qrels && reader) {
+      let fast: ByteEvalResult | undefined;
+      try {
+        fast = evaluateChunks(qrels, reader.read, plan, opts);
+      } finally {
+        reader.close();
+      }
+      if (fast) return { qrelsBytes, qrels, fast, threads };
+    } else reader?.close();
+    return { qrelsBytes, fast: undefined, runBytes: await readFileBytes(runPath), threads };
+  }
   // the worker boots while this thread reads the files
   const worker = threads === 2 ? new Worker(WORKER_URL) : undefined;
   try {
@@ -103,7 +127,7 @@ export async function evaluateFiles(qrelsPath: string, runPath: string, plan: Ev
     const theirs = await other;
     const parts = mine && (cut === runBytes.length ? [mine] : theirs && [mine, theirs]);
     const fast = qrels && parts ? assembleRanges(qrels, plan, { ...options, ...(onQuery && { onQuery }) }, tag!, parts) : undefined;
-    return { qrelsBytes, runBytes, qrels, fast, threads };
+    return qrels && fast ? { qrelsBytes, qrels, fast, threads } : { qrelsBytes, fast: undefined, runBytes, threads };
   } finally {
     void worker?.terminate();
   }

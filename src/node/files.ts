@@ -2,12 +2,13 @@
  * Node edge of core/io: files become TextSources, BEIR folders are located. Only the CLI, benches and
  * tests import this; the core itself never touches the file system.
  */
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import type { Corpus, Diagnostic, Qrels, Queries } from '../core/types.ts';
 import { InputError } from '../core/io/errors.ts';
 import { isGzip, type TextSource } from '../core/io/lines.ts';
+import type { ReadInto } from '../core/metrics/run-bytes.ts';
 import { parseCorpus, parseQueries } from '../core/io/beir.ts';
 import { parseQrels } from '../core/io/trec.ts';
 
@@ -58,10 +59,35 @@ export async function readFileBytes(path: string, opts: { shared?: boolean } = {
       );
     }
   }
-  if (!opts.shared) return bytes;
+  // A plain Uint8Array view, not a Buffer: the byte parsers' hot functions see one array map for qrels and
+  // run (a Buffer here deoptimised them the moment the run's plain buffer arrived, then ran them polymorphic).
+  if (!opts.shared) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
   shared.set(bytes);
   return shared;
+}
+
+/**
+ * A file read piece by piece into the caller's buffer (core/metrics/run-bytes.ts `evaluateChunks`), so a
+ * big run never sits in memory whole. Undefined for gzip content (that is read whole and gunzipped).
+ */
+export function openChunkReader(path: string): { read: ReadInto; close(): void } | undefined {
+  checkFile(path);
+  const fd = openSync(path, 'r');
+  const head = new Uint8Array(2);
+  if (isGzip(head.subarray(0, readSync(fd, head, 0, 2, 0)))) {
+    closeSync(fd);
+    return undefined;
+  }
+  let position = 0;
+  return {
+    read(into, offset, length) {
+      const n = readSync(fd, into, offset, length, position);
+      position += n;
+      return n;
+    },
+    close: () => closeSync(fd),
+  };
 }
 
 /** First existing of `name` and `name.gz` inside `dir`. */

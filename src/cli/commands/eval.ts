@@ -104,26 +104,23 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
             }
           }
         : undefined;
-      const {
-        qrelsBytes,
-        runBytes: bytes,
-        qrels: byteQrels,
-        fast,
-      } = await evaluateFiles(qrelsPath, runPath, plan, { ...evalOpts, ...(onQuery && { onQuery }) });
+      const files = await evaluateFiles(qrelsPath, runPath, plan, { ...evalOpts, ...(onQuery && { onQuery }) });
+      const fast = files.fast;
       let result: EvalResult;
       let warnings: Diagnostic[];
       let lengths: readonly number[];
-      if (fast && byteQrels) {
+      if (files.fast) {
+        const { fast, qrels } = files;
         result = fast.result;
         lengths = fast.lengths;
         warnings = [
-          ...(byteQrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, byteQrels.duplicates)] : []),
+          ...(qrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, qrels.duplicates)] : []),
           ...(fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : []),
         ];
       } else {
         // the validating text parsers: exact messages (file:line) for bad input, and the rare files the byte path declines
-        const qrels = await parseQrels(qrelsBytes, qrelsPath);
-        const run = await parseRun(bytes, runName);
+        const qrels = await parseQrels(files.qrelsBytes, qrelsPath);
+        const run = await parseRun(files.runBytes, runName);
         if (![...run.value.byQuery.keys()].some((q) => qrels.value.byQuery.has(q))) {
           throw new InputError(
             runName,

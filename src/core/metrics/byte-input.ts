@@ -208,28 +208,49 @@ function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, 
   return p + 1;
 }
 
-/** Growable Int32Array columns, one entry per judgment line. */
-class Column {
-  data = new Int32Array(1 << 12);
-  push(n: number, v: number): void {
-    if (n === this.data.length) {
-      const grown = new Int32Array(n * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[n] = v;
+/**
+ * One judgment line per index: docid start, length and hash, grade, query index. Plain typed arrays with
+ * one capacity check per line (the parse runs once per process, mostly before the JIT has optimised it,
+ * so every call per line counts).
+ */
+class Judgments {
+  start: Int32Array;
+  length: Int32Array;
+  hash: Int32Array;
+  grade: Int32Array;
+  query: Int32Array;
+  constructor(capacity: number) {
+    this.start = new Int32Array(capacity);
+    this.length = new Int32Array(capacity);
+    this.hash = new Int32Array(capacity);
+    this.grade = new Int32Array(capacity);
+    this.query = new Int32Array(capacity);
+  }
+  grow(): void {
+    const twice = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.start = twice(this.start);
+    this.length = twice(this.length);
+    this.hash = twice(this.hash);
+    this.grade = twice(this.grade);
+    this.query = twice(this.query);
   }
 }
 
 /**
- * Qrels (TREC 4 columns or BEIR 3 columns with its header) from bytes, with the text parser's rules;
- * undefined when that parser must take over (malformed line, a judgment repeated with another grade, a
- * grade like "1.0", invalid UTF-8).
+ * The judgment lines of a qrels file, in file order (parseQrelsBytes' first pass). Its own function: the
+ * JIT compiles this loop on its own, and leaving it does not throw the compiled loop away.
  */
-export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
+function readJudgments(bytes: Uint8Array): { cols: Judgments; lines: number; queryIds: string[]; grouped: boolean } | undefined {
   const n = bytes.length;
   let pos = n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  const cols = { start: new Column(), length: new Column(), hash: new Column(), grade: new Column(), query: new Column() };
+  // a qrels line is rarely under 16 bytes ("q 0 doc 1\n" is 10): this capacity seldom grows
+  const cols = new Judgments(Math.max(1024, n >> 4));
+  let capacity = cols.start.length;
+  let grouped = true;
   let lines = 0;
   const queryIndex = new Map<string, number>();
   const queryIds: string[] = [];
@@ -243,11 +264,15 @@ export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
     if (cur >= 0) {
       const next = fastQrelsLine(bytes, pos, n, curStart, curLen, columns === 4);
       if (next >= 0) {
-        cols.start.push(lines, DOCID[0]!);
-        cols.length.push(lines, DOCID[1]! - DOCID[0]!);
-        cols.hash.push(lines, DOCID[2]!);
-        cols.grade.push(lines, QRELS_GRADE[0]!);
-        cols.query.push(lines, cur);
+        if (lines === capacity) {
+          cols.grow();
+          capacity = cols.start.length;
+        }
+        cols.start[lines] = DOCID[0]!;
+        cols.length[lines] = DOCID[1]! - DOCID[0]!;
+        cols.hash[lines] = DOCID[2]!;
+        cols.grade[lines] = QRELS_GRADE[0]!;
+        cols.query[lines] = cur;
         lines++;
         pos = next;
         continue;
@@ -285,79 +310,111 @@ export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
         index = queryIds.length;
         queryIndex.set(q, index);
         queryIds.push(q);
-      }
+      } else grouped = false; // a query's lines come back after another query's
       cur = index;
       curStart = qs;
       curLen = ql;
     }
     const ds = FIELD_START[count - 2]!;
     const de = FIELD_END[count - 2]!;
-    cols.start.push(lines, ds);
-    cols.length.push(lines, de - ds);
-    cols.hash.push(lines, hashBytes(bytes, ds, de));
-    cols.grade.push(lines, grade);
-    cols.query.push(lines, cur);
+    if (lines === capacity) {
+      cols.grow();
+      capacity = cols.start.length;
+    }
+    cols.start[lines] = ds;
+    cols.length[lines] = de - ds;
+    cols.hash[lines] = hashBytes(bytes, ds, de);
+    cols.grade[lines] = grade;
+    cols.query[lines] = cur;
     lines++;
   }
   if (lines === 0) return undefined;
+  return { cols, lines, queryIds, grouped };
+}
 
-  // group the lines by query (stable counting sort: qrels are usually grouped already, then it is a copy)
+/**
+ * Qrels (TREC 4 columns or BEIR 3 columns with its header) from bytes, with the text parser's rules;
+ * undefined when that parser must take over (malformed line, a judgment repeated with another grade, a
+ * grade like "1.0", invalid UTF-8).
+ */
+export function parseQrelsBytes(bytes: Uint8Array): ByteQrels | undefined {
+  const read = readJudgments(bytes);
+  if (read === undefined) return undefined;
+  const { cols, lines, queryIds, grouped } = read;
+  // group the lines by query: qrels are usually grouped already (each query's lines together, queries in
+  // first-seen order), and then the columns are used as they are; otherwise a stable counting sort
   const nq = queryIds.length;
   const offsets = new Int32Array(nq + 1);
-  const query = cols.query.data;
+  const query = cols.query;
   for (let i = 0; i < lines; i++) offsets[query[i]! + 1]!++;
   for (let q = 0; q < nq; q++) offsets[q + 1]! += offsets[q]!;
-  const fill = offsets.slice(0, nq);
-  const starts = new Int32Array(lines);
-  const lengths = new Int32Array(lines);
-  const hashes = new Int32Array(lines);
-  const grades = new Int32Array(lines);
-  for (let i = 0; i < lines; i++) {
-    const at = fill[query[i]!]!++;
-    starts[at] = cols.start.data[i]!;
-    lengths[at] = cols.length.data[i]!;
-    hashes[at] = cols.hash.data[i]!;
-    grades[at] = cols.grade.data[i]!;
+  let starts = cols.start;
+  let lengths = cols.length;
+  let hashes = cols.hash;
+  let grades = cols.grade;
+  if (!grouped) {
+    const fill = offsets.slice(0, nq);
+    starts = new Int32Array(lines);
+    lengths = new Int32Array(lines);
+    hashes = new Int32Array(lines);
+    grades = new Int32Array(lines);
+    for (let i = 0; i < lines; i++) {
+      const at = fill[query[i]!]!++;
+      starts[at] = cols.start[i]!;
+      lengths[at] = cols.length[i]!;
+      hashes[at] = cols.hash[i]!;
+      grades[at] = cols.grade[i]!;
+    }
   }
 
   const queries = new Map<string, { judged: JudgedQuery; table: JudgedBytes }>();
   let duplicates = 0;
   let positive = 0;
   const kept = new Int32Array(lines);
+  const columns = { starts, lengths, hashes, grades };
   for (let q = 0; q < nq; q++) {
-    const from = offsets[q]!;
-    const to = offsets[q + 1]!;
-    const codes = new Int32Array(to - from);
-    for (let i = from; i < to; i++) codes[i - from] = grades[i]! < 0 ? RELVALUE_UNJUDGED : grades[i]!;
-    const table = new JudgedBytes(bytes, starts.subarray(from, to), lengths.subarray(from, to), hashes.subarray(from, to), codes);
-    // repeated docids: the same grade is counted once (a warning), another grade is an error (the text parser's)
-    let keep = 0;
-    for (let i = from; i < to; i++) {
-      const h = hashes[i]!;
-      let dup = -1;
-      for (let slot = h & table.mask; ; slot = (slot + 1) & table.mask) {
-        const j = table.table[slot]!;
-        if (j < 0) break;
-        if (j >= i - from) continue;
-        const jj = from + j;
-        if (
-          hashes[jj] === h &&
-          lengths[jj] === lengths[i] &&
-          compareBytes(bytes, starts[jj]!, lengths[jj]!, starts[i]!, lengths[i]!) === 0
-        ) {
-          dup = jj;
-          break;
-        }
-      }
-      if (dup < 0) kept[from + keep++] = grades[i]!;
-      else if (grades[dup] !== grades[i]) return undefined;
-      else duplicates++;
-    }
-    const judged = summarizeGrades(kept, from, from + keep);
-    positive += judged.numPositive;
-    queries.set(queryIds[q]!, { judged, table });
+    const one = queryJudgments(bytes, columns, offsets[q]!, offsets[q + 1]!, kept);
+    if (one === undefined) return undefined;
+    duplicates += one.duplicates;
+    positive += one.judged.numPositive;
+    queries.set(queryIds[q]!, { judged: one.judged, table: one.table });
   }
   return { queries, positive, duplicates };
+}
+
+/** One query's judgments columns[from, to): its docid table and summary; undefined for a docid judged twice with two grades. */
+function queryJudgments(
+  bytes: Uint8Array,
+  columns: { starts: Int32Array; lengths: Int32Array; hashes: Int32Array; grades: Int32Array },
+  from: number,
+  to: number,
+  kept: Int32Array,
+): { judged: JudgedQuery; table: JudgedBytes; duplicates: number } | undefined {
+  const { starts, lengths, hashes, grades } = columns;
+  const codes = new Int32Array(to - from);
+  for (let i = from; i < to; i++) codes[i - from] = grades[i]! < 0 ? RELVALUE_UNJUDGED : grades[i]!;
+  const table = new JudgedBytes(bytes, starts.subarray(from, to), lengths.subarray(from, to), hashes.subarray(from, to), codes);
+  // repeated docids: the same grade is counted once (a warning), another grade is an error (the text parser's)
+  let keep = 0;
+  let duplicates = 0;
+  for (let i = from; i < to; i++) {
+    const h = hashes[i]!;
+    let dup = -1;
+    for (let slot = h & table.mask; ; slot = (slot + 1) & table.mask) {
+      const j = table.table[slot]!;
+      if (j < 0) break;
+      if (j >= i - from) continue;
+      const jj = from + j;
+      if (hashes[jj] === h && lengths[jj] === lengths[i] && compareBytes(bytes, starts[jj]!, lengths[jj]!, starts[i]!, lengths[i]!) === 0) {
+        dup = jj;
+        break;
+      }
+    }
+    if (dup < 0) kept[from + keep++] = grades[i]!;
+    else if (grades[dup] !== grades[i]) return undefined;
+    else duplicates++;
+  }
+  return { judged: summarizeGrades(kept, from, from + keep), table, duplicates };
 }
 
 const POW10 = [
@@ -371,7 +428,19 @@ const POW10 = [
  * NaN when the text is not a finite number.
  */
 export function parseScoreBytes(bytes: Uint8Array, s: number, e: number): number {
-  if (s >= e) return Number.NaN;
+  return scoreBytes(bytes, s, e) ? SCORE[0]! : Number.NaN;
+}
+
+/** Scratch of `scoreBytes`: the score. */
+export const SCORE = new Float64Array(1);
+
+/**
+ * `parseScoreBytes` for the hot loops: the score goes to SCORE[0] and the result says whether there is
+ * one. A double returned from a call that is not inlined is boxed (a heap allocation per run line: a
+ * scavenge every ~250,000 lines on the 1M-line bench); one stored in a Float64Array is not.
+ */
+export function scoreBytes(bytes: Uint8Array, s: number, e: number): boolean {
+  if (s >= e) return false;
   let i = s;
   let neg = false;
   const c0 = bytes[i];
@@ -416,13 +485,15 @@ export function parseScoreBytes(bytes: Uint8Array, s: number, e: number): number
   if (!any || i !== e) return slowScore(bytes, s, e);
   if (digits > 15 || scale < -22 || scale > 22) return slowScore(bytes, s, e);
   const v = scale < 0 ? mantissa / POW10[-scale]! : mantissa * POW10[scale]!;
-  return neg ? -v : v;
+  SCORE[0] = neg ? -v : v;
+  return true;
 }
 
-function slowScore(bytes: Uint8Array, s: number, e: number): number {
-  for (let i = s; i < e; i++) if (bytes[i]! >= 0x80) return Number.NaN; // not ASCII: the text parser decides
+function slowScore(bytes: Uint8Array, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) if (bytes[i]! >= 0x80) return false; // not ASCII: the text parser decides
   const v = Number(latin1(bytes, s, e));
-  return Number.isFinite(v) ? v : Number.NaN;
+  SCORE[0] = v;
+  return Number.isFinite(v);
 }
 
 /** strcmp of bytes[a, a+la) and bytes[b, b+lb) (sign only). */

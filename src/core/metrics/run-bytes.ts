@@ -25,10 +25,11 @@ import {
   HASH_SIGN,
   hashBytes,
   NL,
-  parseScoreBytes,
   QueryLines,
   sameQueryDocid,
   scanLine,
+  SCORE,
+  scoreBytes,
   type ByteQrels,
 } from './byte-input.ts';
 import { makeResult, type EvalPlan, type EvalResult } from './evaluate.ts';
@@ -57,9 +58,8 @@ export interface ByteEvalResult {
   readonly lengths: number[];
 }
 
-/** Scratch of `fastLine`: 1 when the tag differs; and the score. The docid is in DOCID. */
+/** Scratch of `fastLine`: 1 when the tag differs. The docid is in DOCID, the score in SCORE. */
 const FAST_OTHER_TAG = new Int32Array(1);
-const FAST_SCORE = new Float64Array(1);
 
 /**
  * The common run line read in one go: `sameQueryDocid` (with Q0), an integer rank, a score, a tag, nothing
@@ -80,8 +80,7 @@ function fastLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: n
   const ss = p;
   while (p < end && bytes[p]! > 32) p++;
   if (p === ss || p >= end) return -1;
-  const score = parseScoreBytes(bytes, ss, p);
-  if (score !== score) return -1;
+  if (!scoreBytes(bytes, ss, p)) return -1;
   while (p < end && ((c = bytes[p]!) === 32 || c === 9)) p++;
   const ts = p;
   while (p < end && bytes[p]! > 32) p++;
@@ -92,7 +91,6 @@ function fastLine(bytes: Uint8Array, pos: number, end: number, qs: number, ql: n
   while (p < end && ((c = bytes[p]!) === 32 || c === 9 || c === 13)) p++;
   if (p < end && c !== NL) return -1; // a seventh column
   FAST_OTHER_TAG[0] = other;
-  FAST_SCORE[0] = score;
   return p + 1;
 }
 
@@ -157,6 +155,176 @@ export function splitRun(bytes: Uint8Array, from: number): number {
 }
 
 /**
+ * Parses and evaluates run lines fed to it in pieces (`feed`), each piece whole queries: one range of a
+ * file, or the successive chunks a reader fills (`evaluateChunks`). Its state (ids seen, rows) spans the
+ * pieces, so a query whose lines are split between two pieces is caught like any other scattered query.
+ */
+export class RangeEvaluator {
+  readonly #qrels: ByteQrels;
+  readonly #plan: EvalPlan;
+  readonly #tag: Uint8Array;
+  readonly #ctx: ContextBuilder;
+  readonly #lines = new QueryLines();
+  readonly #qids: string[] = [];
+  readonly #texts: (Record<string, string> | undefined)[] = [];
+  readonly #seen: string[] = [];
+  readonly #seenSet = new Set<string>();
+  readonly #lengths: number[] = [];
+  #rows: Float64Array;
+  #otherTags = 0;
+
+  /** `tag` is the run's tag (its first line's), for counting lines with another one. */
+  constructor(qrels: ByteQrels, plan: EvalPlan, opts: Omit<ByteEvalOptions, 'onQuery'>, tag: Uint8Array) {
+    this.#qrels = qrels;
+    this.#plan = plan;
+    this.#tag = tag;
+    this.#ctx = new ContextBuilder(opts.relevanceLevel, opts.maxRetrieved, opts.version);
+    this.#rows = new Float64Array(64 * plan.slots);
+  }
+
+  /**
+   * Order and evaluate the finished query (its lines are in #lines); false when its list holds a document
+   * twice. A method, not a closure made per feed: optimised code that inlined one closure was thrown
+   * away ("wrong call target") at every chunk's new one.
+   */
+  #finish(bytes: Uint8Array, qid: string, table: ReturnType<ByteQrels['queries']['get']>): boolean {
+    const lines = this.#lines;
+    this.#lengths.push(lines.n);
+    if (!lines.distinct(bytes)) return false;
+    if (table === undefined) return true;
+    const ctx = this.#ctx;
+    const slots = this.#plan.slots;
+    const depth = ctx.depthOf(lines.n);
+    lines.ordered(bytes, ctx.reserve(depth), depth);
+    const base = this.#qids.length * slots;
+    if (this.#rows.length < base + slots) {
+      const grown = new Float64Array(this.#rows.length * 2);
+      grown.set(this.#rows);
+      this.#rows = grown;
+    }
+    this.#texts.push(this.#plan.compute(ctx.commit(depth, table.judged), this.#rows, base));
+    this.#qids.push(qid);
+    return true;
+  }
+
+  /**
+   * Parse and evaluate the lines of bytes[start, end) (line boundaries; the last query ends at `end`).
+   * `fileStart`: the range begins the file (a byte-order mark is skipped). False when the text parser must
+   * take over; then the evaluator is spent.
+   */
+  feed(bytes: Uint8Array, start: number, end: number, fileStart = start === 0): boolean {
+    const lines = this.#lines;
+    const seen = this.#seen;
+    const seenSet = this.#seenSet;
+    const tag = this.#tag;
+    const tagLen = tag.length;
+    const qrels = this.#qrels;
+    let otherTags = 0;
+    let curStart = -1;
+    let curLen = 0;
+    let curQid = '';
+    let table: ReturnType<ByteQrels['queries']['get']>;
+    const line = { count: 0, high: 0 };
+    const st = FIELD_START;
+    const en = FIELD_END;
+
+    let pos = fileStart ? Math.max(start, BOM(bytes)) : start;
+    while (pos < end) {
+      if (curStart >= 0) {
+        const next = fastLine(bytes, pos, end, curStart, curLen, tag);
+        if (next >= 0) {
+          const d = lines.push();
+          const ds = DOCID[0]!;
+          const de = DOCID[1]!;
+          const h = DOCID[2]!;
+          otherTags += FAST_OTHER_TAG[0]!;
+          lines.docStart[d] = ds;
+          lines.docLen[d] = de - ds;
+          lines.docHash[d] = h;
+          lines.scores[d] = SCORE[0]!;
+          lines.codes[d] = table === undefined ? RELVALUE_NONPOOL : table.table.code(bytes, ds, de, h);
+          pos = next;
+          continue;
+        }
+      }
+      if (bytes[pos] === HASH_SIGN) {
+        const nl = bytes.indexOf(NL, pos);
+        pos = nl < 0 || nl >= end ? end : nl + 1;
+        continue;
+      }
+      pos = scanLine(bytes, pos, end, 6, line);
+      const count = line.count;
+      if (count === 0) continue;
+      if (count !== 6) return false; // fewer: malformed; more: the text parser warns about extra columns
+      if (line.high >= 0x80 && decode(bytes, st[2]!, en[2]!) === undefined) return false;
+
+      const qs = st[0]!;
+      const ql = en[0]! - qs;
+      let same = ql === curLen && curStart >= 0;
+      for (let k = 0; same && k < ql; k++) same = bytes[qs + k] === bytes[curStart + k];
+      if (!same) {
+        if (curStart >= 0 && !this.#finish(bytes, curQid, table)) return false;
+        const q = decode(bytes, qs, qs + ql);
+        if (q === undefined || seenSet.has(q)) return false; // invalid UTF-8, or the query's lines are not together
+        seenSet.add(q);
+        seen.push(q);
+        curQid = q;
+        curStart = qs;
+        curLen = ql;
+        table = qrels.queries.get(q);
+        lines.n = 0;
+      }
+
+      // rank: an integer (the text parser's rule), otherwise ignored
+      let k = st[3]!;
+      const rankEnd = en[3]!;
+      if (bytes[k] === 45 || bytes[k] === 43) k++;
+      if (k >= rankEnd || rankEnd - k > 15) return false;
+      for (; k < rankEnd; k++) {
+        const c = bytes[k]!;
+        if (c < 48 || c > 57) return false;
+      }
+      if (!scoreBytes(bytes, st[4]!, en[4]!)) return false; // not a finite number
+      const score = SCORE[0]!;
+      const ts = st[5]!;
+      let sameTag = en[5]! - ts === tagLen;
+      for (let t = 0; sameTag && t < tagLen; t++) sameTag = bytes[ts + t] === tag[t];
+      if (!sameTag) {
+        // another tag with non-ASCII bytes: the text parser compares decoded tags (invalid bytes → U+FFFD)
+        for (let t = ts; t < en[5]!; t++) if (bytes[t]! >= 0x80) return false;
+        otherTags++;
+      }
+
+      const d = lines.push();
+      const ds = st[2]!;
+      const de = en[2]!;
+      const h = hashBytes(bytes, ds, de);
+      lines.docStart[d] = ds;
+      lines.docLen[d] = de - ds;
+      lines.docHash[d] = h;
+      lines.scores[d] = score;
+      lines.codes[d] = table === undefined ? RELVALUE_NONPOOL : table.table.code(bytes, ds, de, h);
+    }
+    this.#otherTags += otherTags;
+    return curStart < 0 || this.#finish(bytes, curQid, table);
+  }
+
+  /** What the pieces fed so far give. */
+  result(): RangeResult {
+    const slots = this.#plan.slots;
+    const qids = this.#qids;
+    return {
+      qids,
+      rows: this.#rows.slice(0, qids.length * slots),
+      texts: this.#texts,
+      seen: this.#seen,
+      otherTags: this.#otherTags,
+      lengths: this.#lengths,
+    };
+  }
+}
+
+/**
  * Parse and evaluate the run lines in bytes[start, end) (line boundaries). `tag` is the run's tag (its
  * first line's), for counting lines with another one. Undefined when the text parser must take over.
  */
@@ -169,123 +337,8 @@ export function evaluateRange(
   opts: Omit<ByteEvalOptions, 'onQuery'>,
   tag: Uint8Array,
 ): RangeResult | undefined {
-  const slots = plan.slots;
-  const ctx = new ContextBuilder(opts.relevanceLevel, opts.maxRetrieved, opts.version);
-  const lines = new QueryLines();
-  const qids: string[] = [];
-  const texts: (Record<string, string> | undefined)[] = [];
-  const seen: string[] = [];
-  const seenSet = new Set<string>();
-  let rows = new Float64Array(64 * slots);
-  let otherTags = 0;
-  let curStart = -1;
-  let curLen = 0;
-  let curQid = '';
-  let table: ReturnType<ByteQrels['queries']['get']>;
-  const line = { count: 0, high: 0 };
-  const st = FIELD_START;
-  const en = FIELD_END;
-  const tagLen = tag.length;
-
-  /** Order and evaluate the finished query; false when its list holds a document twice. */
-  const lengths: number[] = [];
-  const finish = (): boolean => {
-    if (curStart < 0) return true;
-    lengths.push(lines.n);
-    if (!lines.distinct(bytes)) return false;
-    if (table === undefined) return true;
-    const depth = ctx.depthOf(lines.n);
-    lines.ordered(bytes, ctx.reserve(depth), depth);
-    const base = qids.length * slots;
-    if (rows.length < base + slots) {
-      const grown = new Float64Array(rows.length * 2);
-      grown.set(rows);
-      rows = grown;
-    }
-    texts.push(plan.compute(ctx.commit(depth, table.judged), rows, base));
-    qids.push(curQid);
-    return true;
-  };
-
-  let pos = start === 0 ? BOM(bytes) : start;
-  while (pos < end) {
-    if (curStart >= 0) {
-      const next = fastLine(bytes, pos, end, curStart, curLen, tag);
-      if (next >= 0) {
-        const d = lines.push();
-        const ds = DOCID[0]!;
-        const de = DOCID[1]!;
-        const h = DOCID[2]!;
-        otherTags += FAST_OTHER_TAG[0]!;
-        lines.docStart[d] = ds;
-        lines.docLen[d] = de - ds;
-        lines.docHash[d] = h;
-        lines.scores[d] = FAST_SCORE[0]!;
-        lines.codes[d] = table === undefined ? RELVALUE_NONPOOL : table.table.code(bytes, ds, de, h);
-        pos = next;
-        continue;
-      }
-    }
-    if (bytes[pos] === HASH_SIGN) {
-      const nl = bytes.indexOf(NL, pos);
-      pos = nl < 0 || nl >= end ? end : nl + 1;
-      continue;
-    }
-    pos = scanLine(bytes, pos, end, 6, line);
-    const count = line.count;
-    if (count === 0) continue;
-    if (count !== 6) return undefined; // fewer: malformed; more: the text parser warns about extra columns
-    if (line.high >= 0x80 && decode(bytes, st[2]!, en[2]!) === undefined) return undefined;
-
-    const qs = st[0]!;
-    const ql = en[0]! - qs;
-    let same = ql === curLen && curStart >= 0;
-    for (let k = 0; same && k < ql; k++) same = bytes[qs + k] === bytes[curStart + k];
-    if (!same) {
-      if (!finish()) return undefined;
-      const q = decode(bytes, qs, qs + ql);
-      if (q === undefined || seenSet.has(q)) return undefined; // invalid UTF-8, or the query's lines are not together
-      seenSet.add(q);
-      seen.push(q);
-      curQid = q;
-      curStart = qs;
-      curLen = ql;
-      table = qrels.queries.get(q);
-      lines.n = 0;
-    }
-
-    // rank: an integer (the text parser's rule), otherwise ignored
-    let k = st[3]!;
-    const rankEnd = en[3]!;
-    if (bytes[k] === 45 || bytes[k] === 43) k++;
-    if (k >= rankEnd || rankEnd - k > 15) return undefined;
-    for (; k < rankEnd; k++) {
-      const c = bytes[k]!;
-      if (c < 48 || c > 57) return undefined;
-    }
-    const score = parseScoreBytes(bytes, st[4]!, en[4]!);
-    if (score !== score) return undefined; // NaN: not a finite number
-    const ts = st[5]!;
-    let sameTag = en[5]! - ts === tagLen;
-    for (let t = 0; sameTag && t < tagLen; t++) sameTag = bytes[ts + t] === tag[t];
-    if (!sameTag) {
-      // another tag with non-ASCII bytes: the text parser compares decoded tags (invalid bytes → U+FFFD)
-      for (let t = ts; t < en[5]!; t++) if (bytes[t]! >= 0x80) return undefined;
-      otherTags++;
-    }
-
-    const d = lines.push();
-    const ds = st[2]!;
-    const de = en[2]!;
-    const h = hashBytes(bytes, ds, de);
-    lines.docStart[d] = ds;
-    lines.docLen[d] = de - ds;
-    lines.docHash[d] = h;
-    lines.scores[d] = score;
-    lines.codes[d] = table === undefined ? RELVALUE_NONPOOL : table.table.code(bytes, ds, de, h);
-  }
-  if (!finish()) return undefined;
-  return { qids, rows: rows.slice(0, qids.length * slots), texts, seen, otherTags, lengths };
+  const evaluator = new RangeEvaluator(qrels, plan, opts, tag);
+  return evaluator.feed(bytes, start, end) ? evaluator.result() : undefined;
 }
 
 /**
@@ -367,4 +420,97 @@ export function evaluateRunBytes(qrels: ByteQrels, bytes: Uint8Array, plan: Eval
   if (tag === undefined) return undefined;
   const part = evaluateRange(qrels, bytes, 0, bytes.length, plan, opts, new TextEncoder().encode(tag));
   return part && assembleRanges(qrels, plan, opts, tag, [part]);
+}
+
+/**
+ * Start of the line that begins the last query of bytes[0, end) (`end` just after a newline): where a
+ * chunk can be cut so that no query is split. 0 when every line there belongs to one query.
+ */
+export function lastQueryStart(bytes: Uint8Array, end: number): number {
+  let lineEnd = end;
+  let qs = -1;
+  let ql = 0;
+  while (lineEnd > 0) {
+    const lineStart = lineEnd >= 2 ? bytes.lastIndexOf(NL, lineEnd - 2) + 1 : 0;
+    if (bytes[lineStart] !== HASH_SIGN) {
+      let i = lineStart;
+      while (i < lineEnd && (bytes[i] === 32 || bytes[i] === 9)) i++;
+      const s = i;
+      while (i < lineEnd && bytes[i]! > 32) i++;
+      if (i > s) {
+        if (qs < 0) {
+          qs = s;
+          ql = i - s;
+        } else if (compareBytes(bytes, s, i - s, qs, ql) !== 0) return lineEnd;
+      }
+    }
+    lineEnd = lineStart;
+  }
+  return 0;
+}
+
+/** Fills into[offset, offset + length) with the next bytes of a file; 0 at its end. */
+export type ReadInto = (into: Uint8Array, offset: number, length: number) => number;
+
+/**
+ * Chunk size of `evaluateChunks`. Small on purpose: the run passes through one buffer that stays in the
+ * CPU's cache, instead of a file-sized buffer whose every fresh page the kernel must fault in (on the
+ * project's VM a 34 MB read into a new buffer took ~100 ms; the same bytes through 256 KiB, 4 ms).
+ */
+export const CHUNK_BYTES = 256 << 10;
+
+/**
+ * Evaluate a run read in chunks (whole queries per chunk; the buffer grows for a query larger than it):
+ * the same result as `evaluateRunBytes` on the whole file, in memory the size of a chunk. Undefined
+ * whenever `evaluateRunBytes` would be, and also when the first chunk's complete lines hold no run line:
+ * the caller then reads the whole file.
+ */
+export function evaluateChunks(
+  qrels: ByteQrels,
+  read: ReadInto,
+  plan: EvalPlan,
+  opts: ByteEvalOptions,
+  chunkBytes = CHUNK_BYTES,
+): ByteEvalResult | undefined {
+  let buf = new Uint8Array(Math.max(16, chunkBytes));
+  let filled = 0;
+  let eof = false;
+  let evaluator: RangeEvaluator | undefined;
+  let tag = '';
+  for (let first = true; ; first = false) {
+    while (!eof && filled < buf.length) {
+      const n = read(buf, filled, buf.length - filled);
+      if (n === 0) eof = true;
+      else filled += n;
+    }
+    if (first) {
+      // the file's byte-order mark goes before any cut is looked for (it is not part of the first query id)
+      const bom = BOM(buf.subarray(0, filled));
+      buf.copyWithin(0, bom, filled);
+      filled -= bom;
+    }
+    let cut = filled;
+    if (!eof) {
+      const complete = buf.lastIndexOf(NL, filled - 1) + 1;
+      cut = complete > 0 ? lastQueryStart(buf, complete) : 0;
+      if (cut === 0) {
+        // one query (or one line) fills the buffer: make room for the rest of it
+        const grown = new Uint8Array(buf.length * 2);
+        grown.set(buf);
+        buf = grown;
+        continue;
+      }
+    }
+    if (evaluator === undefined) {
+      const first = firstRunTag(buf.subarray(0, cut));
+      if (first === undefined) return undefined;
+      tag = first;
+      evaluator = new RangeEvaluator(qrels, plan, opts, new TextEncoder().encode(tag));
+    }
+    if (!evaluator.feed(buf, 0, cut, false)) return undefined;
+    if (eof) break;
+    buf.copyWithin(0, cut, filled);
+    filled -= cut;
+  }
+  return assembleRanges(qrels, plan, opts, tag, [evaluator.result()]);
 }

@@ -12,9 +12,11 @@ import { judgedQueries } from '../../../src/core/metrics/judged.ts';
 import { evaluate, EvalPlan, formatTrecEval, parseMeasures, type TrecEvalVersion } from '../../../src/core/metrics/index.ts';
 import {
   assembleRanges,
+  evaluateChunks,
   evaluateRange,
   evaluateRunBytes,
   firstRunTag,
+  lastQueryStart,
   parseQrelsBytes,
   parseScoreBytes,
   splitRun,
@@ -183,6 +185,57 @@ describe('evaluateRunBytes equals the text path', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('read in chunks of any size, with short reads, gives what the whole file gives', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        judgmentsArb,
+        listsArb,
+        styleArb,
+        optsArb,
+        fc.nat(),
+        fc.integer({ min: 1, max: 96 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        async (judgments, lists, style, o, seed, chunk, reads, bom) => {
+          const text = (bom ? '\ufeff' : '') + writeRun(lists, style, seed);
+          const bytes = new TextEncoder().encode(text);
+          const qrels = byteQrels(judgments);
+          const plan = new EvalPlan(parseMeasures(MEASURES, o.version), o.version);
+          const options = { relevanceLevel: o.level, complete: o.complete, version: o.version, maxRetrieved: o.maxRetrieved ?? Infinity };
+          const whole = evaluateRunBytes(qrels, bytes, plan, options);
+          let at = 0;
+          let call = 0;
+          // a reader that hands out fewer bytes than asked, as pipes and slow disks do
+          const read = (into: Uint8Array, offset: number, length: number): number => {
+            const n = Math.min(length, reads[call++ % reads.length]!, bytes.length - at);
+            into.set(bytes.subarray(at, at + n), offset);
+            at += n;
+            return n;
+          };
+          const chunked = evaluateChunks(qrels, read, plan, options, chunk);
+          expect(chunked === undefined).toBe(whole === undefined);
+          if (whole && chunked) {
+            expect(formatTrecEval(chunked.result, { perQuery: true })).toBe(formatTrecEval(whole.result, { perQuery: true }));
+            expect(chunked.otherTags).toBe(whole.otherTags);
+            expect(chunked.lengths).toEqual(whole.lengths);
+            expect(chunked.tag).toBe(whole.tag);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('cuts chunks where the last query begins, past comments and blank lines', () => {
+    const cut = (text: string) => lastQueryStart(new TextEncoder().encode(text), new TextEncoder().encode(text).length);
+    expect(cut('a Q0 x 1 1 t\nb Q0 y 1 1 t\nb Q0 z 2 0 t\n')).toBe(13);
+    expect(cut('a Q0 x 1 1 t\n# note\n\nb Q0 y 1 1 t\n')).toBe(13);
+    expect(cut('a Q0 x 1 1 t\na Q0 y 2 0 t\n')).toBe(0);
+    expect(cut('a Q0 x 1 1 t\n  a\tQ0 y 2 0 t\n')).toBe(0);
+    expect(cut('ab Q0 x 1 1 t\na Q0 y 2 0 t\n')).toBe(14);
+    expect(cut('\n')).toBe(0);
   });
 
   it('declines a run whose query comes back after another one (the text path sorts it out)', () => {
