@@ -419,8 +419,16 @@ describe('the installed bin', () => {
 
   const run = promisify(execFile);
   it('eval, bm25, flips and compare never load onnxruntime, transformers.js or sharp; search does', async () => {
-    // a module resolve hook (node:module register) records every specifier the real bin imports
+    // a module resolve hook (node:module register) records every specifier the real bin imports, and a
+    // patched Module._load every one it requires (the bundle is CommonJS: its packages come through require)
     const log = join(tmp, 'imports.log');
+    writeFileSync(
+      join(tmp, 'require-hook.cjs'),
+      "const Module = require('node:module');\nconst { appendFileSync } = require('node:fs');\nconst load = Module._load;\n" +
+        'Module._load = function (request, ...rest) {\n' +
+        '  appendFileSync(process.env.FLIPLAB_IMPORT_LOG, request + "\\n");\n' +
+        '  return load.call(this, request, ...rest);\n};\n',
+    );
     writeFileSync(
       join(tmp, 'hooks.mjs'),
       "import { appendFileSync } from 'node:fs';\n" +
@@ -431,9 +439,13 @@ describe('the installed bin', () => {
     writeFileSync(join(tmp, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
     const heavy = (argv: string[]): Promise<string[]> => {
       writeFileSync(log, '');
-      return run(process.execPath, ['--import', join(tmp, 'register.mjs'), join(ROOT, 'bin/fliplab.mjs'), ...argv], {
-        env: { ...process.env, FLIPLAB_IMPORT_LOG: log, HOME: tmp, XDG_CACHE_HOME: tmp },
-      })
+      return run(
+        process.execPath,
+        ['--require', join(tmp, 'require-hook.cjs'), '--import', join(tmp, 'register.mjs'), join(ROOT, 'bin/fliplab.mjs'), ...argv],
+        {
+          env: { ...process.env, FLIPLAB_IMPORT_LOG: log, HOME: tmp, XDG_CACHE_HOME: tmp },
+        },
+      )
         .catch(() => undefined)
         .then(() =>
           readFileSync(log, 'utf8')
