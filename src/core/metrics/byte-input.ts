@@ -208,6 +208,13 @@ function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, 
   return p + 1;
 }
 
+/** A typed array twice as long with `a`'s values first. */
+function doubled<T extends Int32Array | Float64Array>(a: T): T {
+  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+  b.set(a);
+  return b;
+}
+
 /**
  * One judgment line per index: docid start, length and hash, grade, query index. Plain typed arrays with
  * one capacity check per line (the parse runs once per process, mostly before the JIT has optimised it,
@@ -227,16 +234,11 @@ class Judgments {
     this.query = new Int32Array(capacity);
   }
   grow(): void {
-    const twice = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(a.length * 2);
-      b.set(a);
-      return b;
-    };
-    this.start = twice(this.start);
-    this.length = twice(this.length);
-    this.hash = twice(this.hash);
-    this.grade = twice(this.grade);
-    this.query = twice(this.query);
+    this.start = doubled(this.start);
+    this.length = doubled(this.length);
+    this.hash = doubled(this.hash);
+    this.grade = doubled(this.grade);
+    this.query = doubled(this.query);
   }
 }
 
@@ -519,16 +521,11 @@ export class QueryLines {
 
   push(): number {
     if (this.n === this.docStart.length) {
-      const grow = <T extends Int32Array | Float64Array | Uint32Array>(a: T): T => {
-        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.docStart = grow(this.docStart);
-      this.docLen = grow(this.docLen);
-      this.docHash = grow(this.docHash);
-      this.scores = grow(this.scores);
-      this.codes = grow(this.codes);
+      this.docStart = doubled(this.docStart);
+      this.docLen = doubled(this.docLen);
+      this.docHash = doubled(this.docHash);
+      this.scores = doubled(this.scores);
+      this.codes = doubled(this.codes);
       this.order = new Uint32Array(this.docStart.length);
     }
     return this.n++;
