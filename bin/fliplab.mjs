@@ -46,6 +46,7 @@ if (!fresh()) {
     process.stderr.write(`fliplab: warning: ${why}; running the previous build\n`);
   }
 }
+
 /** The bundle's exports, compiled with the code cache of `command`; `save()` stores a cache when there was none. */
 function load(command) {
   const cacheFile = join(dirname(bundle), 'cache', `${command}.v8`);
@@ -77,6 +78,7 @@ function load(command) {
 }
 
 const argv = process.argv.slice(2);
-const { main, save } = load(/^[a-z][a-z-]*$/.test(argv[0] ?? '') ? argv[0] : 'fliplab');
+// a cache per command (what `eval` compiles is not what `search` does); anything else shares one
+const { main, save } = load(/^[a-z][a-z-]{0,19}$/.test(argv[0] ?? '') ? argv[0] : 'fliplab');
 process.exitCode = await main(argv);
 save();
