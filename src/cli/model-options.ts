@@ -10,12 +10,15 @@ import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, type EncodeProgress } from '.
 import type { BatchPlan } from '../encoders/batching.ts';
 import {
   isPresetId,
+  locateWeights,
   MODEL_CONFIG_FILES,
-  ONNX_FILE_BY_DTYPE,
+  ONNX_FILE_NAME,
   PRESETS,
+  weightsPath,
   type EncoderConfig,
   type EncoderDtype,
   type Pooling,
+  type WeightsFolder,
 } from '../encoders/presets.ts';
 import { parseIntFlag } from './args.ts';
 import { UsageError, type Io } from './output.ts';
@@ -100,18 +103,30 @@ export function resolveEncoderConfig(given: ModelOpts): EncoderConfig {
   };
 }
 
-/** Offline runs must find every file locally; say which one is missing instead of a loader stack trace. */
-export function checkLocalModel(config: EncoderConfig, modelDir: string | undefined, dtype: string): void {
+/**
+ * Offline runs must find every file locally; say which one is missing instead of a loader stack trace.
+ * Returns where the weights of `dtype` sit (`onnx/` or the folder's root: presets.ts's `locateWeights`, the
+ * rule the lab's folder picker uses).
+ */
+export function checkLocalModel(config: EncoderConfig, modelDir: string | undefined, dtype: string): WeightsFolder {
   if (!modelDir) throw new UsageError('--offline needs --model-dir (where the model folders are)');
   const folder = join(modelDir, config.model);
-  for (const f of [...MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE[dtype as EncoderDtype] ?? ONNX_FILE_BY_DTYPE.fp32]) {
+  const layout =
+    '(transformers.js layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx or model*.onnx at the root)';
+  for (const f of MODEL_CONFIG_FILES) {
     if (!existsSync(join(folder, f))) {
-      throw new UsageError(
-        `model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} (transformers.js ` +
-          `layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx)`,
-      );
+      throw new UsageError(`model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} ${layout}`);
     }
   }
+  const weights = ONNX_FILE_NAME[(DTYPES as readonly string[]).includes(dtype) ? (dtype as EncoderDtype) : 'fp32'];
+  const found = locateWeights(weights, (p) => existsSync(join(folder, p)));
+  if (found === null) {
+    throw new UsageError(
+      `model "${config.model}" is incomplete under ${modelDir}: expected ${join(folder, weightsPath(weights, 'onnx'))} or ` +
+        `${join(folder, weights)} ${layout}`,
+    );
+  }
+  return found.folder;
 }
 
 export function progressPrinter(io: Io, what: string): (p: EncodeProgress) => void {
@@ -203,7 +218,7 @@ export async function loadConfiguredEncoder(config: EncoderConfig, opts: ModelOp
     const hint = opts.offline
       ? ''
       : `. No network? Put the model folder under a directory and use --model-dir <dir> --offline ` +
-        `(the folder needs config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx)`;
+        `(the folder needs config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx, or model*.onnx at its root)`;
     throw new UsageError(
       `could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ` +
         `${e instanceof Error ? e.message : String(e)}${hint}`,

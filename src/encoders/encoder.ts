@@ -12,7 +12,17 @@ import {
   type PreTrainedModel,
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
-import { encoderInput, MODEL_CONFIG_FILES, ONNX_FILE_NAME, PRESET_NOTES, type EncoderConfig, type EncoderDtype } from './presets.ts';
+import {
+  encoderInput,
+  MODEL_CONFIG_FILES,
+  ONNX_FILE_NAME,
+  PRESET_NOTES,
+  WEIGHTS_FOLDERS,
+  weightsPath,
+  type EncoderConfig,
+  type EncoderDtype,
+  type WeightsFolder,
+} from './presets.ts';
 import { clsPool, l2Normalize, meanPool, spladePool, type Dims3, type SparseVector } from './pooling.ts';
 
 export type EncoderDevice = 'wasm' | 'webgpu' | 'cpu' | 'cuda';
@@ -48,7 +58,7 @@ export interface LoadOptions {
   readonly source?: ModelSource;
   readonly onDownload?: DownloadCallback;
   /** Where the ONNX weights sit: `onnx/` (transformers.js's layout, the default) or the repo's root. */
-  readonly onnxFolder?: 'onnx' | '';
+  readonly onnxFolder?: WeightsFolder;
   /** The weights have an external-data file (`model.onnx_data`). */
   readonly externalData?: boolean;
 }
@@ -69,7 +79,7 @@ export interface DownloadPlan {
   readonly revision: string;
   readonly dtype: EncoderDtype;
   /** `onnx` or `` (weights at the repo's root); null when neither place has them. */
-  readonly onnxFolder: 'onnx' | '' | null;
+  readonly onnxFolder: WeightsFolder | null;
   /** The weights come with an `.onnx_data` file. */
   readonly externalData: boolean;
   readonly files: readonly ModelFile[];
@@ -128,10 +138,11 @@ export async function planModelDownload(
     };
   };
   const files = await Promise.all(MODEL_CONFIG_FILES.map(meta));
-  let onnxFolder: 'onnx' | '' | null = null;
+  let onnxFolder: WeightsFolder | null = null;
   let externalData = false;
-  for (const folder of ['onnx', ''] as const) {
-    const weights = await meta(`${folder === '' ? '' : `${folder}/`}${ONNX_FILE_NAME[dtype]}`);
+  // The layout rule of presets.ts (`locateWeights`), asked of the host one file at a time.
+  for (const folder of WEIGHTS_FOLDERS) {
+    const weights = await meta(weightsPath(ONNX_FILE_NAME[dtype], folder));
     if (!weights.exists) continue;
     onnxFolder = folder;
     files.push(weights);
@@ -140,7 +151,7 @@ export async function planModelDownload(
     externalData = data.exists;
     break;
   }
-  if (onnxFolder === null) files.push({ path: `onnx/${ONNX_FILE_NAME[dtype]}`, exists: false, bytes: null, cached: false });
+  if (onnxFolder === null) files.push({ path: weightsPath(ONNX_FILE_NAME[dtype], 'onnx'), exists: false, bytes: null, cached: false });
   const downloadBytes = files.filter((f) => f.exists && !f.cached).reduce((s, f) => s + (f.bytes ?? 0), 0);
   const cachedBytes = files.filter((f) => f.cached).reduce((s, f) => s + (f.bytes ?? 0), 0);
   return { model: config.model, revision: config.revision, dtype, onnxFolder, externalData, files, downloadBytes, cachedBytes };
@@ -191,7 +202,8 @@ export type DownloadCallback = (p: { file: string; loaded: number; total: number
 /** transformers.js's `progress_callback`, reduced to byte progress per file. */
 export function downloadProgress(onDownload: DownloadCallback | undefined) {
   return (p: { status: string; file?: string; loaded?: number; total?: number }) => {
-    if (p.status === 'progress' && p.file) onDownload?.({ file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
+    // Weights at the repo's root (subfolder '') come as "/model.onnx".
+    if (p.status === 'progress' && p.file) onDownload?.({ file: p.file.replace(/^\/+/, ''), loaded: p.loaded ?? 0, total: p.total ?? 0 });
   };
 }
 

@@ -154,5 +154,33 @@ export const ONNX_FILE_BY_DTYPE: Readonly<Record<EncoderDtype, string>> = {
   q8: `onnx/${ONNX_FILE_NAME.q8}`,
 };
 
+/** Where a model folder keeps the weights of a dtype: transformers.js's `onnx/` folder, or the folder's root. */
+export type WeightsFolder = 'onnx' | '';
+
+/** A weights file (`model.onnx`, `model_quantized.onnx`, …) at `folder`: `onnx/model.onnx`, or `model.onnx` at the root. */
+export function weightsPath(file: string, folder: WeightsFolder): string {
+  return folder === '' ? file : `${folder}/${file}`;
+}
+
+/**
+ * Where to look for a weights file, in order: `onnx/` (transformers.js's layout) first, then the folder's
+ * root (several public conversions, e.g. of SPLADE, put `model.onnx` there).
+ */
+export const WEIGHTS_FOLDERS: readonly WeightsFolder[] = ['onnx', ''];
+
+/**
+ * The one rule for a model folder's layout (the lab's picked folders, the CLI's --model-dir for encoders and
+ * readers, the hub plan): a weights file (`ONNX_FILE_NAME[dtype]`, a reader's `READER_ONNX_FILE[dtype]`) is
+ * the first of `onnx/<file>` and `<file>` that the folder has, or null. `has` answers for paths relative to
+ * the model folder. A load then passes the folder to transformers.js as its `subfolder` (`''` for the root).
+ */
+export function locateWeights(file: string, has: (path: string) => boolean): { folder: WeightsFolder; path: string } | null {
+  for (const folder of WEIGHTS_FOLDERS) {
+    const path = weightsPath(file, folder);
+    if (has(path)) return { folder, path };
+  }
+  return null;
+}
+
 /** transformers.js's Cache Storage (`env.cacheKey`), where browsers keep downloaded model files. */
 export const MODEL_FILE_CACHE = 'transformers-cache';

@@ -7,6 +7,7 @@
 import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { cleanAnswer, type ChatMessage, type ReaderTemplate } from '../core/answers/prompt.ts';
 import { applySource, downloadProgress, type DownloadCallback, type EncoderDevice, type ModelSource } from './encoder.ts';
+import type { WeightsFolder } from './presets.ts';
 import type { ReaderConfig, ReaderDtype } from './reader-presets.ts';
 
 /** A reader that cannot be used, or a prompt it cannot take; the message says which and what to do. */
@@ -19,6 +20,8 @@ export interface ReaderLoadOptions {
   readonly dtype?: ReaderDtype;
   readonly source?: ModelSource;
   readonly onDownload?: DownloadCallback;
+  /** Where the ONNX weights sit: `onnx/` (transformers.js's layout, the default) or the folder's root (`locateWeights`). */
+  readonly onnxFolder?: WeightsFolder;
 }
 
 export interface ReaderAnswer {
@@ -71,7 +74,12 @@ export async function loadReader(config: ReaderConfig, options: ReaderLoadOption
         '(a preset, or a repo whose tokenizer_config.json has a chat_template).',
     );
   }
-  const model: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(config.model, { ...common, dtype, device: options.device });
+  const model: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(config.model, {
+    ...common,
+    dtype,
+    device: options.device,
+    subfolder: options.onnxFolder ?? 'onnx',
+  });
   const contextLength = contextOf(model.config as unknown as Record<string, unknown>);
 
   const encode = (messages: readonly ChatMessage[]): Record<string, TensorLike> =>

@@ -14,7 +14,7 @@
  * transformers.js's first cache key for a file is `localModelPath + model + '/' + file`, i.e. exactly the keys
  * served here, so no request for a model file ever leaves the worker.
  */
-import { MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE, type EncoderDtype } from '../encoders/presets.ts';
+import { locateWeights, MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE, ONNX_FILE_NAME, type EncoderDtype } from '../encoders/presets.ts';
 
 /** URL path root under which picked folders are served (never fetched: the worker answers it itself). */
 export const LOCAL_MODEL_ROOT = '/local-models/';
@@ -144,15 +144,18 @@ export function selectLocalModelFiles<F>(
 
   const inFolder = new Map<string, F>();
   for (const e of entries) if (e.path.startsWith(prefix)) inFolder.set(e.path.slice(prefix.length), e.file);
-  // Several public conversions (e.g. of SPLADE) put model.onnx at the root instead of under onnx/: with no
-  // onnx/ weights, root ones (and their external data) are served under the onnx/ names transformers.js loads.
-  const hasOnnxFolder = DTYPES.some((d) => inFolder.has(ONNX_FILE_BY_DTYPE[d]));
-  if (!hasOnnxFolder) {
-    for (const [path, file] of [...inFolder]) {
-      if (!path.includes('/') && /^model(_fp16|_quantized)?\.onnx(_data)?$/.test(path)) {
-        inFolder.delete(path);
-        inFolder.set(`onnx/${path}`, file);
-      }
+  // Several public conversions (e.g. of SPLADE) put model.onnx at the root instead of under onnx/. Where the
+  // weights of each dtype are is presets.ts's rule (`locateWeights`, the CLI's too); weights found at the root
+  // (and their external data) are served under the onnx/ names transformers.js loads by default.
+  const present = new Set(inFolder.keys());
+  for (const d of DTYPES) {
+    const found = locateWeights(ONNX_FILE_NAME[d], (p) => present.has(p));
+    if (found === null || found.folder === 'onnx') continue;
+    for (const suffix of ['', '_data']) {
+      const file = inFolder.get(found.path + suffix);
+      if (file === undefined) continue;
+      inFolder.delete(found.path + suffix);
+      inFolder.set(ONNX_FILE_BY_DTYPE[d] + suffix, file);
     }
   }
   const availableDtypes = DTYPES.filter((d) => inFolder.has(ONNX_FILE_BY_DTYPE[d]));
@@ -163,7 +166,7 @@ export function selectLocalModelFiles<F>(
         ? ` (the folder has weights for: ${availableDtypes.join(', ')})`
         : '';
     const weights = ONNX_FILE_BY_DTYPE[dtype];
-    const atRoot = missing.includes(weights) ? ` (${weights.slice('onnx/'.length)} at the folder's root also works)` : '';
+    const atRoot = missing.includes(weights) ? ` (${ONNX_FILE_NAME[dtype]} at the folder's root also works)` : '';
     throw new LocalModelError(
       `The model folder "${folder}" is missing ${missing.join(', ')}: a ${dtype} model needs ` +
         `${requiredModelFiles(dtype).join(', ')}${atRoot}${alternatives}.`,

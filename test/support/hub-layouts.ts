@@ -26,6 +26,8 @@ export const LAYOUT_REPOS = {
   /** The generated decoder (reader), with and without a chat template. */
   reader: 'fliplab/tiny-gpt2',
   readerBase: 'fliplab/tiny-gpt2-base',
+  /** The generated decoder with model.onnx at the repo's root. */
+  readerRoot: 'fliplab/tiny-gpt2-root',
   noOnnx: 'fliplab/no-onnx',
   noTokenizer: 'fliplab/no-tokenizer',
 } as const;
@@ -51,6 +53,11 @@ export async function writeHubLayouts(root: string): Promise<string> {
   await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.bertRoot), rootLayout);
   await copyFiles(fixture(LAYOUT_REPOS.splade), join(root, LAYOUT_REPOS.spladeRoot), rootLayout);
   await copyFiles(fixture(LAYOUT_REPOS.splade), join(root, LAYOUT_REPOS.spladePreset), rootLayout);
+  const readerFiles = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json'];
+  await copyFiles(fixture(LAYOUT_REPOS.reader), join(root, LAYOUT_REPOS.readerRoot), [
+    ...same(readerFiles),
+    ['onnx/model.onnx', 'model.onnx'],
+  ]);
   await copyFiles(fixture(LAYOUT_REPOS.splade), join(root, LAYOUT_REPOS.naver), same(TOKENIZER));
   await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.noOnnx), same(TOKENIZER));
   await copyFiles(fixture(LAYOUT_REPOS.bert), join(root, LAYOUT_REPOS.noTokenizer), [

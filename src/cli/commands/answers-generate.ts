@@ -9,7 +9,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { answerKey, READER_TEMPLATE, readerTasks, templateName, type ReaderTask, type ReaderTemplate } from '../../core/answers/prompt.ts';
 import { InputError } from '../../core/io/errors.ts';
@@ -22,11 +22,13 @@ import {
   isReaderDtype,
   isReaderPresetId,
   READER_DTYPES,
+  READER_ONNX_FILE,
   READER_PRESETS,
   READER_WEIGHTS_BYTES,
   type ReaderConfig,
   type ReaderDtype,
 } from '../../encoders/reader-presets.ts';
+import { locateWeights, weightsPath, type WeightsFolder } from '../../encoders/presets.ts';
 import { parseIntFlag } from '../args.ts';
 import { modelCacheDir } from '../model-options.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
@@ -78,6 +80,26 @@ function resolveReader(opts: GenerateOpts): { config: ReaderConfig; modelDir?: s
   const config: ReaderConfig = { id: model, label: model, model, revision: 'main', dtype: (dtype as ReaderDtype | undefined) ?? 'fp32' };
   if (isFolder) return { config, modelDir: dirname(path), folder: path };
   return { config, ...(opts.modelDir ? { modelDir: opts.modelDir } : {}) };
+}
+
+/**
+ * Where a reader's weights sit in its folder under the models root (`onnx/` or the folder's root: presets.ts's
+ * `locateWeights`, the rule for encoders and the lab's folders too); undefined when the folder is not there (the
+ * host then serves the transformers.js layout). Offline (or a folder given as --reader), weights in neither
+ * place are refused here, naming both paths.
+ */
+function localReaderWeights(config: ReaderConfig, modelDir: string | undefined, localOnly: boolean): WeightsFolder | undefined {
+  if (modelDir === undefined) return undefined;
+  const dir = join(modelDir, config.model);
+  const file = READER_ONNX_FILE[config.dtype];
+  const found = locateWeights(file, (p) => existsSync(join(dir, p)));
+  if (found !== null) return found.folder;
+  if (localOnly && existsSync(join(dir, 'config.json')))
+    throw new UsageError(
+      `reader "${config.model}" has no ${config.dtype} weights under ${modelDir}: expected ${join(dir, weightsPath(file, 'onnx'))} ` +
+        `or ${join(dir, file)}`,
+    );
+  return undefined;
 }
 
 /**
@@ -298,6 +320,7 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
       const known = READER_WEIGHTS_BYTES[config.model]?.[config.dtype];
       if (known !== undefined && !modelDir)
         io.stderr(`reader: ${config.model} ${config.dtype} weights are ${formatBytes(known)} (downloaded once, then kept in the cache)\n`);
+      const onnxFolder = localReaderWeights(config, modelDir, opts.offline === true || folder !== undefined);
       const { loadReader, ReaderError } = await import('../../encoders/reader.ts');
       const { DEFAULT_REMOTE_HOST } = await import('../../encoders/encoder.ts');
       const reader = await loadReader(config, {
@@ -310,6 +333,7 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
           cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
         },
         onDownload: downloadPrinter(io),
+        ...(onnxFolder === undefined ? {} : { onnxFolder }),
       }).catch((e: unknown) => {
         if (e instanceof ReaderError) throw new UsageError(e.message, { cause: e });
         throw new UsageError(

@@ -87,6 +87,10 @@ describe('selectLocalModelFiles', () => {
     const both = selectLocalModelFiles(entries([...COMPLETE, 'bert/model.onnx']), 'fp32');
     expect(both.files.find((f) => f.path === 'onnx/model.onnx')!.file).toBe('bert/onnx/model.onnx');
     expect(both.files.map((f) => f.path)).not.toContain('model.onnx');
+    // The rule is per weights file (presets.ts's locateWeights, the CLI's too): q8 only at the root still loads.
+    const mixed = selectLocalModelFiles(entries([...COMPLETE, 'bert/model_quantized.onnx']), 'q8');
+    expect(mixed.availableDtypes).toEqual(['fp32', 'q8']);
+    expect(mixed.files.find((f) => f.path === 'onnx/model_quantized.onnx')!.file).toBe('bert/model_quantized.onnx');
   });
 
   it.each(['fp32', 'fp16', 'q8'] as const)('each missing file is named (%s)', (dtype) => {
