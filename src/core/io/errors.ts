@@ -18,8 +18,25 @@ export function isInputError(e: unknown): e is InputError {
   return e instanceof Error && e.name === 'InputError' && 'file' in e && 'reason' in e;
 }
 
-/** Shorten a line for quoting in an error message. */
-export function quote(line: string, max = 80): string {
-  const s = line.length > max ? `${line.slice(0, max)}…` : line;
-  return JSON.stringify(s);
+/**
+ * A short, printable excerpt of a line for an error message: at most `max` characters, every control,
+ * unassigned, private-use or undecodable character (U+FFFD, what a binary file's bytes decode to) shown as
+ * "?", and a note when most of it is such characters, so a junk file is named for what it is instead of
+ * quoted as garbage.
+ */
+export function quote(line: string, max = 60): string {
+  const chars = Array.from(line.length > 4 * max ? line.slice(0, 4 * max) : line);
+  const cut = chars.length > max ? chars.slice(0, max) : chars;
+  let unprintable = 0;
+  const shown = cut
+    .map((c) => {
+      if (c === '\t' || !UNPRINTABLE.test(c)) return c;
+      unprintable++;
+      return '?';
+    })
+    .join('');
+  const s = JSON.stringify(chars.length > max ? `${shown}…` : shown);
+  return unprintable * 4 >= cut.length && unprintable > 0 ? `${s} (binary data, not text)` : s;
 }
+
+const UNPRINTABLE = /[\p{Cc}\p{Co}\p{Cn}\p{Cs}\uFFFD]/u;
