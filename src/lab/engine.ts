@@ -11,7 +11,7 @@ import { formatRun } from '../core/io/trec.ts';
 import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
 import { LAB_MEASURES, trecEvalText, type MetricsRow } from '../report/metrics.ts';
 import { selectEvaluationQueries } from '../core/io/validate.ts';
-import { evaluate, parseMeasures } from '../core/metrics/index.ts';
+import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures } from '../core/metrics/index.ts';
 import {
   bm25Idf,
   buildBm25Index,
@@ -292,16 +292,19 @@ export class LabEngine {
   metrics(names: readonly string[], partial: readonly string[] = [], relevanceLevel = 1): MetricsRow[] {
     const qrels = this.#collection().qrels;
     if (qrels === null) return [];
-    const specs = parseMeasures(LAB_MEASURES.map((m) => m.key));
+    // The lab follows trec_eval's default release (10.0); each row says so, and the reports repeat it.
+    const version = DEFAULT_TREC_EVAL_VERSION;
+    const keys = LAB_MEASURES.map((m) => m.key);
+    const specs = parseMeasures(keys, version);
     return names.map((name) => {
-      const result = evaluate(qrels, this.run(name), specs, { relevanceLevel });
+      const result = evaluate(qrels, this.run(name), specs, { relevanceLevel, version });
       const values: Record<string, number> = {};
       for (const m of LAB_MEASURES) {
         // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
         const v = result.aggregate[m.key.replace('.', '_')];
         if (v !== undefined) values[m.key] = v;
       }
-      return { run: name, partial: partial.includes(name), values };
+      return { run: name, partial: partial.includes(name), values, trecEval: version };
     });
   }
 

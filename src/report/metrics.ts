@@ -4,6 +4,7 @@
  * the measures row the lab and the reports show next to the flip numbers.
  */
 import {
+  DEFAULT_TREC_EVAL_VERSION,
   evaluate,
   findMeasure,
   formatTrecEval,
@@ -19,6 +20,8 @@ export interface MetricsRow {
   readonly run: string;
   readonly partial: boolean;
   readonly values: Readonly<Record<string, number>>;
+  /** The trec_eval release whose semantics computed `values` (what a report says the numbers follow). */
+  readonly trecEval: TrecEvalVersion;
 }
 
 /** The measures shown next to the flip numbers, in display order, with their labels. */
@@ -84,11 +87,19 @@ export function trecEvalName(key: string): string {
 export function labMetricsRow(
   qrels: Qrels,
   run: Run,
-  opts: { relevanceLevel?: number; partial?: boolean; measures?: readonly { readonly key: string }[] } = {},
+  opts: {
+    relevanceLevel?: number;
+    partial?: boolean;
+    measures?: readonly { readonly key: string }[];
+    /** The trec_eval release to follow (default 10.0, as `fliplab eval`); the row records it. */
+    version?: TrecEvalVersion;
+  } = {},
 ): MetricsRow {
   const keys = (opts.measures ?? LAB_MEASURES).map((m) => m.key);
+  const version = opts.version ?? DEFAULT_TREC_EVAL_VERSION;
   const result = evaluateRun(qrels, run, {
     measures: keys,
+    version,
     ...(opts.relevanceLevel === undefined ? {} : { relevanceLevel: opts.relevanceLevel }),
   });
   const values: Record<string, number> = {};
@@ -96,5 +107,5 @@ export function labMetricsRow(
     const v = result.aggregate[trecEvalName(key)];
     if (v !== undefined) values[key] = v;
   }
-  return { run: run.name, partial: opts.partial === true, values };
+  return { run: run.name, partial: opts.partial === true, values, trecEval: version };
 }

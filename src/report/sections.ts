@@ -102,16 +102,23 @@ export function buildSections(input: ReportInput): Section[] {
   const metrics = input.metrics ?? [];
   if (metrics.length > 0) {
     const measures = input.measures ?? LAB_MEASURES;
+    // The release is the one each row was computed with, never assumed: rows of one release (the lab and the
+    // CLI make them so) name it once; rows of several name theirs after the run.
+    const releases = [...new Set(metrics.map((m) => m.trecEval))];
+    const mixed = releases.length > 1;
+    const release = mixed
+      ? `trec_eval ${releases.join(' and ')} values (each run's release after its name)`
+      : `trec_eval ${releases[0]} values`;
     sections.push({
       id: 'measures',
       heading: 'TREC measures',
-      notes: ['trec_eval 9.0.8 values (averaged over the judged queries each run answers, as trec_eval without -c).'],
+      notes: [`${release} (averaged over the judged queries each run answers, as trec_eval without -c).`],
       tables: [
         table(
           'Measures per run',
           ['run', ...measures.map((m) => m.label)],
           metrics.map((m) => [
-            m.partial ? `${m.run} (partial)` : m.run,
+            `${m.run}${mixed ? ` [trec_eval ${m.trecEval}]` : ''}${m.partial ? ' (partial)' : ''}`,
             ...measures.map((ms) => {
               const v = measureValue(m, ms.key);
               return v === undefined ? '–' : measure(v);

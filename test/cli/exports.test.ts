@@ -181,6 +181,19 @@ describe('fliplab flips --csv / --report', () => {
     );
   });
 
+  it('the report names the trec_eval release its measures follow: 10.0 by default, 9.0.8 with --trec-eval 9.0.8', async () => {
+    const args = ['flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', reversed];
+    const md = join(tmp, 'release.md');
+    expect((await cli(...args, '--report', md)).code).toBe(0);
+    expect(readFileSync(md, 'utf8')).toContain('trec\\_eval 10.0 values');
+    expect((await cli(...args, '--report', md, '--trec-eval', '9.0.8')).code).toBe(0);
+    const old = readFileSync(md, 'utf8');
+    expect(old).toContain('trec\\_eval 9.0.8 values');
+    expect(old).not.toContain('trec\\_eval 10.0');
+    const bad = await cli(...args, '--report', md, '--trec-eval', '8');
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--trec-eval expects 10.0 or 9.0.8, got "8"')]);
+  });
+
   it('refuses a --report name that is neither .md nor .html, before doing any work', async () => {
     const r = await cli('flips', DL19_QRELS, '--reference', DL19_RUN, '--candidate', reversed, '--report', join(tmp, 'r.pdf'));
     expect(r.code).toBe(2);

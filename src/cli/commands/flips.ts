@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
+import { parseTrecEvalVersion, type TrecEvalVersion } from '../../core/metrics/version.ts';
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
 import { parseQrels, parseRun } from '../../core/io/trec.ts';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
@@ -36,6 +37,7 @@ interface FlipsOpts {
   report?: string;
   collection?: string;
   date?: string;
+  trecEval: string;
 }
 
 /** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
@@ -78,14 +80,16 @@ export function writtenReport(
   report: FlipReport,
   qrels: Qrels,
   runs: readonly Run[],
-  meta: { collection: string; date: string; relevanceLevel: number; paths: readonly string[] },
+  meta: { collection: string; date: string; relevanceLevel: number; paths: readonly string[]; trecEval?: TrecEvalVersion },
 ): string {
   const input: ReportInput = {
     title: 'RAGFlip report',
     collection: meta.collection,
     date: meta.date,
     report,
-    metrics: runs.map((r) => labMetricsRow(qrels, r, { relevanceLevel: meta.relevanceLevel })),
+    metrics: runs.map((r) =>
+      labMetricsRow(qrels, r, { relevanceLevel: meta.relevanceLevel, ...(meta.trecEval === undefined ? {} : { version: meta.trecEval }) }),
+    ),
     descriptions: Object.fromEntries(runs.map((r, i) => [r.name, recipeLine(fileRunRecipe(meta.paths[i] ?? r.name, r))])),
   };
   return format === 'html' ? reportHtml(input) : reportMarkdown(input);
@@ -162,6 +166,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .option('--report <file>', 'also write a report with every table: Markdown (.md) or self-contained HTML (.html)')
     .option('--collection <name>', 'collection name shown in the --report (default: BEIR folder and split, or the qrels file name)')
     .option('--date <text>', 'date shown in the --report (default: today, UTC)')
+    .option('--trec-eval <release>', "trec_eval release of the --report's measures: 10.0 or 9.0.8 (as fliplab eval)", '10.0')
     .action(async (qrelsPath: string, opts: FlipsOpts) => {
       if (opts.candidate.length === 0) throw new UsageError('flips needs at least one --candidate run');
       if (opts.label !== 'any' && opts.label !== 'strict') throw new UsageError(`--label expects "any" or "strict", got "${opts.label}"`);
@@ -169,6 +174,8 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
       if (opts.at !== undefined && gate === undefined) throw new UsageError('--at only applies together with --max-nfr');
       const depths = gate && !opts.depths.includes(gate.k) ? [...opts.depths, gate.k] : opts.depths;
       const format = opts.report === undefined ? undefined : reportFormat(opts.report);
+      const trecEval = parseTrecEvalVersion(opts.trecEval);
+      if (trecEval === undefined) throw new UsageError(`--trec-eval expects 10.0 or 9.0.8, got "${opts.trecEval}"`);
 
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths, opts.name);
@@ -212,6 +219,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
           date: opts.date ?? new Date().toISOString().slice(0, 10),
           relevanceLevel: opts.l,
           paths,
+          trecEval,
         });
         writeExport(opts.report, text);
         io.stderr(`wrote ${format === 'html' ? 'HTML' : 'Markdown'} report to ${opts.report}\n`);

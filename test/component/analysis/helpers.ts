@@ -48,10 +48,10 @@ export function readTable(table: HTMLTableElement): TableRow[] {
 export function metricsRows(qrels: Qrels, runs: readonly Run[], partial: readonly string[] = []): MetricsRow[] {
   const specs = parseMeasures(['recip_rank_cut.10', 'ndcg_cut.10', 'ncg_cut.100', 'recall.10,100', 'map']);
   return runs.map((run) => {
-    const result = evaluate(qrels, run, specs);
+    const result = evaluate(qrels, run, specs, { version: '10.0' });
     const values: Record<string, number> = {};
     for (const [name, value] of Object.entries(result.aggregate)) values[name.replace(/_(\d+)$/, '.$1')] = value;
     for (const m of LAB_MEASURES) if (!(m.key in values)) throw new Error(`measure ${m.key} missing from evaluate()`);
-    return { run: run.name, partial: partial.includes(run.name), values };
+    return { run: run.name, partial: partial.includes(run.name), values, trecEval: '10.0' };
   });
 }

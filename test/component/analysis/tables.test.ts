@@ -311,7 +311,7 @@ describe('MetricsTable', () => {
   });
 
   test('a missing measure is a dash with an explanation', () => {
-    const { container } = render(MetricsTable, { metrics: [{ run: 'X', partial: true, values: { map: 0.5 } }] });
+    const { container } = render(MetricsTable, { metrics: [{ run: 'X', partial: true, values: { map: 0.5 }, trecEval: '10.0' }] });
     const r = readTable(tableOf(container))[0]!;
     expect(r.text['MAP']).toBe('0.5000');
     expect(r.text['MRR@10']).toBe('—');

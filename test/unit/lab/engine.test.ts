@@ -121,9 +121,9 @@ describe('LabEngine', () => {
 
   it('measures every run and marks partial ones', () => {
     const rows = engine.metrics(['bm25', 'bm25-k1=1.2-b=0.65'], ['bm25-k1=1.2-b=0.65']);
-    expect(rows.map((r) => [r.run, r.partial])).toEqual([
-      ['bm25', false],
-      ['bm25-k1=1.2-b=0.65', true],
+    expect(rows.map((r) => [r.run, r.partial, r.trecEval])).toEqual([
+      ['bm25', false, '10.0'],
+      ['bm25-k1=1.2-b=0.65', true, '10.0'],
     ]);
     expect(Object.keys(rows[0]!.values)).toHaveLength(6);
   });

@@ -131,3 +131,42 @@ describe('answer-level flips in the reports', () => {
     expect(buildSections(input()).some((s) => s.id === 'answers')).toBe(false);
   });
 });
+
+describe('the trec_eval release a report names', () => {
+  const c = syntheticCase(5, ['dense']);
+  const report = analyzeFlips(c.qrels, c.reference, c.candidates, { depths: [1, 5, 10] });
+  const runs = [c.reference, ...c.candidates];
+  const written = (version?: '10.0' | '9.0.8') => {
+    const input: ReportInput = {
+      title: 'r',
+      collection: 'c',
+      date: 'd',
+      report,
+      metrics: runs.map((r) => labMetricsRow(c.qrels, r, version === undefined ? {} : { version })),
+    };
+    return { md: reportMarkdown(input), html: reportHtml(input) };
+  };
+
+  it('is 10.0 for rows computed with the default (the lab and the CLI), in Markdown and HTML', () => {
+    // Markdown escapes the underscore.
+    for (const text of Object.values(written())) {
+      expect(text).toMatch(/trec\\?_eval 10\.0 values \(averaged over the judged queries/);
+      expect(text).not.toContain('9.0.8');
+    }
+  });
+
+  it('is 9.0.8 for rows computed under 9.0.8', () => {
+    for (const text of Object.values(written('9.0.8'))) {
+      expect(text).toMatch(/trec\\?_eval 9\.0\.8 values \(averaged over the judged queries/);
+      expect(text).not.toMatch(/trec\\?_eval 10\.0/);
+    }
+  });
+
+  it("rows of two releases: both named, each run's after its name", () => {
+    const metrics = [labMetricsRow(c.qrels, c.reference, { version: '9.0.8' }), labMetricsRow(c.qrels, c.candidates[0]!)];
+    const sections = buildSections({ title: 'r', collection: 'c', date: 'd', report, metrics });
+    const measures = sections.find((s) => s.id === 'measures')!;
+    expect(measures.notes[0]).toMatch(/^trec_eval 9\.0\.8 and 10\.0 values \(each run's release after its name\)/);
+    expect(measures.tables[0]!.rows.map((r) => r[0])).toEqual(['reference [trec_eval 9.0.8]', 'dense [trec_eval 10.0]']);
+  });
+});
