@@ -5,6 +5,9 @@
  *
  * Answers are kept per run name; a run's answers are valid for one k (they came from its top k), so a change
  * of k asks for answers again (cached ones return at once).
+ *
+ * What the user loads is kept in this browser per collection (src/store/answer-inputs.ts): a gold file and
+ * each run's imported predictions come back when the collection opens again, until the user removes them.
  */
 import { answerFlipReport, DEFAULT_ANSWER_DEPTH, DEFAULT_ANSWER_SEED, type AnswerFlipReport } from '../../core/answers/flips.ts';
 import { answerTokens, matchAnswer, type AnswerMatch } from '../../core/answers/normalize.ts';
@@ -18,6 +21,83 @@ import { errorInfo, errorText } from './errors.ts';
 import type { Lab } from './lab.svelte.ts';
 import type { EncoderDtype } from '../../encoders/presets.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
+import { AnswerInputStore } from '../../store/answer-inputs.ts';
+
+/** The stored gold files and predictions as the lab uses them (IndexedDB; component tests pass their own). */
+export type AnswerInputs = Pick<
+  AnswerInputStore,
+  'putGold' | 'getGold' | 'deleteGold' | 'putPredictions' | 'predictionsOf' | 'deletePredictions'
+>;
+
+/** Opens the store for one piece of work and closes it after (a connection held open would block a later schema upgrade). */
+export type AnswerInputsAccess = <T>(use: (store: AnswerInputs) => Promise<T>) => Promise<T>;
+
+const indexedDbInputs: AnswerInputsAccess = async (use) => {
+  const store = await AnswerInputStore.open();
+  try {
+    return await use(store);
+  } finally {
+    store.close();
+  }
+};
+
+/** `goldSource` of gold read from the open collection's own queries. */
+export const METADATA_GOLD = 'queries metadata';
+
+/**
+ * Why the answer level cannot show a table for the open collection (null: it can), in words that say what
+ * would make it apply. Pure: the panel's message and its tests use the same rules.
+ */
+export type AnswersBlocker =
+  | { readonly kind: 'no-collection' | 'unjudged' | 'no-pair' | 'no-gold'; readonly text: string }
+  | { readonly kind: 'depth'; readonly text: string };
+
+export function answersBlocker(state: {
+  readonly collection: { readonly judged: boolean } | null;
+  readonly prepared: { readonly maxDepth: number } | null;
+  readonly k: number;
+  readonly goldQueries: number;
+  readonly goldSource: string | null;
+}): AnswersBlocker | null {
+  if (state.collection === null)
+    return {
+      kind: 'no-collection',
+      text:
+        'No collection is open. Answer-level flips need a collection with relevance judgments (qrels), a reference and a ' +
+        'candidate retriever, and gold answers (in the queries file or a gold file).',
+    };
+  if (!state.collection.judged)
+    return {
+      kind: 'unjudged',
+      text:
+        'This collection has no relevance judgments (qrels), so no query can be a negative flip and there is nothing to ' +
+        'answer. Open a collection with a qrels file to use answer-level flips; without one the lab compares retrievers ' +
+        'by agreement (above).',
+    };
+  if (state.prepared === null)
+    return {
+      kind: 'no-pair',
+      text:
+        'Answer-level flips compare a reference with a candidate: add a candidate retriever (Retrievers, above). The flip ' +
+        'and control sets appear once both have been analysed.',
+    };
+  if (state.k > state.prepared.maxDepth)
+    return {
+      kind: 'depth',
+      text: `k = ${state.k} is beyond the analysed depths (at most ${state.prepared.maxDepth}): lower k, or analyse a deeper depth.`,
+    };
+  if (state.goldQueries === 0)
+    return {
+      kind: 'no-gold',
+      text:
+        (state.goldSource === null
+          ? "No gold answers: this collection's queries carry none (metadata.answer or metadata.answers in a JSONL queries file)"
+          : `No usable gold answers in ${state.goldSource === METADATA_GOLD ? "this collection's queries" : state.goldSource} ` +
+            '(none for its queries, or each empty once normalized)') +
+        ', so no answer can be scored. Load a gold answers file: JSONL, one {"query_id": …, "answers": […]} per line.',
+    };
+  return null;
+}
 
 /** Where a run's answers came from. */
 export interface RunAnswers {
@@ -54,10 +134,19 @@ export class AnswerLab {
 
   readonly #lab: Lab;
   readonly #bridge: EncodeBridge;
+  readonly #inputs: AnswerInputsAccess;
   #abort: AbortController | null = null;
+  /** The collection whose stored gold and predictions were restored (once per opening). */
+  #restoredFor: string | null = null;
+  /** The open collection's own gold (its queries' metadata), what removing a gold file falls back to. */
+  #metadataGold: Readonly<Record<string, readonly string[]>> = {};
 
-  constructor(lab: Lab, options: { readonly bridge?: EncodeBridge; readonly init?: WorkerInitOptions } = {}) {
+  constructor(
+    lab: Lab,
+    options: { readonly bridge?: EncodeBridge; readonly init?: WorkerInitOptions; readonly inputs?: AnswerInputsAccess } = {},
+  ) {
     this.#lab = lab;
+    this.#inputs = options.inputs ?? indexedDbInputs;
     // A worker of its own: a reader job and an encoding job do not queue behind each other. The same
     // network policy as the lab's workers: only the app's origin and the hosts in Settings.
     this.#bridge =
@@ -73,6 +162,20 @@ export class AnswerLab {
         .filter(([, a]) => a.some((x) => answerTokens(x).length > 0))
         .map(([q]) => q),
     ),
+  );
+
+  /** Gold from a loaded file (kept in this browser for the collection), not the collection's own. */
+  goldFromFile: boolean = $derived(this.goldSource !== null && this.goldSource !== METADATA_GOLD);
+
+  /** Why there is no answer table for the open collection, or null when there is one. */
+  blocker: AnswersBlocker | null = $derived.by(() =>
+    answersBlocker({
+      collection: this.#lab.collection,
+      prepared: this.#lab.prepared,
+      k: this.k,
+      goldQueries: this.goldSet.size,
+      goldSource: this.goldSource,
+    }),
   );
 
   /** Answers of `run` usable at the current k. */
@@ -137,36 +240,102 @@ export class AnswerLab {
       : { remoteHost: `${this.#lab.settings.modelHost}/`, allowRemote: true };
   }
 
-  /** Gold from the open collection's queries (metadata.answer), when it has any. */
+  /**
+   * The open collection's gold: its queries' own (metadata.answer), unless a gold file was loaded for it; on
+   * the first call for a collection, also what this browser kept for it (a gold file, imported predictions).
+   */
   async loadCollectionGold(): Promise<void> {
-    const gold = await this.#lab.lab.goldAnswers();
-    if (Object.keys(gold).length > 0) {
-      this.gold = gold;
-      this.goldSource = 'queries metadata';
-    } else if (this.goldSource === 'queries metadata') {
-      this.gold = {};
-      this.goldSource = null;
+    const id = this.#lab.collectionId;
+    // Every read of the answer state comes after this await: the caller's effect must not track it.
+    const metadata = await this.#lab.lab.goldAnswers();
+    if (this.#lab.collectionId !== id) return;
+    this.#metadataGold = metadata;
+    if (id !== null && this.#restoredFor !== id) {
+      this.#restoredFor = id;
+      await this.#restore(id);
+      if (this.#lab.collectionId !== id) return;
+    }
+    if (!this.goldFromFile) this.#useMetadataGold();
+  }
+
+  #useMetadataGold(): void {
+    const has = Object.keys(this.#metadataGold).length > 0;
+    this.gold = has ? this.#metadataGold : {};
+    this.goldSource = has ? METADATA_GOLD : null;
+  }
+
+  /** What this browser kept for collection `id`; what the user loaded meanwhile wins. */
+  async #restore(id: string): Promise<void> {
+    try {
+      const { gold, predictions } = await this.#inputs(async (s) => ({
+        gold: await s.getGold(id),
+        predictions: await s.predictionsOf(id),
+      }));
+      if (this.#lab.collectionId !== id) return;
+      if (gold !== undefined && !this.goldFromFile) {
+        this.gold = gold.gold;
+        this.goldSource = gold.source;
+      }
+      const restored = predictions.filter((p) => this.answers[p.run] === undefined);
+      if (restored.length === 0) return;
+      this.answers = {
+        ...this.answers,
+        ...Object.fromEntries(restored.map((p) => [p.run, { k: p.k, source: p.source, predictions: p.predictions, imported: true }])),
+      };
+      // Predictions answer one depth: show them at the depth of the latest import (nothing was asked at another yet).
+      this.k = restored.reduce((a, b) => (b.savedAt > a.savedAt ? b : a)).k;
+    } catch (e) {
+      this.warnings = [
+        ...this.warnings,
+        `The gold answers and predictions kept in this browser could not be read: ${errorText(errorInfo(e))}`,
+      ];
+    }
+  }
+
+  /** Keep a change in this browser; when that fails the lab still uses it, and says it will not come back. */
+  async #keep(what: string, job: (s: AnswerInputs) => Promise<void>): Promise<void> {
+    try {
+      await this.#inputs(job);
+    } catch (e) {
+      this.warnings = [
+        ...this.warnings,
+        `${what} could not be kept in this browser (${errorText(errorInfo(e))}); it is used until the page reloads`,
+      ];
     }
   }
 
   async importGold(file: CollectionFile): Promise<void> {
+    const id = this.#lab.collectionId;
     try {
       const { gold, warnings } = await this.#lab.lab.parseGoldFile(file);
+      if (this.#lab.collectionId !== id) return;
       this.gold = gold;
       this.goldSource = file.path;
       this.warnings = warnings;
       this.error = null;
+      if (id !== null) await this.#keep(file.path, (s) => s.putGold({ collectionId: id, source: file.path, gold, savedAt: Date.now() }));
     } catch (e) {
       this.error = errorText(errorInfo(e));
     }
   }
 
+  /** Forget the loaded gold file (here and in this browser): the collection's own gold, if any, applies again. */
+  async removeGold(): Promise<void> {
+    const id = this.#lab.collectionId;
+    this.#useMetadataGold();
+    this.warnings = [];
+    if (id !== null) await this.#keep('Removing the gold file', (s) => s.deleteGold(id));
+  }
+
   /** Predictions made elsewhere for `run`'s top k (JSONL {"query_id", "prediction"}). */
   async importPredictions(run: string, file: CollectionFile): Promise<void> {
+    const id = this.#lab.collectionId;
     try {
       const predictions = await this.#lab.lab.parsePredictionsFile(file);
+      if (this.#lab.collectionId !== id) return;
+      const k = this.k;
       const unknown = Object.keys(predictions).filter((q) => !(q in this.#lab.queryTexts) && this.gold[q] === undefined);
-      this.answers = { ...this.answers, [run]: { k: this.k, source: file.path, predictions, imported: true } };
+      this.answers = { ...this.answers, [run]: { k, source: file.path, predictions, imported: true } };
       this.warnings =
         unknown.length > 0
           ? [
@@ -175,9 +344,22 @@ export class AnswerLab {
             ]
           : [];
       this.error = null;
+      if (id !== null)
+        await this.#keep(file.path, (s) =>
+          s.putPredictions({ collectionId: id, run, k, source: file.path, predictions, savedAt: Date.now() }),
+        );
     } catch (e) {
       this.error = errorText(errorInfo(e));
     }
+  }
+
+  /** Forget `run`'s imported predictions (here and in this browser); a reader may answer for it again. */
+  async removePredictions(run: string): Promise<void> {
+    const id = this.#lab.collectionId;
+    if (this.answers[run]?.imported !== true) return;
+    const { [run]: _removed, ...rest } = this.answers;
+    this.answers = rest;
+    if (id !== null) await this.#keep(`Removing ${run}'s predictions`, (s) => s.deletePredictions(id, run));
   }
 
   /** The queries a run needs answers for: the reference every candidate's flips and controls, a candidate its own. */
@@ -266,6 +448,8 @@ export class AnswerLab {
   /** A new collection: nothing of the last one's answers, gold or jobs may carry over. */
   reset(): void {
     this.cancel();
+    this.#restoredFor = null;
+    this.#metadataGold = {};
     this.answers = {};
     this.gold = {};
     this.goldSource = null;

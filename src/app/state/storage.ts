@@ -6,6 +6,8 @@
 import { MODEL_FILE_CACHE } from '../../encoders/presets.ts';
 import { EmbeddingStore, type EncodingRecord } from '../../store/embeddings.ts';
 import { AnswerStore } from '../../store/answers.ts';
+import { AnswerInputStore, type StoredInputsSummary } from '../../store/answer-inputs.ts';
+import { CollectionStore } from '../../lab/data/collection-store.ts';
 
 export interface ModelFiles {
   /** "host/org/name" (mirrors are listed apart). */
@@ -23,6 +25,8 @@ export interface StorageOverview {
   readonly models: readonly ModelFiles[];
   /** Reader answers kept for answer-level flips (src/store/answers.ts). */
   readonly answers: number;
+  /** Gold files and imported predictions, per collection (src/store/answer-inputs.ts), with the collection's name when it is stored. */
+  readonly answerInputs: readonly (StoredInputsSummary & { readonly name: string | null })[];
 }
 
 /** "https://huggingface.co/Xenova/bge-small-en-v1.5/resolve/main/onnx/model.onnx" → "huggingface.co/Xenova/bge-small-en-v1.5". */
@@ -59,7 +63,16 @@ export async function storageOverview(dbName?: string): Promise<StorageOverview>
     const encodings = (await store.list()).sort((a, b) => b.createdAt - a.createdAt);
     const answerStore = await AnswerStore.open();
     const answers = await answerStore.count().finally(() => answerStore.close());
-    return { usage: estimate?.usage ?? null, quota: estimate?.quota ?? null, persisted, encodings, models: await modelFiles(), answers };
+    const answerInputs = await answerInputsOverview();
+    return {
+      usage: estimate?.usage ?? null,
+      quota: estimate?.quota ?? null,
+      persisted,
+      encodings,
+      models: await modelFiles(),
+      answers,
+      answerInputs,
+    };
   } finally {
     store.close();
   }
@@ -87,6 +100,35 @@ export async function deleteAnswers(): Promise<void> {
   } finally {
     store.close();
   }
+}
+
+async function withAnswerInputs<T>(use: (store: AnswerInputStore) => Promise<T>): Promise<T> {
+  const store = await AnswerInputStore.open();
+  try {
+    return await use(store);
+  } finally {
+    store.close();
+  }
+}
+
+async function answerInputsOverview(): Promise<StorageOverview['answerInputs']> {
+  const summaries = await withAnswerInputs((s) => s.summaries());
+  if (summaries.length === 0) return [];
+  const collections = new CollectionStore();
+  try {
+    const names = new Map((await collections.list()).map((m) => [m.id, m.name]));
+    return summaries.map((s) => ({ ...s, name: names.get(s.collectionId) ?? null }));
+  } finally {
+    collections.close();
+  }
+}
+
+/**
+ * Delete the gold file and imported predictions kept for one collection (all collections without an id). A
+ * page showing them keeps them until that collection is opened again.
+ */
+export async function deleteAnswerInputs(collectionId?: string): Promise<void> {
+  await withAnswerInputs((s) => (collectionId === undefined ? s.clear() : s.deleteCollection(collectionId)));
 }
 
 /** Ask the browser to keep the lab's storage under pressure (it may say no). */
