@@ -1191,9 +1191,10 @@ describe('answer-level flips (the paper’s §3.5)', () => {
       await writeFile(goldFile, goldRows.map((r) => JSON.stringify(r)).join('\n') + '\n');
       await p.getByTestId('gold-file').setInputFiles(goldFile);
       await expect.poll(() => p.getByTestId('gold-status').textContent(), { timeout: 10_000 }).toMatch(/from qa-gold\.jsonl/);
-      const regressed = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as {
-        candidates: { regressions_among_flips: { count: number } }[];
-      };
+      const regressed = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as Record<
+        string,
+        unknown
+      > & { candidates: { regressions_among_flips: { count: number } }[] };
       const fromGoldFile = await flipsFromCli(goldFile);
       expect({ ...regressed, warnings: [] }).toEqual({ ...fromGoldFile, warnings: [] });
       expect(regressed.candidates[0]!.regressions_among_flips.count).toBeGreaterThan(0);
@@ -1208,15 +1209,16 @@ describe('answer-level flips (the paper’s §3.5)', () => {
         /Answer from this run.s top 2: .*(✓ correct|✗ incorrect)/s,
       );
 
-      // A reload keeps the answers: asking again finds every one in the cache.
+      // A reload keeps the answers (asking again finds every one in the cache) and the gold file (kept for the collection).
       await p.reload();
       await expect.poll(() => row(p, 'bm25-rm3').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+      await expect.poll(() => p.getByTestId('gold-status').textContent(), { timeout: 30_000 }).toMatch(/from qa-gold\.jsonl, kept/);
       await chooseTinyReader(p);
       await expect.poll(() => p.getByTestId('reader-run').isEnabled(), { timeout: 30_000 }).toBe(true);
       await p.getByTestId('reader-run').click();
       await expect.poll(() => p.getByTestId('reader-run').count(), { timeout: 60_000 }).toBe(1);
       const again = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as Record<string, unknown>;
-      expect(again).toEqual(table);
+      expect(again).toEqual(regressed);
 
       // The same model as a folder picked from disk: nothing fetched for it, the same answers (a new cache
       // key, the folder's fingerprint, so they are generated again, not read back).
@@ -1256,7 +1258,7 @@ describe('answer-level flips (the paper’s §3.5)', () => {
         .poll(() => panel.getByTestId('answers-error').textContent(), { timeout: 10_000 })
         .toMatch(/bad-predictions\.jsonl.*line 2/);
       const still = JSON.parse((await saveDownload(p, () => p.getByTestId('export-answer-table').click())).text) as Record<string, unknown>;
-      expect(still).toEqual(table);
+      expect(still).toEqual(regressed);
     } finally {
       await c.close();
     }
