@@ -11,6 +11,8 @@ export type { FlipReport, PerQueryRow, SupportLabel, TransitionState };
 export type {
   AnalysisView,
   Bm25Explanation,
+  QlExplanation,
+  TermExplanation,
   DetailLoader,
   ExplainLoader,
   ExpansionLoader,

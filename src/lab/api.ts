@@ -20,7 +20,7 @@ import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } 
 import { guardNetwork } from './network-guard.ts';
 import { exportPack, importPack, type PackImport } from './packs.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
-import type { Bm25Explanation, QueryDetail } from './types.ts';
+import type { Bm25Explanation, QueryDetail, TermExplanation } from './types.ts';
 
 function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict];
@@ -101,6 +101,11 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     explainBm25(qid: string, docId: string, run: string): Bm25Explanation | null {
       return engine.explainBm25(qid, docId, run);
+    },
+
+    /** BM25's or query likelihood's per-term explanation of a score; null for other runs. */
+    explain(qid: string, docId: string, run: string): TermExplanation | null {
+      return engine.explain(qid, docId, run);
     },
 
     rm3Expansion(qid: string, run: string): ExpandedQuery | null {

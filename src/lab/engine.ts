@@ -23,13 +23,13 @@ import {
   type Bm25Params,
 } from '../core/retrieve/bm25.ts';
 import { buildLexicalIndex, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
-import { runQl } from '../core/retrieve/ql.ts';
+import { explainQl, parseQlRunName, runQl } from '../core/retrieve/ql.ts';
 import { parseRm3RunName, resolveRm3Params, rm3Expand, runRm3, type ExpandedQuery, type Rm3Params } from '../core/retrieve/rm3.ts';
 import { readerTasks, type ReaderTaskSet, type ReaderTemplate } from '../core/answers/prompt.ts';
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { PackCollection } from './packs.ts';
-import type { Bm25Explanation, QueryDetail, RankedDoc } from './types.ts';
+import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation } from './types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
 
 /** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */
@@ -193,7 +193,27 @@ export class LabEngine {
       const weight = tf === 0 ? 0 : (idf * tf * (k1 + 1)) / (tf + norm);
       return { term: lex.terms[t]!, count: counts[i]!, tf, df, idf, weight: counts[i]! * weight };
     });
-    return { run, terms: rows, total: rows.reduce((s, r) => s + r.weight, 0) };
+    return { kind: 'bm25', run, terms: rows, total: rows.reduce((s, r) => s + r.weight, 0) };
+  }
+
+  /**
+   * Why a query-likelihood run scored a document: each distinct query term's share and the length term,
+   * computed as the ranker computes them (core/retrieve/ql.ts `explainQl`: they sum to the run's score).
+   * Null when `run` is not a QL run or the query or document is unknown.
+   */
+  explainQl(qid: string, docId: string, run: string): QlExplanation | null {
+    const params = parseQlRunName(run);
+    const c = this.#collection();
+    const qi = c.queries.indexOf.get(qid as QueryId);
+    const d = c.corpus.indexOf.get(docId as DocId);
+    if (params === null || qi === undefined || d === undefined) return null;
+    this.#lexical ??= buildLexicalIndex(c.corpus);
+    return { kind: 'ql', run, ...explainQl(this.#lexical, c.queries.texts[qi] ?? '', d, params.mu) };
+  }
+
+  /** The per-term explanation of `run`'s score (BM25 or query likelihood); null for other runs. */
+  explain(qid: string, docId: string, run: string): TermExplanation | null {
+    return this.explainBm25(qid, docId, run) ?? this.explainQl(qid, docId, run);
   }
 
   /**

@@ -4,6 +4,7 @@
  * and be written to JSON.
  */
 import type { FlipReport } from '../core/flips/analyze.ts';
+import type { QlExplanation as CoreQlExplanation } from '../core/retrieve/ql.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import type { Problem } from './problems.ts';
 import type { Recipe } from '../report/recipe.ts';
@@ -101,6 +102,7 @@ export interface QueryDetail {
 
 /** Why BM25 found a document: per distinct query term (see LabEngine.explainBm25). */
 export interface Bm25Explanation {
+  readonly kind: 'bm25';
   readonly run: string;
   readonly terms: readonly {
     readonly term: string;
@@ -115,8 +117,20 @@ export interface Bm25Explanation {
   readonly total: number;
 }
 
-/** Explains a BM25 run's score for one query and document; null for other runs. */
-export type ExplainLoader = (qid: string, docId: string, run: string) => Promise<Bm25Explanation | null>;
+/**
+ * Why query likelihood (Dirichlet μ) found a document: each distinct query term's log-probability share, and
+ * the length term; they sum to the run's score (see LabEngine.explainQl and core/retrieve/ql.ts explainQl).
+ */
+export interface QlExplanation extends CoreQlExplanation {
+  readonly kind: 'ql';
+  readonly run: string;
+}
+
+/** A per-term explanation of one run's score for one query and document (the retrievers that have one). */
+export type TermExplanation = Bm25Explanation | QlExplanation;
+
+/** Explains a BM25 or query-likelihood run's score for one query and document; null for other runs. */
+export type ExplainLoader = (qid: string, docId: string, run: string) => Promise<TermExplanation | null>;
 
 /** What an RM3 run searched for one query (token order; see core/retrieve/rm3.ts); null for other runs. */
 export type ExpansionLoader = (

@@ -35,7 +35,7 @@ export type { CollectionError } from './errors.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import type { CollectionSummary } from '../../lab/engine.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
-import type { Bm25Explanation } from '../../lab/types.ts';
+import type { TermExplanation } from '../../lab/types.ts';
 import type { DownloadState } from '../../lab/types.ts';
 import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
 
@@ -868,7 +868,7 @@ export class Lab {
   // ---------------------------------------------------------------- explorer
 
   loadDetail = (qid: string, runs: readonly string[], k: number): Promise<QueryDetail> => this.lab.detail(qid, runs, k);
-  explain = (qid: string, docId: string, run: string): Promise<Bm25Explanation | null> => this.lab.explainBm25(qid, docId, run);
+  explain = (qid: string, docId: string, run: string): Promise<TermExplanation | null> => this.lab.explain(qid, docId, run);
   expansion = (qid: string, run: string) => this.lab.rm3Expansion(qid, run);
   loadPassage = (docId: string): Promise<{ title: string; text: string }> => this.lab.passage(docId);
 

@@ -42,6 +42,21 @@ export function parseQlRunName(name: string): { mu: number } | null {
   return mu > 0 && qlRunName(mu) === name ? { mu } : null;
 }
 
+/** μ · p(t | C): the smoothing mass of term `t` (the denominator of its match weight). */
+function background(index: LexicalIndex, t: number, mu: number): number {
+  return mu * (index.cf[t]! / index.totalTokens);
+}
+
+/** A query term's share of the score in a document holding it `tf` times: c(t, q) · log1p(tf / (μ · p(t | C))). */
+function matchWeight(count: number, tf: number, smoothing: number): number {
+  return count * Math.log1p(tf / smoothing);
+}
+
+/** The length term every document pays: |q| · log(μ / (dl + μ)). */
+function lengthWeight(queryLength: number, docLength: number, mu: number): number {
+  return queryLength * Math.log(mu / (docLength + mu));
+}
+
 /** The top `depth` documents for `queryText` by Dirichlet-smoothed query likelihood (module comment). */
 export function searchQl(index: LexicalIndex, queryText: string, depth: number, mu = QL_DEFAULT_MU): LexicalHits {
   checkLexicalDepth(depth);
@@ -54,7 +69,7 @@ export function searchQl(index: LexicalIndex, queryText: string, depth: number, 
   const touched: number[] = [];
   for (let i = 0; i < terms.length; i++) {
     const t = terms[i]!;
-    const denom = mu * (index.cf[t]! / index.totalTokens);
+    const smoothing = background(index, t, mu);
     const c = counts[i]!;
     for (let p = index.postStart[t]!; p < index.postStart[t + 1]!; p++) {
       const d = index.postDocs[p]!;
@@ -62,10 +77,61 @@ export function searchQl(index: LexicalIndex, queryText: string, depth: number, 
         seen[d] = 1;
         touched.push(d);
       }
-      acc[d]! += c * Math.log1p(index.postTfs[p]! / denom);
+      acc[d]! += matchWeight(c, index.postTfs[p]!, smoothing);
     }
   }
-  return rankTouched(touched, (d) => acc[d]! + queryLength * Math.log(mu / (index.docLengths[d]! + mu)), depth);
+  return rankTouched(touched, (d) => acc[d]! + lengthWeight(queryLength, index.docLengths[d]!, mu), depth);
+}
+
+/** Why query likelihood scored a document: each distinct query term's share, then the length term. */
+export interface QlExplanation {
+  readonly mu: number;
+  /** Distinct in-vocabulary query terms in first appearance (the scorer's order). */
+  readonly terms: readonly {
+    readonly term: string;
+    /** c(t, q): occurrences in the query. */
+    readonly count: number;
+    /** tf(t, d). */
+    readonly tf: number;
+    /** cf(t): occurrences in the collection (p(t | C) = cf / |C|). */
+    readonly cf: number;
+    /** c(t, q) · log1p(tf / (μ · p(t | C))): log p(t|d) − log(μ · p(t|C) / (dl + μ)), 0 when tf = 0. */
+    readonly weight: number;
+  }[];
+  /** |q|: in-vocabulary query tokens. */
+  readonly queryLength: number;
+  /** dl: the document's tokens. */
+  readonly docLength: number;
+  /** |q| · log(μ / (dl + μ)): the length term (≤ 0). */
+  readonly lengthWeight: number;
+  /** The score `searchQl` gives the document: the term weights summed in order, then the length term, in float64. */
+  readonly total: number;
+}
+
+/**
+ * The score of document `d` (a corpus index) for `queryText`, taken apart the way `searchQl` computes it
+ * (the same functions, the same order of additions), so `total` equals the ranked score exactly and the
+ * term weights plus the length term sum to it.
+ */
+export function explainQl(index: LexicalIndex, queryText: string, d: number, mu = QL_DEFAULT_MU): QlExplanation {
+  checkMu(mu);
+  if (!Number.isInteger(d) || d < 0 || d >= index.docCount)
+    throw new RangeError(`document index ${d} is outside the ${index.docCount} documents`);
+  const { terms, counts } = queryTermCounts(index, queryText);
+  let queryLength = 0;
+  for (const c of counts) queryLength += c;
+  const tfOf = new Map<number, number>();
+  for (let x = index.docStart[d]!; x < index.docStart[d + 1]!; x++) tfOf.set(index.docTerms[x]!, index.docTfs[x]!);
+  let acc = 0;
+  const rows = terms.map((t, i) => {
+    const tf = tfOf.get(t) ?? 0;
+    // searchQl adds only where the document has a posting (tf > 0).
+    const weight = tf === 0 ? 0 : matchWeight(counts[i]!, tf, background(index, t, mu));
+    if (tf !== 0) acc += weight;
+    return { term: index.terms[t]!, count: counts[i]!, tf, cf: index.cf[t]!, weight };
+  });
+  const length = lengthWeight(queryLength, index.docLengths[d]!, mu);
+  return { mu, terms: rows, queryLength, docLength: index.docLengths[d]!, lengthWeight: length, total: acc + length };
 }
 
 /** Query likelihood over the selected queries, as a Run in that order (empty lists for unmatched queries). */

@@ -4,7 +4,7 @@
  */
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { describe, expect, test, vi } from 'vitest';
-import type { PassageLoader, QueryDetail as Detail } from '../../../src/app/types.ts';
+import type { ExplainLoader, PassageLoader, QlExplanation, QueryDetail as Detail } from '../../../src/app/types.ts';
 import QueryDetail from '../../../src/app/views/explorer/QueryDetail.svelte';
 import { detailFrom, synthetic } from './fixtures.ts';
 
@@ -100,8 +100,8 @@ describe('QueryDetail', () => {
       text: 'moon tides',
       judged: [],
       lists: [
-        { run: 'bm25', docs: [{ docId: 'x', rank: 1, score: 2, title: 't', grade: null }], firstRelevant: null },
-        { run: 'bm25-rm3', docs: [{ docId: 'y', rank: 1, score: 1, title: 'u', grade: null }], firstRelevant: null },
+        { run: 'bm25', docs: [{ docId: 'x', rank: 1, score: 2, title: 'Moon gravity', grade: null }], firstRelevant: null },
+        { run: 'bm25-rm3', docs: [{ docId: 'y', rank: 1, score: 1, title: 'Gravity and the moon', grade: null }], firstRelevant: null },
       ],
     };
     const expansion = vi.fn((_qid: string, run: string) =>
@@ -122,9 +122,76 @@ describe('QueryDetail', () => {
     await waitFor(() => expect(container.querySelectorAll('[data-testid="rm3-expansion"]')).toHaveLength(1));
     const line = container.querySelector('[data-testid="rm3-expansion"]')!;
     expect(line.closest('.list')!.getAttribute('data-run')).toBe('bm25-rm3');
-    expect(line.textContent!.replace(/\s+/g, ' ').trim()).toBe('bm25-rm3 searched for: tides 0.450, moon 0.350, gravity (added) 0.200');
-    expect([...line.querySelectorAll('.added')].map((e) => e.textContent)).toEqual(['gravity (added) 0.200']);
+    expect(line.textContent!.replace(/\s+/g, ' ').trim()).toBe(
+      'bm25-rm3 searched for: tides 0.450, moon 0.350, +gravity (added) 0.200 — added terms are marked + in its passages',
+    );
+    const added = [...line.querySelectorAll('span.added')];
+    expect(added.map((e) => e.textContent!.replace(/\s+/g, ' '))).toEqual(['+gravity (added) 0.200']);
+    expect(added[0]!.getAttribute('title')).toBe('added by RM3');
     expect(expansion.mock.calls.map((c) => c[1]).sort()).toEqual(['bm25', 'bm25-rm3']);
+
+    // Each list highlights what its run searched for: the RM3 list marks its added term as added (a "+" and,
+    // read out, "added by RM3"); the BM25 list marks the query's terms only.
+    const list = (run: string) => container.querySelector(`.list[data-run="${run}"] td.title`)!;
+    await waitFor(() => expect(list('bm25-rm3').querySelectorAll('mark.added')).toHaveLength(1));
+    const mark = list('bm25-rm3').querySelector('mark.added')!;
+    expect(mark.textContent).toBe('Gravity+ (added by RM3)');
+    expect(mark.getAttribute('title')).toBe('added by RM3');
+    expect(mark.querySelector('[aria-hidden="true"]')!.textContent).toBe('+');
+    expect(mark.querySelector('.sr-only')!.textContent).toBe(' (added by RM3)');
+    expect([...list('bm25-rm3').querySelectorAll('mark:not(.added)')].map((m) => m.textContent)).toEqual(['moon']);
+    expect([...list('bm25').querySelectorAll('mark')].map((m) => [m.textContent, m.classList.contains('added')])).toEqual([
+      ['Moon', false],
+    ]);
+  });
+
+  test('a query-likelihood passage explains its score: each term’s share and the length term, summing to the score', async () => {
+    const detail: Detail = {
+      qid: 'q',
+      text: 'moon tides moon',
+      judged: [],
+      lists: [
+        { run: 'bm25', docs: [], firstRelevant: null },
+        { run: 'ql', docs: [{ docId: 'y', rank: 1, score: -0.1234, title: 'Tides', grade: null }], firstRelevant: null },
+      ],
+    };
+    const why: QlExplanation = {
+      kind: 'ql',
+      run: 'ql',
+      mu: 1000,
+      terms: [
+        { term: 'moon', count: 2, tf: 0, cf: 7, weight: 0 },
+        { term: 'tides', count: 1, tf: 3, cf: 40, weight: 0.25 },
+      ],
+      queryLength: 3,
+      docLength: 120,
+      lengthWeight: -0.3734,
+      total: -0.1234,
+    };
+    const explain = vi.fn<ExplainLoader>((_q, _d, run) => Promise.resolve(run === 'ql' ? why : null));
+    const loadPassage = vi.fn<PassageLoader>(() => Promise.resolve({ title: 'Tides', text: 'tides rise' }));
+    const { container } = render(QueryDetail, {
+      props: { qid: 'q', reference: 'bm25', candidate: 'ql', k: 1, loadDetail: () => Promise.resolve(detail), loadPassage, explain },
+    });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Show passage y of ql' }));
+    expect(explain).toHaveBeenCalledWith('q', 'y', 'ql');
+    const table = await waitFor(() => {
+      const t = container.querySelector('[data-testid="ql-why"]');
+      expect(t).not.toBeNull();
+      return t!;
+    });
+    expect(table.querySelector('caption')!.textContent).toMatch(/^Why ql scores it -0\.1234: each query term's log-probability share/);
+    expect(table.querySelector('caption')!.textContent).toContain('μ = 1000');
+    const rows = [...table.querySelectorAll(':scope > tbody > tr')].map((r) => [...r.children].map((c) => c.textContent!.trim()));
+    expect(rows).toEqual([
+      ['moon ×2', '0', '7', '0.0000'],
+      ['tides', '3', '40', '0.2500'],
+      ['length (|q| = 3, dl = 120)', '-0.3734'],
+    ]);
+    // The "adds" column sums to the score shown.
+    expect(rows.reduce((s, r) => s + Number(r.at(-1)), 0)).toBeCloseTo(-0.1234, 10);
+    expect(table.querySelector(':scope > tbody > tr')!.classList.contains('absent')).toBe(true);
+    expect(container.querySelector('[data-testid="bm25-why"]')).toBeNull();
   });
 
   test('passage text with markup renders literally as text', async () => {

@@ -16,4 +16,18 @@ describe('query-term highlighting', () => {
     expect(highlight('nothing here', queryTerms('volcano'))).toEqual([{ text: 'nothing here', hit: false }]);
     expect(highlight('', queryTerms('a b'))).toEqual([{ text: '', hit: false }]);
   });
+
+  it("marks a run's added terms (RM3's expansion) as hits flagged added, never the query's own", () => {
+    const text = 'The Moon pulls tides; gravity and the moon.';
+    const segs = highlight(text, queryTerms('moon tides'), new Set(['gravity', 'moon']));
+    expect(segs.map((s) => s.text).join('')).toBe(text);
+    expect(segs.filter((s) => s.hit).map((s) => [s.text, s.added === true])).toEqual([
+      ['Moon', false],
+      ['tides', false],
+      ['gravity', true],
+      ['moon', false],
+    ]);
+    // Added terms alone still mark.
+    expect(highlight('gravity', new Set(), new Set(['gravity']))).toEqual([{ text: 'gravity', hit: true, added: true }]);
+  });
 });

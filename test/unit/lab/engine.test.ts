@@ -50,6 +50,22 @@ describe('LabEngine instant candidates and explanations', () => {
     expect(engine.explainBm25(col.queries.ids[0]!, col.corpus.ids[0]!, 'ql')).toBeNull();
     expect(engine.explainBm25('no such query', col.corpus.ids[0]!, 'bm25')).toBeNull();
 
+    // QL's per-term shares and length term are the ranker's own additions: they sum to the run's score exactly.
+    for (const qid of [...engine.run('ql').byQuery.keys()].slice(0, 20)) {
+      const list = engine.run('ql').byQuery.get(qid)!;
+      for (const r of [0, list.docs.length - 1]) {
+        const why = engine.explain(qid, list.docs[r]!, 'ql')!;
+        expect(why.kind).toBe('ql');
+        if (why.kind !== 'ql') continue;
+        expect(why.total).toBe(list.scores[r]);
+        expect(why.terms.reduce((s, t) => s + t.weight, 0) + why.lengthWeight).toBe(list.scores[r]);
+        expect(why.terms.some((t) => t.tf > 0)).toBe(true);
+      }
+    }
+    expect(engine.explain(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25')?.kind).toBe('bm25');
+    expect(engine.explain(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25-rm3')).toBeNull();
+    expect(engine.explainQl(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25')).toBeNull();
+
     // The expansion: the query's own terms keep weight, new terms join, weights sum to 1.
     const qid = [...rm3.byQuery.keys()][0]!;
     const expanded = engine.rm3Expansion(qid, 'bm25-rm3')!;

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BM25_VARIANTS, buildBm25Index, searchBm25 } from '../../../src/core/retrieve/bm25.ts';
 import { buildLexicalIndex } from '../../../src/core/retrieve/lexical.ts';
-import { parseQlRunName, qlRunName, runQl, searchQl } from '../../../src/core/retrieve/ql.ts';
+import { explainQl, parseQlRunName, qlRunName, runQl, searchQl } from '../../../src/core/retrieve/ql.ts';
 import {
   DEFAULT_RM3_PARAMS,
   parseRm3RunName,
@@ -150,6 +150,55 @@ describe('query likelihood, Dirichlet smoothing', () => {
     for (const o of offsets) expect(o).toBeCloseTo(offsets[0]!, 12);
     // The constant is Σ log p(t|C): log(2/10) + log(5/10).
     expect(offsets[0]).toBeCloseTo(Math.log(0.2) + Math.log(0.5), 12);
+  });
+
+  it("explainQl takes each ranked score apart: term weights and the length term sum to exactly the ranker's score", () => {
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 25 }),
+        fc.array(queryText, { minLength: 1, maxLength: 5 }),
+        fc.oneof(fc.constant(1000), fc.double({ min: 0.5, max: 5000, noNaN: true })),
+        (docs, queries, mu) => {
+          const corpus = makeCorpus(docs);
+          const index = buildLexicalIndex(corpus);
+          const oc = oracleCorpus(corpus);
+          for (const q of queries) {
+            const hits = searchQl(index, q, 1000, mu);
+            const inVocabulary = tokenize(q).filter((t) => index.vocabulary.has(t));
+            hits.docs.forEach((d, i) => {
+              const why = explainQl(index, q, d, mu);
+              expect(why.total, `${q} / d${d}`).toBe(hits.scores[i]);
+              // The rows, summed in order with the length term last, are the score (the scorer's additions).
+              expect(why.terms.reduce((s, t) => s + t.weight, 0) + why.lengthWeight).toBe(why.total);
+              expect(why.terms.map((t) => t.term)).toEqual([...new Set(inVocabulary)]);
+              expect(why.queryLength).toBe(inVocabulary.length);
+              expect(why.docLength).toBe(oc.tokens[d]!.length);
+              for (const t of why.terms) {
+                expect(t.tf).toBe(oc.tf[d]!.get(t.term) ?? 0);
+                expect(t.count).toBe(inVocabulary.filter((x) => x === t.term).length);
+                if (t.tf === 0) expect(t.weight).toBe(0);
+                else expect(t.weight).toBeGreaterThan(0);
+              }
+            });
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('explainQl by hand: log1p(tf / (μ·p(t|C))) per term, |q|·log(μ/(dl+μ)) for the length', () => {
+    const corpus = makeCorpus(['alpha beta beta', 'alpha gamma', 'beta beta beta delta', 'gamma']);
+    const index = buildLexicalIndex(corpus);
+    const why = explainQl(index, 'alpha beta alpha', 0, 1000);
+    // |C| = 10, cf(alpha) = 2, cf(beta) = 5; document 0 has alpha once, beta twice, 3 tokens.
+    expect(why.terms).toEqual([
+      { term: 'alpha', count: 2, tf: 1, cf: 2, weight: 2 * Math.log1p(1 / (1000 * 0.2)) },
+      { term: 'beta', count: 1, tf: 2, cf: 5, weight: Math.log1p(2 / (1000 * 0.5)) },
+    ]);
+    expect(why.lengthWeight).toBe(3 * Math.log(1000 / 1003));
+    expect(explainQl(index, 'delta', 1, 1000).terms[0]).toEqual({ term: 'delta', count: 1, tf: 0, cf: 1, weight: 0 });
+    expect(() => explainQl(index, 'alpha', 4)).toThrow(/outside the 4 documents/);
   });
 
   it('names runs, rejects bad μ, and runs a query set', () => {

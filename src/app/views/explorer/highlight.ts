@@ -9,6 +9,8 @@ import { tokenize } from '../../../core/text/tokenize.ts';
 export interface Segment {
   readonly text: string;
   readonly hit: boolean;
+  /** A term the run searched for that the query does not have (RM3's expansion), not one of the query's. */
+  readonly added?: boolean;
 }
 
 /** The query's tokens (stop words removed), for `highlight`. */
@@ -18,15 +20,22 @@ export function queryTerms(query: string): Set<string> {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
-export function highlight(text: string, terms: ReadonlySet<string>): Segment[] {
-  if (terms.size === 0 || text === '') return [{ text, hit: false }];
+/**
+ * `text` cut into segments: words that are `terms` (the query's) or `added` (terms a run searched for
+ * besides the query's, e.g. RM3's expansion) are hits, the added ones flagged; a query term is never
+ * flagged as added.
+ */
+export function highlight(text: string, terms: ReadonlySet<string>, added: ReadonlySet<string> = new Set()): Segment[] {
+  if ((terms.size === 0 && added.size === 0) || text === '') return [{ text, hit: false }];
   const out: Segment[] = [];
   let last = 0;
   for (const m of text.matchAll(WORD)) {
     const at = m.index;
-    if (!terms.has(m[0].toLowerCase())) continue;
+    const word = m[0].toLowerCase();
+    const own = terms.has(word);
+    if (!own && !added.has(word)) continue;
     if (at > last) out.push({ text: text.slice(last, at), hit: false });
-    out.push({ text: m[0], hit: true });
+    out.push(own ? { text: m[0], hit: true } : { text: m[0], hit: true, added: true });
     last = at + m[0].length;
   }
   if (last < text.length) out.push({ text: text.slice(last), hit: false });
