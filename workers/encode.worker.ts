@@ -95,6 +95,15 @@ export interface CorpusRequest {
   readonly returnVectors?: boolean;
 }
 
+/**
+ * A corpus job's progress as the page receives it: the job's own (its phase, counts, device) and, once the
+ * model is loaded, the load's result (device, why it differs from the one asked for, adapter), so the page
+ * names the device that is encoding while it encodes.
+ */
+export interface CorpusProgress extends EncodeProgress {
+  readonly load?: WorkerLoadResult;
+}
+
 /** Receives vectors as they become known: cache hits first, then each committed batch. */
 export type VectorsCallback = (positions: readonly number[], vectors: readonly StoredVector[], from: 'cache' | 'encoder') => unknown;
 
@@ -455,7 +464,7 @@ const api = {
    */
   async encodeCorpus(
     request: CorpusRequest,
-    onProgress?: (p: EncodeProgress) => void,
+    onProgress?: (p: CorpusProgress) => void,
     onVectors?: VectorsCallback,
     onModel?: ModelCallback,
   ): Promise<CorpusResult> {
@@ -465,6 +474,7 @@ const api = {
     const lazy: LazyEncoder = {
       config: request.config,
       dtype,
+      loaded: () => current?.key === loadKey(request.config, request.load),
       load: async () => {
         let options = request.load;
         if (current?.key !== loadKey(request.config, options) && !isLocalLoad(options.source)) {
@@ -498,8 +508,9 @@ const api = {
         plan: request.plan ?? BATCH_PLAN_BY_DEVICE[request.load.device] ?? DEFAULT_BATCH_PLAN,
         onProgress: (p: EncodeProgress) => {
           cached = p.cached;
+          const loaded: WorkerLoadResult | null = load;
           // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.
-          void onProgress?.(p);
+          void onProgress?.(loaded !== null && p.phase === 'encoding' ? { ...p, load: loaded } : p);
         },
         ...(onVectors === undefined
           ? {}

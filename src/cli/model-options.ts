@@ -136,7 +136,9 @@ export function progressPrinter(io: Io, what: string): (p: EncodeProgress) => vo
     if (t - last < 1000 && p.done < p.total) return;
     last = t;
     const eta = p.etaMs === null ? '' : `, ETA ${(p.etaMs / 1000).toFixed(0)} s`;
-    io.stderr(`${what}: ${p.done}/${p.total} (${p.cached} cached) on ${p.device}${eta}${p.fallback ? ` [${p.fallback}]` : ''}\n`);
+    // The job's phase says what is happening until a model encodes (then its device is named).
+    const where = p.device !== null ? `on ${p.device}` : p.phase === 'loading-model' ? 'loading the model' : 'reading the cache';
+    io.stderr(`${what}: ${p.done}/${p.total} (${p.cached} cached) ${where}${eta}${p.fallback ? ` [${p.fallback}]` : ''}\n`);
   };
 }
 

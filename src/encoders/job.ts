@@ -19,12 +19,21 @@ export interface LazyEncoder {
   readonly config: EncoderConfig;
   readonly dtype: EncoderDtype;
   load(): Promise<LoadedEncoder>;
+  /** True when `load()` would return a model already in memory (no download, no session to create). */
+  loaded?(): boolean;
 }
 
 const isLoaded = (e: LoadedEncoder | LazyEncoder): e is LoadedEncoder => 'encode' in e;
 
-/** The device a progress report names when every vector came from the cache (no model was loaded). */
+/** The device the last progress report names when every vector came from the cache (no model was loaded). */
 export const CACHE_DEVICE = 'cache';
+
+/**
+ * What a job is doing, said by the job itself (never inferred from counts): looking its texts up in the cache
+ * (`checked` of `total` so far, `cached` of them found), loading the model (only when something is missing),
+ * or encoding the rest.
+ */
+export type EncodePhase = 'reading-cache' | 'loading-model' | 'encoding';
 
 /** What the job needs from a cache (EmbeddingStore in browsers; a Map in tests or the CLI). */
 export interface VectorCache {
@@ -38,16 +47,29 @@ export interface VectorCache {
 }
 
 export interface EncodeProgress {
+  readonly phase: EncodePhase;
   readonly total: number;
+  /** Texts looked up in the cache so far (`total` once the lookup is over). */
+  readonly checked: number;
   /** Vectors available so far (cached + encoded). */
   readonly done: number;
+  /** Vectors found in the cache so far. */
   readonly cached: number;
   /** Real tokens encoded in this job. */
   readonly tokens: number;
   readonly elapsedMs: number;
-  /** Estimated time left from this job's throughput; null until the first batch is done. */
+  /**
+   * Estimated time left from this job's encoding rate (the cache lookup and the model load excluded); null until
+   * the first batch is done, 0 when nothing is left.
+   */
   readonly etaMs: number | null;
-  readonly device: string;
+  /** Texts encoded per second since encoding started; null until the first batch is done. */
+  readonly perSecond: number | null;
+  /**
+   * The device encoding; null while no model is loaded (reading the cache, loading the model), and
+   * CACHE_DEVICE in the last report of a job whose every vector came from the cache.
+   */
+  readonly device: string | null;
   /** Set when the job switched encoders, with the reason. */
   readonly fallback?: string;
 }
@@ -93,7 +115,8 @@ export const BATCH_PLAN_BY_DEVICE: Readonly<Record<string, BatchPlan>> = {
 
 /** Errors that mean "this batch is too big for the device's memory", so a smaller one may pass. */
 const OUT_OF_MEMORY = /out of memory|\boom\b|allocat|memory access out of bounds|Array buffer allocation failed|exceeds.*(limit|size)/i;
-const DEFAULT_LOOKUP_WINDOW = 4096;
+/** Small enough that a large corpus reports its lookup within the first second. */
+const DEFAULT_LOOKUP_WINDOW = 1024;
 
 function toStored(batch: EncodedBatch, i: number): StoredVector {
   const tokens = batch.tokens[i] ?? 0;
@@ -117,12 +140,43 @@ export async function encodeWithCache(
   const role = options.role;
   const identity = encodingIdentity(encoder.config, role, encoder.dtype);
   const encoding = await encodingKey(identity);
-  const keys = await textKeys(texts);
   const keep = options.keep ?? true;
   const out = new Array<StoredVector | undefined>(keep ? texts.length : 0);
   const window = options.lookupWindow ?? DEFAULT_LOOKUP_WINDOW;
 
   const missing: number[] = [];
+  let phase: EncodePhase = 'reading-cache';
+  let checked = 0;
+  let cached = 0;
+  let current: LoadedEncoder | null = null;
+  let done = 0;
+  let tokens = 0;
+  let encodingStarted = 0;
+  let fallbackReason: string | undefined;
+  const report = () => {
+    const now_ = now();
+    // The rate counts what was encoded in this job, from the moment encoding started: cache hits took no
+    // time, and the model load is not encoding.
+    const encoded = done - cached;
+    const encodingMs = phase === 'encoding' ? now_ - encodingStarted : 0;
+    const lookupOver = checked === texts.length;
+    options.onProgress?.({
+      phase,
+      total: texts.length,
+      checked,
+      done,
+      cached,
+      tokens,
+      elapsedMs: now_ - started,
+      etaMs: lookupOver && missing.length === 0 ? 0 : phase === 'encoding' ? etaMs(encoded, texts.length - cached, encodingMs) : null,
+      perSecond: encoded > 0 && encodingMs > 0 ? (encoded * 1000) / encodingMs : null,
+      device: current?.device ?? (lookupOver && missing.length === 0 ? CACHE_DEVICE : null),
+      ...(fallbackReason === undefined ? {} : { fallback: fallbackReason }),
+    });
+  };
+  // Said at once: the first thing a job does is look in the cache (hashing the texts comes first).
+  report();
+  const keys = await textKeys(texts);
   for (let start = 0; start < texts.length; start += window) {
     options.signal?.throwIfAborted();
     const slice = keys.slice(start, start + window);
@@ -137,33 +191,20 @@ export async function encodeWithCache(
       } else missing.push(start + i);
     });
     if (hitPositions.length > 0) options.onVectors?.(hitPositions, hitVectors, 'cache');
+    checked = start + slice.length;
+    cached += hitPositions.length;
+    done = cached;
+    report();
   }
-  if (missing.length > 0) await options.beforeEncoding?.(missing.length);
-  const cached = texts.length - missing.length;
-  let current: LoadedEncoder | null = isLoaded(encoder) ? encoder : null;
-  let done = cached;
-  let tokens = 0;
-  let fallbackReason: string | undefined;
-  const report = () => {
-    const elapsedMs = now() - started;
-    // The rate counts what was encoded in this job; cache hits took no time.
-    const eta = etaMs(done - cached, texts.length - cached, elapsedMs);
-    options.onProgress?.({
-      total: texts.length,
-      done,
-      cached,
-      tokens,
-      elapsedMs,
-      etaMs: eta,
-      device: current?.device ?? CACHE_DEVICE,
-      ...(fallbackReason === undefined ? {} : { fallback: fallbackReason }),
-    });
-  };
-  report();
   if (missing.length === 0) return keep ? (out as StoredVector[]) : [];
+  await options.beforeEncoding?.(missing.length);
   let active: LoadedEncoder;
   if (isLoaded(encoder)) active = encoder;
   else {
+    if (encoder.loaded?.() !== true) {
+      phase = 'loading-model';
+      report();
+    }
     active = await encoder.load();
     if (active.dtype !== identity.dtype || active.config.model !== identity.model) {
       throw new Error(
@@ -173,6 +214,9 @@ export async function encodeWithCache(
     }
   }
   current = active;
+  phase = 'encoding';
+  encodingStarted = now();
+  report();
 
   const lengths = active.countTokens(
     missing.map((i) => texts[i]!),

@@ -10,8 +10,14 @@ import type { Problem } from './problems.ts';
 import type { Recipe } from '../report/recipe.ts';
 
 export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
-/** `restoring`: vectors are being read from the cache and no model is loaded (yet). */
-export type RetrieverStatus = 'idle' | 'confirm' | 'loading' | 'restoring' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
+/**
+ * An encoder's phases are its job's own (never guessed from counts): `checking` — looking this browser's cache
+ * up, nothing found so far; `restoring` — reading vectors found there (no model involved); `loading` — loading
+ * the model (downloading its files when not in this browser); `encoding` — the model encodes what the cache
+ * lacks. `confirm` holds a large download for the user's go-ahead.
+ */
+export type RetrieverStatus =
+  'idle' | 'confirm' | 'checking' | 'loading' | 'restoring' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
 
 /** Another device, measured on a batch of the job, and the projections on both. */
 export interface DeviceOffer {
@@ -41,6 +47,10 @@ export interface JobProgress {
   /** Estimated milliseconds left; null until there is a rate to extrapolate. */
   readonly etaMs: number | null;
   readonly unit: 'documents' | 'queries' | 'bytes';
+  /** Items looked up in the cache so far (an encoder job's lookup). */
+  readonly checked?: number;
+  /** Items computed per second so far (an encoder: since encoding started); null until known. */
+  readonly perSecond?: number | null;
 }
 
 /** One retriever as the retrievers panel shows it. */

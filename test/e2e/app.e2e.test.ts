@@ -71,6 +71,30 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 
 const row = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`);
 
+/**
+ * In the page (an init script or evaluate): record, on every change of the page, the encoder row's passages in
+ * its run, the runs in the analysis, its status, device and the device's reason, into `window.__samples`. As an
+ * init script it samples only a page flagged for it (`__sampleFrom`, set by an earlier init script).
+ */
+function sampleEncoderRow(id: string): void {
+  const w = window as unknown as { __samples?: string[][]; __sampleFrom?: Node };
+  if (document.readyState === 'loading' && w.__sampleFrom === undefined) return;
+  w.__samples = [];
+  const sample = () => {
+    const r = document.querySelector(`[data-testid="retriever-${CSS.escape(id)}"]`);
+    const a = document.querySelector('section[aria-labelledby="analysis-heading"]');
+    if (!r) return;
+    w.__samples!.push([
+      r.getAttribute('data-encoded-docs') ?? '',
+      a?.getAttribute('data-runs') ?? '',
+      r.getAttribute('data-status') ?? '',
+      r.getAttribute('data-device') ?? '',
+      r.querySelector('.reason')?.textContent ?? '',
+    ]);
+  };
+  new MutationObserver(sample).observe(w.__sampleFrom ?? document.body, { subtree: true, attributes: true, childList: true });
+}
+
 async function saveDownload(p: Page, click: () => Promise<void>): Promise<{ name: string; text: string; path: string }> {
   const [download] = (await Promise.all([p.waitForEvent('download'), click()])) as [Download, void];
   const path = join(work, 'downloads', download.suggestedFilename());
@@ -163,17 +187,9 @@ describe('the lab (wasm)', () => {
     await page.getByTestId('encoder-preset').selectOption('bge-small');
     await page.getByTestId('encoder-model').fill(MODEL);
     await page.getByTestId('encoder-max-length').fill(String(MAX_TOKENS));
-    // Every change of the page is sampled: (passages in the encoder's run, runs in the analysis).
-    await page.evaluate((id) => {
-      const w = window as unknown as { __samples: [string, string][] };
-      w.__samples = [];
-      const sample = () => {
-        const r = document.querySelector(`[data-testid="retriever-${CSS.escape(id)}"]`);
-        const a = document.querySelector('section[aria-labelledby="analysis-heading"]');
-        if (r) w.__samples.push([r.getAttribute('data-encoded-docs') ?? '', a?.getAttribute('data-runs') ?? '']);
-      };
-      new MutationObserver(sample).observe(document.body, { subtree: true, attributes: true, childList: true });
-    }, ENCODER_ID);
+    // Every change of the page is sampled: (passages in the encoder's run, runs in the analysis, the row's
+    // status, its device and the device's reason).
+    await page.evaluate(sampleEncoderRow, ENCODER_ID);
     await page.getByTestId('add-encoder').click();
     // While encoding: a partial run, analysed and marked partial.
     await expect
@@ -184,18 +200,48 @@ describe('the lab (wasm)', () => {
     expect(await analysis.textContent()).toMatch(/partial/i);
     expect(await analysis.textContent()).toMatch(/Partial: .*\d of 5,183 passages/);
     // Honest partial results: with its queries encoded but no passage yet the run was never analysed.
-    const samples = await page.evaluate(() => (window as unknown as { __samples: [string, string][] }).__samples);
-    const inAnalysis = ([, runs]: [string, string]) => runs.split(',').includes(ENCODER_ID);
+    const samples = await page.evaluate(() => (window as unknown as { __samples: string[][] }).__samples);
+    const inAnalysis = ([, runs]: string[]) => (runs ?? '').split(',').includes(ENCODER_ID);
     expect(samples.some(([docs]) => docs === '0')).toBe(true);
     expect(samples.filter(([docs]) => docs === '0').some(inAnalysis)).toBe(false);
     expect(samples.some(inAnalysis)).toBe(true);
+    // A fresh encode (nothing of this model in the cache) never says it is restoring, and while it encodes its
+    // device column names the device, not the cache.
+    const statuses = samples.map(([, , status]) => status).filter((s) => s !== '');
+    expect(statuses[0]).not.toBe('restoring');
+    expect(statuses).not.toContain('restoring');
+    expect(statuses).toContain('encoding');
+    for (const [, , , device, reason] of samples.filter(([, , status]) => status === 'encoding')) {
+      expect(device).toBe('wasm');
+      expect(reason).not.toMatch(/no model loaded/);
+    }
     const committedBeforeReload = Number(await row(page, ENCODER_ID).getAttribute('data-encoded-docs'));
     expect(committedBeforeReload).toBeLessThan(5_183);
     await shot(page, 'section[aria-labelledby="retrievers-heading"]', 'retrievers.png');
 
     // Reload mid-encoding: the URL brings back the collection (IndexedDB) and the encoder; committed batches are cache hits.
+    // The reloaded page is sampled from its start (once: the flag is taken by the first page that sees it).
+    await page.addInitScript((id) => {
+      if (sessionStorage.getItem('fliplab.e2e.sample') !== id) return;
+      sessionStorage.removeItem('fliplab.e2e.sample');
+      (window as unknown as { __sampleFrom: Node }).__sampleFrom = document;
+    }, ENCODER_ID);
+    await page.addInitScript(sampleEncoderRow, ENCODER_ID);
+    await page.evaluate((id) => sessionStorage.setItem('fliplab.e2e.sample', id), ENCODER_ID);
     await page.reload();
     await expect.poll(() => row(page, ENCODER_ID).getAttribute('data-status'), { timeout: 180_000 }).toBe('ready');
+    // Resumed: what was committed is restored from the cache, then the rest is encoded on the device that encodes,
+    // which the device column names (never "no model loaded" while a model encodes).
+    const resumed = await page.evaluate(() => (window as unknown as { __samples: string[][] }).__samples);
+    const resumedStatuses = resumed.map(([, , status]) => status);
+    expect(resumedStatuses).toContain('restoring');
+    expect(resumedStatuses.indexOf('restoring')).toBeLessThan(resumedStatuses.indexOf('encoding'));
+    for (const [, , , device, reason] of resumed.filter(([, , status]) => status === 'encoding')) {
+      expect(device).toBe('wasm');
+      expect(reason).not.toMatch(/no model loaded/);
+    }
+    expect(await row(page, ENCODER_ID).getAttribute('data-device')).toBe('wasm');
+    expect(await row(page, ENCODER_ID).textContent()).not.toMatch(/no model loaded/);
     const cached = Number(await row(page, ENCODER_ID).getAttribute('data-cached'));
     const total = Number(await row(page, ENCODER_ID).getAttribute('data-total'));
     expect(total).toBe(5_183);

@@ -8,7 +8,6 @@
  */
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
-import type { EncodeProgress } from '../../encoders/job.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
 import type {
@@ -16,6 +15,7 @@ import type {
   AnswerProgress,
   AnswerRequest,
   AnswerResult,
+  CorpusProgress,
   CorpusRequest,
   CorpusResult,
   EncodeApi,
@@ -32,6 +32,7 @@ export type {
   AnswerProgress,
   AnswerRequest,
   AnswerResult,
+  CorpusProgress,
   CorpusRequest,
   CorpusResult,
   ModelCallback,
@@ -166,7 +167,7 @@ export class EncodeBridge {
    */
   async encodeCorpus(
     request: CorpusRequest,
-    onProgress?: (p: EncodeProgress) => void,
+    onProgress?: (p: CorpusProgress) => void,
     signal?: AbortSignal,
     onVectors?: VectorsCallback,
     onModel?: ModelCallback,

@@ -17,13 +17,20 @@ import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve
 import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
 import type { LexicalSpec } from '../../lab/engine.ts';
 import { problemOf } from '../../lab/problems.ts';
-import { CACHE_DEVICE, type EncodeProgress } from '../../encoders/job.ts';
+import type { EncodeProgress } from '../../encoders/job.ts';
 import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 
 export { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
 import type { LabApi } from '../../lab/api.ts';
-import { EncodeBridge, type ModelEvent, type WorkerInitOptions, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
+import {
+  EncodeBridge,
+  type CorpusProgress,
+  type ModelEvent,
+  type WorkerInitOptions,
+  type WorkerLoadOptions,
+  type WorkerLoadResult,
+} from '../bridge/encode-bridge.ts';
 import { downloadState } from './download-state.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { filesOfDirectory, folderReadable, FolderHandles, type DirectoryHandleLike } from '../../lab/folder-handles.ts';
@@ -82,13 +89,33 @@ function adapterOf(load: { readonly adapterInfo: AdapterFacts | null } | null): 
   return load?.adapterInfo ? { adapter: adapterName(load.adapterInfo) } : {};
 }
 
-/** The device column's reason when no model was loaded. */
+/** The device column's reason when no model was loaded: said only when every vector came from the cache. */
 const FROM_CACHE = "no model loaded: every vector came from this browser's cache";
 
-/** A row's status and device from a job's progress: before any model is loaded, vectors come from the cache. */
-function progressState(p: { readonly device: string }): Pick<RetrieverInfo, 'status' | 'device'> {
-  if (p.device === CACHE_DEVICE) return { status: 'restoring', device: 'cache' };
-  return { status: 'encoding', device: p.device === 'webgpu' ? 'webgpu' : 'wasm' };
+/** The device column for a loaded model: where it runs, why that differs from the one asked for, the adapter. */
+function deviceOf(load: WorkerLoadResult, fallback?: string): Pick<RetrieverInfo, 'device' | 'deviceReason' | 'adapter'> {
+  return { device: load.device, deviceReason: fallback ?? load.reason, ...adapterOf(load) };
+}
+
+/**
+ * A row's status from its job's phase, as the job states it: looking in the cache (`checking` until a vector is
+ * found there, then `restoring`), loading the model, encoding — and while encoding, the device that encodes.
+ * A row held for a download confirmation stays there until the user answers (the plan and the progress
+ * cross from the worker on different ports, so a progress report may arrive after the plan).
+ */
+function progressState(p: CorpusProgress, now: RetrieverInfo['status'] | undefined): Partial<RetrieverInfo> {
+  if (p.phase === 'encoding') {
+    const device = p.load ? deviceOf(p.load, p.fallback) : { device: p.device === 'webgpu' ? ('webgpu' as const) : ('wasm' as const) };
+    return { status: 'encoding', ...device };
+  }
+  if (now === 'confirm') return {};
+  if (p.phase === 'loading-model') return { status: 'loading' };
+  return { status: p.cached > 0 ? 'restoring' : 'checking' };
+}
+
+/** A job's progress as a row shows it. */
+function jobProgress(p: EncodeProgress, unit: 'documents' | 'queries'): JobProgress {
+  return { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit, checked: p.checked, perSecond: p.perSecond };
 }
 
 /** Jobs projected to take longer than this get a calibration batch on the other device. */
@@ -269,6 +296,10 @@ export class Lab {
     else this.retrievers[i] = info;
   }
 
+  #statusOf(id: string): RetrieverInfo['status'] | undefined {
+    return this.retrievers.find((r) => r.id === id)?.status;
+  }
+
   #patch(id: string, patch: Partial<RetrieverInfo>): void {
     const i = this.retrievers.findIndex((r) => r.id === id);
     if (i < 0) return;
@@ -390,7 +421,8 @@ export class Lab {
       id,
       name: id,
       kind: config.kind === 'sparse' ? 'sparse' : 'dense',
-      status: 'loading',
+      // A job begins by looking in this browser's cache; the model is loaded only if something is missing.
+      status: 'checking',
       dtype: config.dtype,
       recipe: encoderRecipe(config),
     });
@@ -407,16 +439,13 @@ export class Lab {
       const queries = await this.lab.evaluatedQueries();
       const q = await this.#bridge.encodeCorpus(
         { config, load, texts: queries.texts, role: 'query' },
-        (p) =>
-          patch({
-            ...progressState(p),
-            progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'queries' },
-          }),
+        (p) => patch({ ...progressState(p, this.#statusOf(id)), progress: jobProgress(p, 'queries') }),
         signal,
         undefined,
         onModel,
       );
-      patch({ device: q.load?.device ?? 'cache', deviceReason: q.fallback ?? q.load?.reason ?? FROM_CACHE, ...adapterOf(q.load) });
+      // Only a model that was loaded is named; "cache" waits until the passages are known to need none either.
+      if (q.load) patch(deviceOf(q.load, q.fallback));
       await this.lab.beginVectorRun(id, q.vectors);
       patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#select(id);
@@ -425,11 +454,7 @@ export class Lab {
       const result = await this.#bridge.encodeCorpus(
         { config, load, texts: passages, role: 'passage', returnVectors: false },
         (p) => {
-          patch({
-            ...progressState(p),
-            ...(p.fallback ? { deviceReason: p.fallback } : {}),
-            progress: { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit: 'documents' } satisfies JobProgress,
-          });
+          patch({ ...progressState(p, this.#statusOf(id)), progress: jobProgress(p, 'documents') });
           calibrate(p);
         },
         signal,
@@ -442,13 +467,13 @@ export class Lab {
         onModel,
       );
       const done = result.cached + result.encoded;
+      const used = result.load ?? q.load;
       patch({
         status: 'ready',
         offer: null,
         cached: result.encoded === 0 && q.encoded === 0,
-        device: result.load?.device ?? q.load?.device ?? 'cache',
-        deviceReason: result.fallback ?? result.load?.reason ?? q.load?.reason ?? FROM_CACHE,
-        ...adapterOf(result.load ?? q.load),
+        // "cache" only when no model was loaded at all: every vector, queries and passages, came from the cache.
+        ...(used === null ? { device: 'cache', deviceReason: FROM_CACHE } : deviceOf(used, result.fallback ?? q.fallback)),
         progress: { done, total: done, cached: result.cached, etaMs: 0, unit: 'documents' },
         partial: { encodedDocs: totalDocs, totalDocs },
       });
@@ -756,16 +781,18 @@ export class Lab {
   }
 
   /**
-   * Candidates the view names that are being restored: their model is loading, their queries are being
-   * encoded, or their passages so far all came from the cache. They join the analysis in one step once they
-   * do real work or are complete, so a reload shows "updating" for them instead of counts that climb batch
-   * by batch as the cache is replayed (e.g. a Broken chip going 241 → 239).
+   * Candidates the view names that the analysis holds back: their job is looking in the cache, restoring from
+   * it, loading the model or encoding the queries, or no passage batch of their own is encoded yet. They join
+   * the analysis in one step once they do real work or are complete, so a reload shows "updating" (saying
+   * what each is doing) instead of counts that climb batch by batch as the cache is replayed (e.g. a Broken
+   * chip going 241 → 239).
    */
   restoring: string[] = $derived(
     this.retrievers
       .filter((r) => this.view.candidates.includes(r.id) && r.id !== this.view.reference)
       .filter(
         (r) =>
+          r.status === 'checking' ||
           r.status === 'loading' ||
           r.status === 'restoring' ||
           (r.status === 'encoding' &&

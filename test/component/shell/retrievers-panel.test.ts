@@ -258,3 +258,116 @@ describe('RetrieversPanel forms', () => {
     ]);
   });
 });
+
+describe('RetrieversPanel says what each encoder is doing', () => {
+  const encoder = (over: Partial<RetrieverInfo>): RetrieverInfo => ({
+    id: 'bge-small',
+    name: 'bge-small',
+    kind: 'dense',
+    status: 'checking',
+    dtype: 'fp32',
+    ...over,
+  });
+  const statusOf = (id: string) => text(cells(id)[2]!.querySelector('[class^="status-"]'));
+  const lineOf = (id: string) => text(row(id).querySelector('.progress-text'));
+
+  test('a fresh encoder: checking the cache (none stored), then loading the model with its download, then encoding with rate and ETA', async () => {
+    const { lab } = setup([
+      BM25,
+      encoder({ progress: { done: 0, total: 5183, cached: 0, checked: 1024, etaMs: null, unit: 'documents' } }),
+    ]);
+    expect(statusOf('bge-small')).toBe("checking this browser's cache");
+    expect(lineOf('bge-small')).toBe('1,024 of 5,183 passages looked up · none stored yet');
+    expect(text(row('bge-small')).toLowerCase()).not.toMatch(/restor/);
+    const bar = within(row('bge-small')).getByRole('progressbar', { name: 'bge-small progress' }) as HTMLProgressElement;
+    expect([bar.value, bar.max]).toEqual([1024, 5183]);
+    expect(text(cells('bge-small')[3]!)).toBe('');
+
+    lab.retrievers = [
+      BM25,
+      encoder({
+        status: 'loading',
+        progress: { done: 0, total: 300, cached: 0, checked: 300, etaMs: null, unit: 'queries' },
+        download: {
+          files: [{ path: 'onnx/model.onnx', bytes: 133e6, cached: false, loaded: 40e6 }],
+          downloadBytes: 133e6,
+          cachedBytes: 0,
+          loaded: 40e6,
+          etaMs: 7_000,
+          sizesFrom: 'host',
+        },
+      }),
+    ];
+    await waitFor(() => expect(statusOf('bge-small')).toBe('loading model…'));
+    expect(lineOf('bge-small')).toBe('300 queries to encode once the model is loaded');
+    expect(within(row('bge-small')).getByRole('progressbar', { name: 'bge-small download' })).toBeTruthy();
+    expect(within(row('bge-small')).queryByRole('progressbar', { name: 'bge-small progress' })).toBeNull();
+    expect(text(screen.getByTestId('download-bge-small'))).toMatch(/^Downloading 133(\.0)? MB/);
+
+    lab.retrievers = [
+      BM25,
+      encoder({
+        status: 'encoding',
+        device: 'wasm',
+        deviceReason: null,
+        progress: { done: 1200, total: 5183, cached: 0, checked: 5183, etaMs: 90_000, perSecond: 44.4, unit: 'documents' },
+        partial: { encodedDocs: 1200, totalDocs: 5183 },
+      }),
+    ];
+    await waitFor(() => expect(statusOf('bge-small')).toBe('encoding'));
+    expect(lineOf('bge-small')).toBe('1,200 of 5,183 passages · 23% · 44 passages/s · 1 min 30 s left');
+    expect(text(cells('bge-small')[3]!)).toBe('wasm');
+  });
+
+  test('a fully cached encoder: restoring n of N from this browser, no device named until it is done, then "cache"', async () => {
+    const { lab } = setup([
+      BM25,
+      encoder({ status: 'restoring', progress: { done: 2048, total: 5183, cached: 2048, checked: 2048, etaMs: null, unit: 'documents' } }),
+    ]);
+    expect(statusOf('bge-small')).toBe("restoring from this browser's cache");
+    expect(lineOf('bge-small')).toBe('2,048 of 5,183 passages restored · 2,048 looked up');
+    expect(text(cells('bge-small')[3]!)).toBe('');
+    lab.retrievers = [
+      BM25,
+      encoder({
+        status: 'ready',
+        cached: true,
+        device: 'cache',
+        deviceReason: "no model loaded: every vector came from this browser's cache",
+        progress: { done: 5183, total: 5183, cached: 5183, etaMs: 0, unit: 'documents' },
+      }),
+    ];
+    await waitFor(() => expect(statusOf('bge-small')).toBe('ready'));
+    expect(text(cells('bge-small')[3]!)).toBe("cache (no model loaded: every vector came from this browser's cache)");
+  });
+
+  test('a resumed encoder, half cached: what was restored and what is left while the model loads, then encoding on its device', async () => {
+    const { lab } = setup([
+      BM25,
+      encoder({ status: 'loading', progress: { done: 2600, total: 5183, cached: 2600, checked: 5183, etaMs: null, unit: 'documents' } }),
+    ]);
+    expect(statusOf('bge-small')).toBe('loading model…');
+    expect(lineOf('bge-small')).toBe('2,600 of 5,183 passages restored · 2,583 to encode once the model is loaded');
+    expect(text(cells('bge-small')[3]!)).toBe('');
+    lab.retrievers = [
+      BM25,
+      encoder({
+        status: 'encoding',
+        device: 'webgpu',
+        deviceReason: null,
+        adapter: 'nvidia ampere',
+        progress: { done: 2600, total: 5183, cached: 2600, checked: 5183, etaMs: null, perSecond: null, unit: 'documents' },
+      }),
+    ];
+    await waitFor(() => expect(statusOf('bge-small')).toBe('encoding'));
+    expect(lineOf('bge-small')).toBe('2,600 of 5,183 passages (2,600 cached) · 50% · estimating…');
+    expect(text(cells('bge-small')[3]!)).toBe('webgpu on nvidia ampere');
+    expect(text(row('bge-small'))).not.toMatch(/no model loaded/);
+  });
+
+  test('Cancel while checking the cache too', async () => {
+    const { lab } = setup([BM25, encoder({})]);
+    await fireEvent.click(within(row('bge-small')).getByRole('button', { name: 'Cancel bge-small' }));
+    expect(lab.cancel).toHaveBeenCalledWith('bge-small');
+  });
+});

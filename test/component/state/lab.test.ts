@@ -11,13 +11,19 @@ import { join } from 'node:path';
 import { expose } from 'comlink';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Lab } from '../../../src/app/state/lab.svelte.ts';
-import { EncodeBridge, type CorpusRequest, type CorpusResult, type VectorsCallback } from '../../../src/app/bridge/encode-bridge.ts';
+import {
+  EncodeBridge,
+  type CorpusProgress,
+  type CorpusRequest,
+  type CorpusResult,
+  type ModelCallback,
+  type VectorsCallback,
+} from '../../../src/app/bridge/encode-bridge.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import { DEFAULT_VIEW } from '../../../src/app/types.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import type { Qrels, Run } from '../../../src/core/types.ts';
 import { bm25Recipe, recipeLine } from '../../../src/report/recipe.ts';
-import type { EncodeProgress } from '../../../src/encoders/job.ts';
 import type { StoredVector } from '../../../src/encoders/pooling.ts';
 import { createLabApi, type LabApi } from '../../../src/lab/api.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
@@ -25,6 +31,7 @@ import { LabEngine } from '../../../src/lab/engine.ts';
 import { encoderConfig, encoderRunId } from '../../../src/lab/retriever-ids.ts';
 import type { EncoderConfig } from '../../../src/encoders/presets.ts';
 import { listOf, positivesOf, supported, type Label } from '../../unit/flips/oracle.ts';
+import { describeRowProgress, updatingText } from '../../../src/app/views/shell/progress.ts';
 
 const EXAMPLE = join(import.meta.dirname, '../../../examples/tiny-beir');
 const read = (path: string): CollectionFile => ({ path, bytes: new Uint8Array(readFileSync(join(EXAMPLE, path))) });
@@ -81,16 +88,31 @@ function hold(): Hold {
 }
 
 /**
- * Encode workers on MessageChannels: passages are committed in batches of `batch` through `onVectors`; a test
- * may hold a job before its query vectors return or after its first passage batch. Logs starts, calls and ends.
+ * Encode workers on MessageChannels that go through the real job's phases (src/encoders/job.ts) in its order:
+ * the cache lookup (vectors found there come in lookup windows of `batch`), the model load (once per worker,
+ * and only when something is missing), then encoding, committing batches of `batch` through `onVectors`. A
+ * test may hold a job before its query vectors return, at a phase (`holdAt`), or around its first passage
+ * batch (the first lookup window when everything is cached). Logs starts, calls and ends.
  */
 interface FakeEncodeOptions {
   readonly batch?: number;
   readonly holdQueries?: Hold;
   readonly holdBeforeFirstBatch?: Hold;
   readonly holdAfterFirstBatch?: Hold;
+  /** Hold a job (passages unless `role` says) just after it reports this phase ("looked-up": the lookup is over). */
+  readonly holdAt?: {
+    readonly role?: 'query' | 'passage';
+    readonly phase: 'reading-cache' | 'looked-up' | 'loading-model' | 'encoding';
+    readonly hold: Hold;
+  };
+  /** Called after each progress report has been handled by the page (the row shows it then). */
+  readonly onReported?: (role: 'query' | 'passage', p: CorpusProgress) => void;
+  /** The model load downloads this many bytes: the plan goes to the page (which may ask), as the real worker's does. */
+  readonly downloadBytes?: number;
   /** Report every vector as found in the cache (a second visit). */
   readonly fromCache?: boolean;
+  /** A resumed job: every query and the first `n` passages are in the cache. */
+  readonly cachedPassages?: number;
   /** Fail loads from a local folder as the real worker does when no folder is registered (after a reload). */
   readonly noLocalFolder?: boolean;
 }
@@ -104,6 +126,7 @@ function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
   const create = (): Worker => {
     const id = ++started;
     const { port1, port2 } = new MessageChannel();
+    let modelLoaded = false;
     expose(
       {
         init: () => void log.push(`init ${id}`),
@@ -111,14 +134,12 @@ function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
         unregisterLocalModel: () => true,
         async encodeCorpus(
           request: CorpusRequest,
-          onProgress?: (p: EncodeProgress) => unknown,
+          onProgress?: (p: CorpusProgress) => unknown,
           onVectors?: VectorsCallback,
+          onModel?: ModelCallback,
         ): Promise<CorpusResult> {
           log.push(`encode ${request.role} ${request.texts.length} on ${id}`);
           revisions.push(request.config.revision);
-          if (options.noLocalFolder && !options.fromCache && request.load.source.localModelPath !== undefined) {
-            throw new Error(`Could not load ${request.config.model}: no local model folder registered as ${request.config.model}`);
-          }
           const load = {
             device: 'wasm' as const,
             reason: null,
@@ -127,32 +148,102 @@ function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
             model: request.config.model,
           };
           const vectors = request.texts.map(embed);
-          const progress = (done: number): EncodeProgress => ({
-            total: vectors.length,
-            done,
-            cached: options.fromCache ? done : 0,
-            tokens: 0,
-            elapsedMs: 1,
-            etaMs: 1,
-            device: 'wasm',
-          });
-          if (onVectors === undefined) {
-            if (request.role === 'query') await options.holdQueries?.wait();
-            await onProgress?.(progress(vectors.length));
-            return { vectors, cached: 0, encoded: vectors.length, load };
+          const total = vectors.length;
+          const passages = request.role === 'passage';
+          const cached = options.fromCache
+            ? total
+            : options.cachedPassages === undefined
+              ? 0
+              : passages
+                ? Math.min(options.cachedPassages, total)
+                : total;
+          const at = async (phase: NonNullable<FakeEncodeOptions['holdAt']>['phase']) => {
+            if (options.holdAt?.phase === phase && (options.holdAt.role ?? 'passage') === request.role) await options.holdAt.hold.wait();
+          };
+          const send = async (p: CorpusProgress) => {
+            await onProgress?.(p);
+            options.onReported?.(request.role, p);
+          };
+          const report = (p: Partial<CorpusProgress> & Pick<CorpusProgress, 'phase' | 'checked' | 'done' | 'cached'>) =>
+            send({ total, tokens: 0, elapsedMs: 1, etaMs: null, perSecond: null, device: null, ...p });
+          if (!passages) await options.holdQueries?.wait();
+          await report({ phase: 'reading-cache', checked: 0, done: 0, cached: 0 });
+          await at('reading-cache');
+          // The lookup, window by window: what is found is delivered as it is found.
+          for (let from = 0; from < total; from += batch) {
+            const positions = vectors.slice(from, from + batch).map((_, i) => from + i);
+            const hits = positions.filter((p) => p < cached);
+            if (hits.length > 0 && onVectors)
+              await onVectors(
+                hits,
+                hits.map((p) => vectors[p]!),
+                'cache',
+              );
+            const found = Math.min(cached, from + positions.length);
+            const over = from + positions.length === total;
+            await report({
+              phase: 'reading-cache',
+              checked: from + positions.length,
+              done: found,
+              cached: found,
+              ...(over && cached === total ? { etaMs: 0, device: 'cache' } : {}),
+            });
+            if (cached === total && passages && from === 0) await options.holdAfterFirstBatch?.wait();
           }
-          for (let from = 0; from < vectors.length; from += batch) {
-            if (from === 0) await options.holdBeforeFirstBatch?.wait();
+          await at('looked-up');
+          if (cached === total) return { vectors: request.returnVectors === false ? [] : vectors, cached, encoded: 0, load: null };
+          if (!modelLoaded) {
+            await report({ phase: 'loading-model', checked: total, done: cached, cached });
+            if (options.downloadBytes === undefined || !onModel) await at('loading-model');
+            else {
+              const files = [{ path: 'onnx/model.onnx', bytes: options.downloadBytes, cached: false, exists: true }];
+              const plan = { model: request.config.model, revision: request.config.revision, dtype: request.config.dtype };
+              const answered = onModel({
+                kind: 'plan',
+                plan: { ...plan, onnxFolder: 'onnx', externalData: false, files, downloadBytes: options.downloadBytes, cachedBytes: 0 },
+              });
+              // The plan and the progress cross on different ports: a report may arrive after the plan.
+              await report({ phase: 'loading-model', checked: total, done: cached, cached });
+              await at('loading-model');
+              await answered;
+              await onModel({ kind: 'download', file: 'onnx/model.onnx', loaded: options.downloadBytes, total: options.downloadBytes });
+            }
+            if (options.noLocalFolder && request.load.source.localModelPath !== undefined) {
+              throw new Error(`Could not load ${request.config.model}: no local model folder registered as ${request.config.model}`);
+            }
+            modelLoaded = true;
+          }
+          const encoding = (done: number): CorpusProgress => ({
+            phase: 'encoding',
+            total,
+            checked: total,
+            done,
+            cached,
+            tokens: done - cached,
+            elapsedMs: 1,
+            etaMs: done === total ? 0 : done === cached ? null : 1,
+            perSecond: done === cached ? null : (done - cached) * 1000,
+            device: 'wasm',
+            load,
+          });
+          await send(encoding(cached));
+          await at('encoding');
+          if (onVectors === undefined) {
+            await send(encoding(total));
+            return { vectors, cached, encoded: total - cached, load };
+          }
+          for (let from = cached; from < total; from += batch) {
+            if (from === cached) await options.holdBeforeFirstBatch?.wait();
             const positions = vectors.slice(from, from + batch).map((_, i) => from + i);
             await onVectors(
               positions,
               positions.map((p) => vectors[p]!),
               'encoder',
             );
-            await onProgress?.(progress(from + positions.length));
-            if (from === 0) await options.holdAfterFirstBatch?.wait();
+            await send(encoding(from + positions.length));
+            if (from === cached) await options.holdAfterFirstBatch?.wait();
           }
-          return { vectors: request.returnVectors === false ? [] : vectors, cached: 0, encoded: vectors.length, load };
+          return { vectors: request.returnVectors === false ? [] : vectors, cached, encoded: total - cached, load };
         },
       },
       port2,
@@ -743,7 +834,8 @@ describe('Lab deep links', () => {
     await lab.settled();
     expect(lab.retrievers.map((r) => [r.id, r.status])).toEqual([
       ['bm25', 'ready'],
-      ['bge-small', 'loading'],
+      // Held before the job's first report: it starts by looking in this browser's cache.
+      ['bge-small', 'checking'],
       ['bm25-k1=1.2-b=0.75', 'ready'],
     ]);
     expect(lab.reference).toBe('bge-small');
@@ -810,5 +902,147 @@ describe('Lab deep links', () => {
     lab.dispose();
     expect(encode.log.at(-1)).toBe('terminate 1');
     expect(labWorkerEnded()).toBe(true);
+  });
+});
+
+describe('Lab says what an encoder is doing (phases from the job, not guessed from counts)', () => {
+  type Seen = {
+    role: 'query' | 'passage';
+    phase: string;
+    status: string;
+    device: string | undefined;
+    reason: string | null | undefined;
+    text: string;
+  };
+
+  /** An encoder job on the fake workers, every report's effect on the row recorded (status, device, the row's progress line). */
+  async function watched(options: FakeEncodeOptions) {
+    const seen: Seen[] = [];
+    const updating: string[] = [];
+    const ref: { lab?: Lab } = {};
+    const id = encoderRunId(encoderConfig('bge-small'));
+    const encode = fakeEncodeWorkers({
+      ...options,
+      onReported: (role, p) => {
+        const row = ref.lab!.retrievers.find((r) => r.id === id)!;
+        seen.push({
+          role,
+          phase: p.phase,
+          status: row.status,
+          device: row.device,
+          reason: row.deviceReason,
+          text: row.progress ? describeRowProgress(row.status, row.progress) : '',
+        });
+        const held = ref.lab!.retrievers.filter((r) => ref.lab!.restoring.includes(r.id));
+        if (held.length > 0) updating.push(updatingText(held));
+      },
+    });
+    const s = setup({ encode });
+    const lab = s.lab;
+    ref.lab = lab;
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    const job = lab.addEncoder(encoderConfig('bge-small'));
+    return { ...s, lab, id, job, seen, updating };
+  }
+  const FROM_CACHE = "no model loaded: every vector came from this browser's cache";
+
+  test('a fresh encoder with an empty cache: checks the cache, loads the model, encodes on its device; never "restoring"', async () => {
+    const { lab, id, job, seen, updating } = await watched({ batch: 4 });
+    await job;
+    expect(seen[0]).toMatchObject({ role: 'query', phase: 'reading-cache', status: 'checking', device: undefined });
+    expect(seen.map((x) => x.status)).not.toContain('restoring');
+    expect([...new Set(seen.map((x) => `${x.role} ${x.status}`))]).toEqual([
+      'query checking',
+      'query loading',
+      'query encoding',
+      'passage checking',
+      // The model is loaded already (same worker): no second "loading model".
+      'passage encoding',
+    ]);
+    // The lookup counts from the first report, and says nothing was found.
+    expect(seen.find((x) => x.role === 'passage' && x.status === 'checking')!.text).toBe('0 of 12 passages looked up · none stored yet');
+    const loading = seen.find((x) => x.status === 'loading')!;
+    expect(loading).toMatchObject({ device: undefined, reason: undefined, text: '8 queries to encode once the model is loaded' });
+    // While encoding, the device column names the device that encodes, with no reason (none was needed).
+    for (const x of seen.filter((x) => x.status === 'encoding')) expect(x).toMatchObject({ device: 'wasm', reason: null });
+    const passages = seen.filter((x) => x.role === 'passage' && x.status === 'encoding').map((x) => x.text);
+    expect(passages[0]).toBe('0 of 12 passages · 0% · estimating…');
+    expect(passages[1]).toBe('4 of 12 passages · 33% · 4,000 passages/s · less than a second left');
+    expect(updating.some((t) => /restor/.test(t))).toBe(false);
+    expect(updating).toContain("Updating: bge-small is checking this browser's cache; the analysis shows it when complete.");
+    expect(updating).toContain('Updating: bge-small is encoding its first passages; the analysis shows it when complete.');
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({ status: 'ready', device: 'wasm', deviceReason: null, cached: false });
+  });
+
+  test('a fully cached encoder: checking, then restoring n of N; no model, and only then the device column says "cache"', async () => {
+    const { lab, id, job, seen, updating } = await watched({ batch: 4, fromCache: true });
+    await job;
+    expect(seen.map((x) => x.status)).not.toContain('loading');
+    expect(seen.map((x) => x.status)).not.toContain('encoding');
+    expect(seen[0]).toMatchObject({ status: 'checking', text: '0 of 8 queries looked up · none stored yet' });
+    const restoring = seen.filter((x) => x.role === 'passage' && x.status === 'restoring').map((x) => x.text);
+    expect(restoring).toEqual([
+      '4 of 12 passages restored · 4 looked up',
+      '8 of 12 passages restored · 8 looked up',
+      '12 of 12 passages restored',
+    ]);
+    // Nothing encodes while the cache is read: no device is named, and no reason.
+    for (const x of seen) expect(x).toMatchObject({ device: undefined, reason: undefined });
+    expect(updating).toContain(
+      "Updating: bge-small is being restored from this browser's cache (4 of 12 passages); the analysis shows it when complete.",
+    );
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({
+      status: 'ready',
+      device: 'cache',
+      deviceReason: FROM_CACHE,
+      cached: true,
+    });
+  });
+
+  test('a resumed encoder, half cached: restores what is stored, loads the model, encodes the rest on its device', async () => {
+    const held = hold();
+    const { lab, id, job, seen, updating } = await watched({ batch: 4, cachedPassages: 6, holdAt: { phase: 'loading-model', hold: held } });
+    await held.reached;
+    // Loading the model: said as such, with what was restored and what is left; no device yet, and not "cache".
+    const row = lab.retrievers.find((r) => r.id === id)!;
+    expect(row).toMatchObject({ status: 'loading', progress: { done: 6, cached: 6, total: 12, checked: 12 } });
+    expect(row.device).toBeUndefined();
+    expect(row.deviceReason).toBeUndefined();
+    expect(describeRowProgress(row.status, row.progress!)).toBe('6 of 12 passages restored · 6 to encode once the model is loaded');
+    expect(updatingText([row])).toBe('Updating: bge-small is loading its model; the analysis shows it when complete.');
+    held.release();
+    await job;
+    expect([...new Set(seen.map((x) => `${x.role} ${x.status}`))]).toEqual([
+      'query checking',
+      'query restoring',
+      'passage checking',
+      'passage restoring',
+      'passage loading',
+      'passage encoding',
+    ]);
+    expect(seen.filter((x) => x.role === 'passage' && x.status === 'restoring').at(-1)!.text).toBe('6 of 12 passages restored');
+    const encoding = seen.filter((x) => x.status === 'encoding');
+    for (const x of encoding) expect(x).toMatchObject({ device: 'wasm', reason: null });
+    expect(encoding[0]!.text).toBe('6 of 12 passages (6 cached) · 50% · estimating…');
+    expect(seen.some((x) => x.reason === FROM_CACHE)).toBe(false);
+    expect(updating).toContain('Updating: bge-small is encoding its first passages; the analysis shows it when complete.');
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({
+      status: 'ready',
+      device: 'wasm',
+      deviceReason: null,
+      cached: false,
+      progress: { cached: 6, done: 12, total: 12 },
+    });
+  });
+
+  test('a download held for the go-ahead stays "download?" when a load report crosses the plan; then loads and encodes', async () => {
+    const held = hold();
+    const { lab, id, job } = await watched({ downloadBytes: 2e9, holdAt: { role: 'query', phase: 'loading-model', hold: held } });
+    await held.reached; // the late "loading-model" report has been handled
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({ status: 'confirm', download: { downloadBytes: 2e9 } });
+    held.release();
+    lab.confirmDownload(id);
+    await job;
+    expect(lab.retrievers.find((r) => r.id === id)).toMatchObject({ status: 'ready', device: 'wasm', deviceReason: null });
   });
 });

@@ -228,9 +228,84 @@ describe('encodeWithCache', () => {
       onProgress: (p) => progress.push(p),
     });
     expect(progress[0]!.etaMs).toBeNull();
-    for (let i = 1; i < progress.length; i++) expect(progress[i]!.done).toBeGreaterThan(progress[i - 1]!.done);
-    expect(progress[1]!.etaMs).toBeGreaterThan(0);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.done).toBeGreaterThanOrEqual(progress[i - 1]!.done);
+    // Every committed batch moves the count on, with an ETA from the encoding rate.
+    const batches = progress.filter((p) => p.phase === 'encoding' && p.done > 0);
+    for (let i = 1; i < batches.length; i++) expect(batches[i]!.done).toBeGreaterThan(batches[i - 1]!.done);
+    expect(batches[0]!.etaMs).toBeGreaterThan(0);
     expect(progress.at(-1)!.etaMs).toBe(0);
+  });
+
+  it('says its phase: reading the cache (checked n of N), loading the model only when something is missing, then encoding', async () => {
+    const cache = new MemoryVectorCache();
+    await encodeWithCache(fakeEncoder().encoder, cache, TEXTS.slice(0, 6), { role: 'passage', plan });
+    const model = fakeEncoder();
+    const lazy: LazyEncoder = { config: model.encoder.config, dtype: model.encoder.dtype, load: async () => model.encoder };
+    let t = 0;
+    const progress: EncodeProgress[] = [];
+    await encodeWithCache(lazy, cache, TEXTS, {
+      role: 'passage',
+      plan,
+      lookupWindow: 8,
+      now: () => (t += 10),
+      onProgress: (p) => progress.push(p),
+    });
+    const phases = progress.map((p) => p.phase);
+    // The first report comes before any lookup; the phases never go back.
+    expect(progress[0]).toMatchObject({ phase: 'reading-cache', checked: 0, done: 0, cached: 0, device: null, etaMs: null });
+    expect(phases.indexOf('loading-model')).toBe(phases.lastIndexOf('reading-cache') + 1);
+    expect(phases.slice(phases.indexOf('encoding')).every((p) => p === 'encoding')).toBe(true);
+    expect(progress.filter((p) => p.phase === 'reading-cache').map((p) => [p.checked, p.cached])).toEqual([
+      [0, 0],
+      [8, 6],
+      [16, 6],
+      [20, 6],
+    ]);
+    // No device until a model encodes; the model load is not "encoding" and gives no rate.
+    for (const p of progress.filter((p) => p.phase !== 'encoding')) expect(p).toMatchObject({ device: null, perSecond: null });
+    const encoding = progress.filter((p) => p.phase === 'encoding');
+    expect(encoding[0]).toMatchObject({ done: 6, cached: 6, device: 'wasm', etaMs: null, perSecond: null });
+    expect(encoding.at(-1)).toMatchObject({ done: 20, cached: 6, etaMs: 0 });
+    expect(encoding[1]!.perSecond).toBeGreaterThan(0);
+  });
+
+  it('counts its rate and ETA from when encoding started, not from the model load', async () => {
+    const model = fakeEncoder();
+    let t = 0;
+    let loading = false;
+    // The clock jumps 10 s during the load, and moves 100 ms per call otherwise.
+    const now = () => (t += loading ? 10_000 : 100);
+    const lazy: LazyEncoder = {
+      config: model.encoder.config,
+      dtype: model.encoder.dtype,
+      load: async () => {
+        loading = true;
+        now();
+        loading = false;
+        return model.encoder;
+      },
+    };
+    const progress: EncodeProgress[] = [];
+    await encodeWithCache(lazy, new MemoryVectorCache(), TEXTS, { role: 'passage', plan, now, onProgress: (p) => progress.push(p) });
+    const first = progress.find((p) => p.phase === 'encoding' && p.done > 0)!;
+    // One batch in ~100–200 ms of encoding: tens of passages a second, not a tenth of one (which 10 s of load would give).
+    expect(first.perSecond).toBeGreaterThan(first.done);
+    expect(first.etaMs).toBeLessThan(10_000);
+    expect(first.elapsedMs).toBeGreaterThan(10_000);
+  });
+
+  it('a model already in memory is not "loading": the job goes from the cache lookup straight to encoding', async () => {
+    const model = fakeEncoder();
+    const lazy: LazyEncoder = {
+      config: model.encoder.config,
+      dtype: model.encoder.dtype,
+      load: async () => model.encoder,
+      loaded: () => true,
+    };
+    const progress: EncodeProgress[] = [];
+    await encodeWithCache(lazy, new MemoryVectorCache(), TEXTS, { role: 'passage', plan, onProgress: (p) => progress.push(p) });
+    expect(progress.map((p) => p.phase)).not.toContain('loading-model');
+    expect(progress.map((p) => p.phase)).toContain('encoding');
   });
 });
 

@@ -23,3 +23,73 @@ export function describeProgress(p: JobProgress): string {
 export function partialPassages(p: { readonly encodedDocs: number; readonly totalDocs: number }): string {
   return `${p.encodedDocs.toLocaleString('en-US')} of ${p.totalDocs.toLocaleString('en-US')} passages`;
 }
+
+const count = (n: number): string => n.toLocaleString('en-US');
+const unitName = (p: JobProgress): string => (p.unit === 'documents' ? 'passages' : p.unit);
+
+/** "35 passages/s", "2.4 passages/s": the rate an encoder's row shows while it encodes. */
+export function formatRate(perSecond: number, unit: string): string {
+  return `${perSecond >= 10 ? Math.round(perSecond).toLocaleString('en-US') : perSecond.toFixed(1)} ${unit}/s`;
+}
+
+/**
+ * A retriever row's progress line, by the phase its status names (the job says which; nothing is guessed
+ * from the counts): the cache lookup, the model load, or the work itself with its rate and ETA.
+ */
+export function describeRowProgress(status: string, p: JobProgress): string {
+  const unit = unitName(p);
+  const checked = p.checked ?? p.total;
+  switch (status) {
+    case 'checking':
+      return `${count(checked)} of ${count(p.total)} ${unit} looked up · none stored yet`;
+    case 'restoring':
+      return `${count(p.cached)} of ${count(p.total)} ${unit} restored` + (checked < p.total ? ` · ${count(checked)} looked up` : '');
+    case 'loading':
+    case 'confirm':
+      return p.cached > 0
+        ? `${count(p.cached)} of ${count(p.total)} ${unit} restored · ${count(p.total - p.cached)} to encode once the model is loaded`
+        : `${count(p.total)} ${unit} to encode once the model is loaded`;
+    default: {
+      const rate = p.perSecond != null ? ` · ${formatRate(p.perSecond, unit)}` : '';
+      return `${describeProgress(p)} · ${Math.round(share(p.done, p.total) * 100)}%${rate} · ${formatEta(p.etaMs)}`;
+    }
+  }
+}
+
+/** What a row's progress bar measures in its phase: the lookup while reading the cache, else the work. */
+export function rowBar(status: string, p: JobProgress): { readonly value: number; readonly max: number } {
+  if (status === 'checking' || status === 'restoring') return { value: p.checked ?? p.total, max: p.total };
+  return { value: p.done, max: p.total };
+}
+
+/** What a candidate held out of the analysis is doing, in its job's phase. */
+function activity(r: { readonly status: string; readonly progress?: JobProgress | undefined }): string {
+  switch (r.status) {
+    case 'checking':
+      return "is checking this browser's cache";
+    case 'restoring': {
+      const p = r.progress;
+      return `is being restored from this browser's cache${p ? ` (${count(p.cached)} of ${count(p.total)} ${unitName(p)})` : ''}`;
+    }
+    case 'confirm':
+      return 'waits for your go-ahead to download its model';
+    case 'loading':
+      return 'is loading its model';
+    case 'encoding':
+      return r.progress?.unit === 'queries' ? 'is encoding its queries' : 'is encoding its first passages';
+    default:
+      return 'is being prepared';
+  }
+}
+
+/**
+ * The analysis' "Updating:" line for the candidates it holds back, each with what it is really doing:
+ * "Updating: bge-small is loading its model; e5-small is being restored from this browser's cache (…); the
+ * analysis shows them when complete."
+ */
+export function updatingText(
+  rows: readonly { readonly name: string; readonly status: string; readonly progress?: JobProgress | undefined }[],
+): string {
+  const parts = rows.map((r) => `${r.name} ${activity(r)}`);
+  return `Updating: ${parts.join('; ')}; the analysis shows ${rows.length === 1 ? 'it' : 'them'} when complete.`;
+}
