@@ -4,7 +4,7 @@
  * writes the very same strings, so the numbers agree everywhere.
  */
 export { flipReportJson } from './json.ts';
-export { agreementJson } from './agreement.ts';
+export { agreementCsv, agreementJson, agreementSections } from './agreement.ts';
 export { perQueryCsv, perQueryCsvHeader, perQueryJson, perQueryObject, type PerQueryJson } from './per-query.ts';
 export { runText, formatRunLines } from './runs.ts';
 export { evaluateRun, labMetricsRow, trecEvalName, trecEvalResultText, trecEvalText, type TrecEvalOptions } from './metrics.ts';

@@ -10,6 +10,9 @@ import { LAB_MEASURES, type MetricsRow } from './metrics.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
 import { hybridRows, pairedRows, strataRows, transitionRows, type TableRows } from '../core/flips/format.ts';
 import { measure } from './numbers.ts';
+import type { AgreementReport } from '../core/agreement/compare.ts';
+import type { DepthWarning } from '../core/depth.ts';
+import { agreementSections } from './agreement.ts';
 
 /** A plot: inline SVG for HTML, a file name for Markdown (the caller writes the SVG/PNG file next to it). */
 export interface ReportPlot {
@@ -24,7 +27,12 @@ export interface ReportInput {
   readonly collection: string;
   /** Shown as given (e.g. "2025-01-31"); never read from a clock here, so reports are reproducible. */
   readonly date: string;
-  readonly report: FlipReport;
+  /** The flip analysis; absent for a collection without judgments, whose report is `agreement`. */
+  readonly report?: FlipReport;
+  /** Overlap@k / RBO@k with the reference: the report of a collection without judgments (per-query values optional). */
+  readonly agreement?: AgreementReport;
+  /** Depths a run or the corpus cannot reach (core/depth.ts): said in the report as the CLI says them. */
+  readonly depthWarnings?: readonly DepthWarning[];
   /** trec_eval measures per run; the table is left out when absent or empty. */
   readonly metrics?: readonly MetricsRow[];
   /** Measure columns and their labels (default: the lab's LAB_MEASURES). */
@@ -76,6 +84,10 @@ function measureValue(row: MetricsRow, key: string): number | undefined {
 
 export function buildSections(input: ReportInput): Section[] {
   const r = input.report;
+  if (r === undefined) {
+    if (input.agreement === undefined) throw new RangeError('a report needs a flip analysis or an agreement report');
+    return agreementSections(input.agreement, input.depthWarnings, input.descriptions);
+  }
   const sections: Section[] = [];
   const ref = r.runs.find((x) => x.role === 'reference');
   if (!ref) throw new RangeError('the flip report names no reference run');
@@ -135,9 +147,11 @@ export function buildSections(input: ReportInput): Section[] {
     notes: [
       'Fix rate = fixed / reference failures; negative-flip rate = broken / reference-supported; compatibility = preserved / ' +
         'reference-supported (95% Wilson intervals). Net gain = fixed − broken (95% Wald interval).',
+      ...(input.depthWarnings ?? []).map((w) => `Warning: ${w.message}.`),
     ],
     tables: r.depths.map((d) => fromRows(`k = ${d.k}: reference supports ${d.reference.supported} of ${r.queries}`, transitionRows(d))),
   });
+  if (input.agreement) sections.push(...agreementSections(input.agreement, input.depthWarnings, input.descriptions).slice(1));
 
   if (input.answers) {
     const a = input.answers;

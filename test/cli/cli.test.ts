@@ -204,6 +204,19 @@ describe('depth honesty: eval, flips and compare warn about depths beyond the ru
     expect([fine.stderr, (JSON.parse(fine.stdout) as { warnings: unknown[] }).warnings]).toEqual(['', []]);
   });
 
+  it('compare --name names the runs (reference first) in the JSON, as flips --name does', async () => {
+    const r = await cli('compare', '--reference', shallow, '--candidate', shallow2, '--name', 'ref', '--name', 'cand', '--json');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as { runs: { name: string; role: string }[] };
+    expect(json.runs.map((x) => [x.name, x.role])).toEqual([
+      ['ref', 'reference'],
+      ['cand', 'candidate'],
+    ]);
+    const bad = await cli('compare', '--reference', shallow, '--candidate', shallow2, '--name', 'only-one');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--name was given 1 time\(s\) for 2 runs/);
+  });
+
   it('flips warns the same way', async () => {
     const r = await cli('flips', DL19_QRELS, '--reference', shallow, '--candidate', shallow2, '--depths', '10,100', '--json');
     expect(r.code).toBe(0);

@@ -21,6 +21,7 @@ interface CompareOpts {
   depths: number[];
   json?: boolean;
   perQuery?: boolean;
+  name: string[];
 }
 
 export function registerCompare(program: Command, io: Io, _setExit: (code: number) => void): void {
@@ -32,10 +33,16 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
     .option('--depths <list>', 'comma-separated depths k', parseIntList('--depths'), [...DEFAULT_DEPTHS])
     .option('--json', 'print the report as JSON')
     .option('--per-query', 'include per-query values in the JSON report')
+    .option(
+      '--name <name>',
+      'run name in the report, once per run: the reference first, then each candidate (default: file names)',
+      collect,
+      [],
+    )
     .action(async (opts: CompareOpts) => {
       if (opts.candidate.length === 0) throw new UsageError('compare needs at least one --candidate run');
       const paths = [opts.reference, ...opts.candidate];
-      const names = nameRuns(paths);
+      const names = nameRuns(paths, opts.name);
       const runs = await Promise.all(paths.map((p, i) => parseRun(fileSource(p), p, names[i])));
       const depthNotes = depthWarnings(
         runs.map((r) => ({ name: r.value.name, lengths: listLengths(r.value) })),

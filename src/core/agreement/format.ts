@@ -1,5 +1,5 @@
 /** Text of an agreement report: the cells the CLI table and the lab's AgreementTable both show. */
-import type { AgreementReport, MeanInterval } from './compare.ts';
+import type { AgreementDepth, AgreementReport, MeanInterval } from './compare.ts';
 
 /** "0.734 [0.712, 0.756]"; "–" when undefined; the mean alone when there is no interval (one query). */
 export function formatMeanInterval(m: MeanInterval, digits = 3): string {
@@ -30,12 +30,16 @@ export function formatAgreement(r: AgreementReport): string {
   }
   for (const d of r.depths) {
     out.push('', `k = ${d.k}: RBO@${d.k} of identical rankings = ${d.rbo_max.toFixed(3)}`);
-    out.push(
-      table(
-        ['candidate', `overlap@${d.k}`, `RBO@${d.k}`, 'same top-k set'],
-        d.candidates.map((c) => [c.name, formatMeanInterval(c.overlap), formatMeanInterval(c.rbo), `${c.full_overlap} of ${r.queries}`]),
-      ),
-    );
+    const t = agreementDepthRows(r, d);
+    out.push(table(t.header, t.rows));
   }
   return `${out.join('\n')}\n`;
+}
+
+/** One depth's table (header and cells): what the CLI prints and the lab's reports show, cell for cell. */
+export function agreementDepthRows(r: AgreementReport, d: AgreementDepth): { header: string[]; rows: string[][] } {
+  return {
+    header: ['candidate', `overlap@${d.k}`, `RBO@${d.k}`, 'same top-k set'],
+    rows: d.candidates.map((c) => [c.name, formatMeanInterval(c.overlap), formatMeanInterval(c.rbo), `${c.full_overlap} of ${r.queries}`]),
+  };
 }

@@ -9,5 +9,5 @@ export {
   type MeanInterval,
 } from './compare.ts';
 export { agreementProfile, RBO_P } from './rank-overlap.ts';
-export { formatAgreement, formatMeanInterval } from './format.ts';
+export { agreementDepthRows, formatAgreement, formatMeanInterval } from './format.ts';
 export { studentTCdf, studentTQuantile, t95 } from './student-t.ts';
