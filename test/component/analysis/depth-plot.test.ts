@@ -37,6 +37,22 @@ describe('depth plot builder', () => {
     expect(svg.querySelector('[data-part="legend"]')!.textContent).toBe('BGEE5 (partial)');
   });
 
+  test('stacked (narrow screens): each panel is the full width, the net-gain panel under the rate panel', () => {
+    const report = mainReport();
+    const side = buildDepthPlot(report, { width: 360 });
+    const stacked = buildDepthPlot(report, { width: 360, stacked: true });
+    const box = (svg: SVGSVGElement, panel: string) => {
+      const p = svg.querySelector(`[data-panel="${panel}"]`)!;
+      return { x: Number(p.getAttribute('x')), y: Number(p.getAttribute('y')), width: Number(p.getAttribute('width')) };
+    };
+    expect(box(side, 'negative_flip_rate').width).toBe(180);
+    expect(box(side, 'net_gain')).toMatchObject({ x: 180, y: box(side, 'negative_flip_rate').y });
+    expect(box(stacked, 'negative_flip_rate')).toMatchObject({ x: 0, width: 360 });
+    expect(box(stacked, 'net_gain')).toMatchObject({ x: 0, width: 360 });
+    expect(box(stacked, 'net_gain').y).toBeGreaterThanOrEqual(box(stacked, 'negative_flip_rate').y + 300);
+    expect(Number(stacked.getAttribute('height'))).toBeGreaterThan(Number(side.getAttribute('height')) + 300);
+  });
+
   test('points carry the report numbers; undefined rates are gaps, not zeros', () => {
     const report = undefinedReport();
     const points = depthPlotPoints(report);

@@ -28,8 +28,10 @@ export const CANDIDATE_COLORS: readonly string[] = [
 export interface DepthPlotOptions {
   /** Document to build the elements in (default: the global one). */
   readonly document?: Document;
-  /** Total width in pixels (two panels side by side); default 880. */
+  /** Total width in pixels (two panels side by side, or each the full width when stacked); default 880. */
   readonly width?: number;
+  /** The net-gain panel under the negative-flip-rate panel instead of beside it (narrow screens): text stays legible. */
+  readonly stacked?: boolean;
   /** Height of each panel in pixels; default 300. */
   readonly height?: number;
   /** Candidate names whose runs are partial: drawn dashed and marked in the legend. */
@@ -147,7 +149,7 @@ function svgEl<K extends keyof SVGElementTagNameMap>(
 
 /**
  * Builds the whole figure as one standalone <svg>: a legend row, then the negative-flip-rate panel and the
- * net-gain panel side by side. Each panel carries `data-panel="negative_flip_rate" | "net_gain"`.
+ * net-gain panel side by side (or one under the other with `stacked`). Each panel carries `data-panel="negative_flip_rate" | "net_gain"`.
  */
 export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {}): SVGSVGElement {
   const doc = options.document ?? globalThis.document;
@@ -157,7 +159,8 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
   const partial = options.partial ?? [];
   const names = candidateNames(report);
   const points = depthPlotPoints(report, partial);
-  const panelWidth = Math.floor(width / 2);
+  const stacked = options.stacked ?? false;
+  const panelWidth = stacked ? width : Math.floor(width / 2);
 
   // Legend: swatch + name per candidate, wrapped onto rows by an estimated text width.
   const legend = svgEl(doc, 'g', { 'data-part': 'legend', 'font-family': 'system-ui, sans-serif', 'font-size': 12 });
@@ -192,7 +195,8 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
   const legendHeight = names.length === 0 ? 0 : y + 12;
 
   const headingHeight = 22;
-  const totalHeight = legendHeight + headingHeight + height;
+  const rows = stacked ? 2 : 1;
+  const totalHeight = legendHeight + rows * (headingHeight + height);
   const root = svgEl(doc, 'svg', {
     width,
     height: totalHeight,
@@ -211,9 +215,11 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
   root.append(title, desc, legend);
 
   (['negative_flip_rate', 'net_gain'] as const).forEach((metric, i) => {
+    const x = stacked ? 0 : i * panelWidth;
+    const top = legendHeight + (stacked ? i * (headingHeight + height) : 0);
     const heading = svgEl(doc, 'text', {
-      x: i * panelWidth + 8,
-      y: legendHeight + 15,
+      x: x + 8,
+      y: top + 15,
       'text-anchor': 'start',
       'font-weight': 'bold',
       'font-size': 13,
@@ -221,8 +227,8 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
     });
     heading.textContent = metric === 'negative_flip_rate' ? 'Negative-flip rate vs k' : 'Net gain vs k';
     const p = panel(points, metric, report, names, doc, panelWidth, height);
-    p.setAttribute('x', String(i * panelWidth));
-    p.setAttribute('y', String(legendHeight + headingHeight));
+    p.setAttribute('x', String(x));
+    p.setAttribute('y', String(top + headingHeight));
     p.setAttribute('data-panel', metric);
     root.append(heading, p);
   });
