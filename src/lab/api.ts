@@ -12,6 +12,7 @@ import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { Bm25Params } from '../core/retrieve/bm25.ts';
 import type { ExpandedQuery } from '../core/retrieve/rm3.ts';
 import type { AgreementReport } from '../core/agreement/index.ts';
+import type { DepthWarning } from '../core/depth.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import { loadCollection } from './data/load.ts';
@@ -158,8 +159,17 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return transfer(zip, [zip.buffer as ArrayBuffer]);
     },
 
-    compare(reference: string, candidates: readonly string[], depths: readonly number[]): AgreementReport {
-      return engine.compare(reference, candidates, depths);
+    compare(
+      reference: string,
+      candidates: readonly string[],
+      depths: readonly number[],
+      options: { perQuery?: boolean } = {},
+    ): AgreementReport {
+      return engine.compare(reference, candidates, depths, options);
+    },
+
+    depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; corpus: number } {
+      return engine.depthWarnings(runs, depths);
     },
   };
 }

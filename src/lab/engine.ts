@@ -9,6 +9,7 @@ import { prepareFlips, type PreparedFlips } from '../core/flips/analyze.ts';
 import { passageText } from '../core/io/beir.ts';
 import { formatRun } from '../core/io/trec.ts';
 import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
+import { depthWarnings, listLengths, type DepthWarning } from '../core/depth.ts';
 import { LAB_MEASURES, trecEvalText, type MetricsRow } from '../report/metrics.ts';
 import { selectEvaluationQueries } from '../core/io/validate.ts';
 import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures } from '../core/metrics/index.ts';
@@ -388,13 +389,33 @@ export class LabEngine {
     return out;
   }
 
-  /** Overlap@k and rank-biased overlap between runs: the comparison that needs no judgments. */
-  compare(reference: string, candidates: readonly string[], depths: readonly number[]): AgreementReport {
+  /** Overlap@k and rank-biased overlap between runs: the comparison that needs no judgments (per query on request). */
+  compare(
+    reference: string,
+    candidates: readonly string[],
+    depths: readonly number[],
+    options: { perQuery?: boolean } = {},
+  ): AgreementReport {
     return compareRuns(
       this.run(reference),
       candidates.map((n) => this.run(n)),
       depths,
+      { perQuery: options.perQuery === true },
     );
+  }
+
+  /**
+   * Depth honesty, as the CLI's `flips` and `compare` print it: a warning per run and depth that some of its
+   * queries do not reach (core/depth.ts). `corpus` is the collection's size: no run can reach a depth beyond it.
+   */
+  depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; corpus: number } {
+    return {
+      warnings: depthWarnings(
+        runs.map((name) => ({ name, lengths: listLengths(this.run(name)) })),
+        depths.map((k) => ({ k, label: `depth ${k}` })),
+      ),
+      corpus: this.#collection().corpus.ids.length,
+    };
   }
 
   /** trec_eval's text output for a run (the same text `fliplab eval` prints). */

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { ExplorerFilter, FlipReport, PerQueryRow, TransitionState } from '../../../src/app/types.ts';
-import { filterQueries, nearestDepthIndex } from '../../../src/app/views/explorer/explorer-filter.ts';
+import { agreementRows, filterQueries, nearestDepthIndex } from '../../../src/app/views/explorer/explorer-filter.ts';
+import type { AgreementReport } from '../../../src/core/agreement/index.ts';
 import { synthetic } from './fixtures.ts';
 
 const STATES: TransitionState[] = ['preserved', 'broken', 'fixed', 'unchanged'];
@@ -155,5 +156,47 @@ describe('filterQueries', () => {
     expect(nearestDepthIndex([1, 5, 10, 20, 50], 16)).toBe(3);
     expect(nearestDepthIndex([1, 5, 10, 20, 50], 1000)).toBe(4);
     expect(nearestDepthIndex([], 3)).toBe(-1);
+  });
+});
+
+describe('agreementRows (collections without judgments)', () => {
+  const reportOfAgreement = (per: { qid: string; overlap: number[]; rbo: number[] }[]): AgreementReport => ({
+    queries: per.length,
+    depth_list: [1, 10],
+    rbo_p: 0.9,
+    interval: 'student-t 95%',
+    runs: [
+      { name: 'ref', role: 'reference', missing_queries: 0 },
+      { name: 'cand', role: 'candidate', missing_queries: 0 },
+    ],
+    depths: [],
+    per_query: per.map((q) => ({ qid: q.qid, candidates: [{ name: 'cand', overlap: q.overlap, rbo: q.rbo }] })),
+  });
+
+  test('least overlap first, then least RBO, then report order; the text filter matches ids and texts', () => {
+    const share = fc.integer({ min: 0, max: 10 }).map((n) => n / 10);
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ overlap: fc.tuple(share, share), rbo: fc.tuple(share, share) }), { maxLength: 30 }),
+        fc.constantFrom('', 'q1', 'even'),
+        fc.constantFrom(0, 1),
+        (rows, text, depthIndex) => {
+          const per = rows.map((r, i) => ({ qid: `q${i}`, overlap: [...r.overlap], rbo: [...r.rbo] }));
+          const queryText = (qid: string) => (Number(qid.slice(1)) % 2 === 0 ? 'an even query' : 'an odd query');
+          const got = agreementRows(reportOfAgreement(per), 'cand', depthIndex, text, queryText);
+          // Naive oracle: filter, then a stable sort by (overlap, rbo).
+          const want = per
+            .filter((q) => text === '' || q.qid.includes(text) || queryText(q.qid).includes(text))
+            .map((q, order) => ({ qid: q.qid, overlap: q.overlap[depthIndex]!, rbo: q.rbo[depthIndex]!, order }))
+            .sort((a, b) => (a.overlap !== b.overlap ? a.overlap - b.overlap : a.rbo !== b.rbo ? a.rbo - b.rbo : a.order - b.order))
+            .map(({ qid, overlap, rbo }) => ({ qid, overlap, rbo }));
+          expect(got).toEqual(want);
+        },
+      ),
+    );
+  });
+
+  test('a candidate the report does not hold lists nothing', () => {
+    expect(agreementRows(reportOfAgreement([{ qid: 'q1', overlap: [1, 1], rbo: [1, 1] }]), 'other', 0, '', () => '')).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
  * chip would show. No DOM, no Svelte: unit-tested against a naive oracle.
  */
 import { candidateNames } from '../../../core/flips/analyze.ts';
+import type { AgreementReport } from '../../../core/agreement/index.ts';
 import type { ExplorerFilter, FlipReport, TransitionState } from '../../types.ts';
 
 export interface ExplorerQuery {
@@ -79,4 +80,37 @@ export function nearestDepthIndex(depths: readonly number[], k: number): number 
     if (best < 0 || Math.abs(depths[i]! - k) < Math.abs(depths[best]! - k)) best = i;
   }
   return best;
+}
+
+/** One row of the agreement explorer (collections without judgments): how much a query's top k agree. */
+export interface AgreementRow {
+  readonly qid: string;
+  /** overlap@k of the candidate with the reference: the share of the reference's top k it also returns. */
+  readonly overlap: number;
+  /** RBO@k (p of the report). */
+  readonly rbo: number;
+}
+
+/**
+ * The agreement explorer's rows for a candidate at depth index `depthIndex` of `report.depth_list`: queries
+ * matching `text` (id or query text, as the flip explorer matches), least overlap first (then least RBO, then
+ * report order), so the queries where the runs disagree most lead.
+ */
+export function agreementRows(
+  report: AgreementReport,
+  candidate: string,
+  depthIndex: number,
+  text: string,
+  queryText: (qid: string) => string,
+): AgreementRow[] {
+  const needle = normalizeSearch(text);
+  const rows: (AgreementRow & { order: number })[] = [];
+  (report.per_query ?? []).forEach((q, order) => {
+    const c = q.candidates.find((x) => x.name === candidate);
+    if (!c) return;
+    if (needle !== '' && !q.qid.toLowerCase().includes(needle) && !queryText(q.qid).toLowerCase().includes(needle)) return;
+    rows.push({ qid: q.qid, overlap: c.overlap[depthIndex] ?? 0, rbo: c.rbo[depthIndex] ?? 0, order });
+  });
+  rows.sort((a, b) => a.overlap - b.overlap || a.rbo - b.rbo || a.order - b.order);
+  return rows.map(({ qid, overlap, rbo }) => ({ qid, overlap, rbo }));
 }
