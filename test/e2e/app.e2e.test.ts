@@ -71,6 +71,12 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 
 const row = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`);
 
+/** Unfolds "Add a retriever" (folded once a candidate exists), leaving it open when it already is. */
+async function openAddRetriever(p: Page): Promise<void> {
+  const box = p.getByTestId('add-retriever');
+  if (!(await box.evaluate((d) => (d as HTMLDetailsElement).open))) await box.locator('summary').click();
+}
+
 /**
  * In the page (an init script or evaluate): record, on every change of the page, the encoder row's passages in
  * its run, the runs in the analysis, its status, device and the device's reason, into `window.__samples`. As an
@@ -184,6 +190,7 @@ describe('the lab (wasm)', () => {
   }, 120_000);
 
   it('encodes with a fixture model on WASM, analyses the partial run live, and resumes after a reload', async () => {
+    await openAddRetriever(page);
     await page.getByTestId('encoder-preset').selectOption('bge-small');
     await page.getByTestId('encoder-model').fill(MODEL);
     await page.getByTestId('encoder-max-length').fill(String(MAX_TOKENS));
@@ -562,6 +569,7 @@ describe('model downloads: sizes before bytes, both layouts, the SPLADE presets'
         throw e;
       }
       const before = server.requests.length;
+      await openAddRetriever(p);
       await p.getByTestId('encoder-preset').selectOption('splade-pp');
       await p.getByTestId('add-encoder').click();
       const id = 'splade-pp';
@@ -588,6 +596,7 @@ describe('model downloads: sizes before bytes, both layouts, the SPLADE presets'
       expect(await row(p, id).getAttribute('data-total')).toBe('88');
 
       // A second encoder of the same files: cached in this browser, so nothing to ask, and it starts at once.
+      await openAddRetriever(p);
       await p.getByTestId('encoder-preset').selectOption('splade-pp');
       await p.getByTestId('encoder-max-length').fill('32');
       const samples: string[] = [];
@@ -609,6 +618,7 @@ describe('model downloads: sizes before bytes, both layouts, the SPLADE presets'
       expect(samples).not.toContain('confirm');
 
       // The paper's checkpoint as naver publishes it (no ONNX): the row says what to host, and the other preset.
+      await openAddRetriever(p);
       await p.getByTestId('encoder-preset').selectOption('splade');
       await p.getByTestId('encoder-max-length').fill('');
       await p.getByTestId('add-encoder').click();
@@ -618,6 +628,7 @@ describe('model downloads: sizes before bytes, both layouts, the SPLADE presets'
       );
 
       // Cancel at the question: no weights are fetched, and the row can be resumed.
+      await openAddRetriever(p);
       await p.getByTestId('encoder-preset').selectOption('bge-small');
       await p.getByTestId('encoder-model').fill(LAYOUT_REPOS.bertRoot);
       await p.getByTestId('add-encoder').click();
@@ -641,10 +652,11 @@ describe('model downloads: sizes before bytes, both layouts, the SPLADE presets'
 });
 
 describe('the lab without judgments', () => {
-  it('compares retrievers on a custom corpus (CSV, no qrels) by overlap@k and rank-biased overlap', async () => {
+  it('compares retrievers on a custom corpus (CSV, no qrels) by overlap@k and rank-biased overlap, explores and exports it', async () => {
     const dir = join(work, 'custom');
     await mkdir(dir, { recursive: true });
-    const lines = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n').slice(0, 400);
+    // 30 passages: the default depths 1–50 go beyond the corpus, which the lab must say.
+    const lines = (await readFile(join(SCIFACT, 'corpus.jsonl'), 'utf8')).trim().split('\n').slice(0, 30);
     const rows = lines.map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
     const csv = ['id,title,text', ...rows.map((r) => [r._id, r.title, r.text].map((f) => `"${f.replaceAll('"', '""')}"`).join(','))].join(
       '\n',
@@ -654,13 +666,67 @@ describe('the lab without judgments', () => {
     await page.getByTestId('pick-files').setInputFiles([join(dir, 'passages.csv'), join(dir, 'queries.tsv')]);
     await expect
       .poll(() => page.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
-      .toMatch(/400 passages.*3 queries.*no judgments/s);
+      .toMatch(/30 passages.*3 queries.*no judgments/s);
     await expect.poll(() => row(page, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+    await openAddRetriever(page);
     await page.getByTestId('add-bm25').click();
     await expect.poll(() => row(page, 'bm25-k1=1.2-b=0.65').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
     const table = page.locator('section[aria-labelledby="analysis-heading"] table').first();
     await expect.poll(() => table.textContent(), { timeout: 30_000 }).toMatch(/bm25-k1=1\.2-b=0\.65/);
     expect(await page.locator('section[aria-labelledby="analysis-heading"]').textContent()).toMatch(/overlap/i);
+    const variant = 'bm25-k1=1.2-b=0.65';
+
+    // Depth 50 is beyond the 30 passages: said in words, and its column is flagged.
+    await expect.poll(() => page.getByTestId('depth-notes').getAttribute('data-beyond-corpus'), { timeout: 10_000 }).toBe('50');
+    expect(await page.getByTestId('depth-notes').textContent()).toMatch(/Depth 50 is beyond this corpus \(30 passages\)/);
+    expect(await table.getByTestId('depth-flag').count()).toBeGreaterThanOrEqual(1);
+
+    // The explorer works without judgments: least agreement first, both rankings side by side, shared passages marked.
+    const explorer = page.getByTestId('agreement-explorer');
+    const queries = explorer.getByRole('listbox').getByRole('option');
+    await expect.poll(() => queries.count(), { timeout: 10_000 }).toBe(3);
+    await queries.first().click();
+    const detail = explorer.locator('.detail-pane');
+    await expect.poll(() => detail.locator('.list').count(), { timeout: 10_000 }).toBe(2);
+    const shared = await detail.locator('.list').first().locator('tr.shared').count();
+    expect(await detail.getByTestId('shared-summary').textContent()).toMatch(
+      new RegExp(`^\\s*${shared} of the top \\d+ passages are in both`),
+    );
+    expect(await detail.locator('.list').nth(1).locator('tr.shared').count()).toBe(shared);
+    expect(await detail.locator('.list').first().locator('tr.shared td.grade').allTextContents()).toEqual(Array(shared).fill('in both'));
+    expect(await detail.getByText('Judged documents').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Exports: the agreement JSON is `fliplab compare --json --per-query` on the exported runs, byte for byte.
+    expect(await page.getByTestId('export-report-json').isDisabled()).toBe(true);
+    expect(await page.locator('#export-flips-why').textContent()).toMatch(/no judgments/);
+    const json = await saveDownload(page, () => page.getByTestId('export-agreement-json').click());
+    await page.getByTestId('export-run-select').selectOption('bm25');
+    const ref = await saveDownload(page, () => page.getByTestId('export-run').click());
+    await page.getByTestId('export-run-select').selectOption(variant);
+    const cand = await saveDownload(page, () => page.getByTestId('export-run').click());
+    const out = await cli([
+      'compare',
+      '--reference',
+      ref.path,
+      '--candidate',
+      cand.path,
+      '--name',
+      'bm25',
+      '--name',
+      variant,
+      '--json',
+      '--per-query',
+    ]);
+    expect(out.code).toBe(0);
+    expect(json.text).toBe(out.stdout);
+    const perQuery = await saveDownload(page, () => page.getByTestId('export-agreement-csv').click());
+    const csvLines = perQuery.text.trim().split(/\r\n/);
+    expect(csvLines[0]).toBe('qid,candidate,overlap@1,rbo@1,overlap@5,rbo@5,overlap@10,rbo@10,overlap@20,rbo@20,overlap@50,rbo@50');
+    expect(csvLines.slice(1).map((l) => l.split(',').slice(0, 2).join(','))).toEqual(['q1', 'q2', 'q3'].map((q) => `${q},${variant}`));
+    const md = await saveDownload(page, () => page.getByTestId('export-agreement-markdown').click());
+    expect(md.text).toMatch(/## Agreement with the reference/);
+    expect(md.text).toMatch(/depth 50 exceeds the depth of run/);
   }, 120_000);
 });
 
@@ -706,6 +772,7 @@ describe('the lab (webgpu, own files)', () => {
       await expect
         .poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
         .toMatch(new RegExp(`${kept.length} passages`));
+      await openAddRetriever(p);
       await p.getByTestId('encoder-model').fill(MODEL);
       await p.getByTestId('encoder-max-length').fill('16');
       await p.getByTestId('add-encoder').click();
@@ -725,6 +792,7 @@ describe('the lab (webgpu, own files)', () => {
       expect(await row(p, id).getAttribute('data-device')).toBe('cache');
       // The same model as a folder picked from disk: loaded from the files, no model request at all.
       const before = server.requests.length;
+      await openAddRetriever(p);
       await p.getByTestId('encoder-max-length').fill('16'); // the form starts afresh after the reload
       await p.getByTestId('pick-model-folder').setInputFiles(join(DEFAULT_MODELS_DIR, MODEL));
       const local = 'bge-small:local/tiny-bert-max16';
@@ -764,6 +832,7 @@ describe('remembered model folders (File System Access)', () => {
         },
         ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'vocab.txt', 'onnx/model.onnx'],
       );
+      await openAddRetriever(p);
       await p.getByTestId('encoder-max-length').fill('32');
       await p.getByTestId('choose-model-folder').click();
       const first = 'bge-small:local/tiny-bert-max32';
@@ -793,6 +862,7 @@ describe('calibration: a device projected twice as fast is offered', () => {
       const { context: c, page: p } = await openLab(gpuBrowser, { device: 'webgpu' });
       await p.getByTestId('pick-folder').setInputFiles(own);
       await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/passages/);
+      await openAddRetriever(p);
       await p.getByTestId('encoder-model').fill(MODEL);
       await p.getByTestId('encoder-max-length').fill('128');
       await p.getByTestId('add-encoder').click();
@@ -889,6 +959,14 @@ async function axeViolations(p: Page): Promise<string[]> {
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
 }
 
+/** Where the headline is at the current scroll: in the first screen when all of it lies within the viewport's height of the top. */
+const headlineBox = (p: Page) =>
+  p.evaluate(() => {
+    const h = document.querySelector('[data-testid="headline"]')!.getBoundingClientRect();
+    const top = h.top + scrollY;
+    return { scrollY, top, bottom: h.bottom + scrollY, inFirstScreen: top >= 0 && h.bottom + scrollY <= innerHeight };
+  });
+
 describe('the lab as an instrument', () => {
   for (const vp of VIEWPORTS) {
     it(`#demo opens a complete analysis with no download and no sideways scrolling (${vp.name} ${vp.width}×${vp.height})`, async () => {
@@ -906,6 +984,26 @@ describe('the lab as an instrument', () => {
         // The setup is compact once a collection is open: the catalog waits behind "Change collection".
         expect(await p.getByTestId('catalog-scifact').isVisible()).toBe(false);
         expect(await sideways(p)).toBe(0);
+        // The analysis is the product: its headline is on the first screen, unscrolled, and again after a reload.
+        expect(await headlineBox(p)).toMatchObject({ scrollY: 0, inFirstScreen: true });
+        await expect.poll(() => p.evaluate(() => location.hash), { timeout: 5_000 }).toMatch(/c=example%3Ademo/);
+        await p.reload();
+        await demoReady(p);
+        expect(await headlineBox(p)).toMatchObject({ scrollY: 0, inFirstScreen: true });
+        // Every retriever is one line, with its Device and Remove on screen (phones too).
+        for (const id of ['bm25', 'bm25-rm3', 'ql']) {
+          const r = (await row(p, id).boundingBox())!;
+          expect(r.height, `${id} row height`).toBeLessThan(48);
+          expect(r.x + r.width, `${id} row right edge`).toBeLessThanOrEqual(vp.width);
+        }
+        expect(await row(p, 'ql').getByRole('button', { name: 'Remove ql' }).isVisible()).toBe(true);
+        // The depth plot is drawn at the width it is shown (its text keeps its size on a phone, panels stacked).
+        const plot = p.locator('[data-depth-plot] svg').first();
+        await plot.scrollIntoViewIfNeeded();
+        await expect
+          .poll(() => plot.evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('width'))), { timeout: 10_000 })
+          .toBeGreaterThan(0.95);
+        await p.evaluate(() => scrollTo(0, 0));
 
         // The explorer: "next broken query" opens one; its detail is on screen, with the query terms marked.
         await p.getByTestId('next-broken').click();
@@ -913,6 +1011,25 @@ describe('the lab as an instrument', () => {
         await expect.poll(() => detail.locator('h3').first().textContent(), { timeout: 30_000 }).toMatch(/^Query q\d+/);
         const box = (await detail.boundingBox())!;
         expect(box.width).toBeGreaterThan(vp.width < 600 ? vp.width * 0.8 : 400);
+        // A link to that query opens the explorer there, not at the top of the page.
+        const qid = (await detail.locator('h3').first().textContent())!.match(/^Query (q\d+)/)![1]!;
+        await expect.poll(() => p.evaluate(() => location.hash), { timeout: 5_000 }).toContain(`q=${qid}`);
+        const linked = await c.newPage();
+        await linked.goto(p.url());
+        const linkedDetail = linked.locator('.detail-pane');
+        await expect
+          .poll(() => linkedDetail.locator('h3').first().textContent(), { timeout: 60_000 })
+          .toMatch(new RegExp(`^Query ${qid}\\b`));
+        await expect
+          .poll(
+            async () => {
+              const b = await linkedDetail.locator('h3').first().boundingBox();
+              return b !== null && b.y >= 0 && b.y + b.height <= vp.height;
+            },
+            { timeout: 10_000 },
+          )
+          .toBe(true);
+        await linked.close();
         await expect.poll(async () => (await detail.boundingBox())!.y < vp.height, { timeout: 5_000 }).toBe(true);
         expect(await detail.locator('.list').count()).toBe(2);
         for (const list of await detail.locator('.list').all()) expect((await list.boundingBox())!.width).toBeGreaterThan(250);
@@ -943,6 +1060,56 @@ describe('the lab as an instrument', () => {
       }
     }, 120_000);
   }
+
+  it('every button of the retrievers panel gives a run with its default values; a bad value is said in words', async () => {
+    const { c, p } = await freshVisitor({ width: 1280, height: 800 });
+    try {
+      await p.goto(`${server.url}#demo`);
+      await demoReady(p);
+      // Start from BM25 alone: the demo's instant candidates go, and "Add a retriever" unfolds.
+      for (const id of ['bm25-rm3', 'ql'])
+        await row(p, id)
+          .getByRole('button', { name: `Remove ${id}` })
+          .click();
+      await expect.poll(() => p.locator('[data-testid^="retriever-"]').count()).toBe(1);
+      await expect.poll(() => p.getByTestId('add-retriever').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+
+      // A μ that is not positive is refused next to its input, in words; nothing is added.
+      await p.getByTestId('ql-mu').fill('-5');
+      await p.getByTestId('add-ql').click();
+      expect(await p.getByRole('alert').filter({ hasText: 'Dirichlet μ' }).textContent()).toBe('Dirichlet μ must be greater than 0.');
+      expect(await p.locator('[data-testid^="retriever-"]').count()).toBe(1);
+      await p.getByTestId('ql-mu').fill('1000');
+
+      const buttons = ['add-rm3', 'add-ql', 'add-bm25', 'add-encoder'];
+      for (const [i, id] of buttons.entries()) {
+        await openAddRetriever(p);
+        await p.getByTestId(id).click();
+        await expect.poll(() => p.locator('[data-testid^="retriever-"]').count(), { timeout: 10_000 }).toBe(i + 2);
+        await expect
+          .poll(() => p.locator('[data-testid^="retriever-"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))), {
+            timeout: 90_000,
+          })
+          .toEqual(Array(i + 2).fill('ready'));
+      }
+      const ids = await p.locator('[data-testid^="retriever-"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-testid')));
+      expect(ids.slice(0, 4)).toEqual(['retriever-bm25', 'retriever-bm25-rm3', 'retriever-ql', 'retriever-bm25-k1=1.2-b=0.65']);
+      expect(ids[4]).toMatch(/^retriever-.*bge-small/);
+      // Every run is in the analysis, and the encoder's vectors export as a pack.
+      await expect
+        .poll(() => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs'), { timeout: 30_000 })
+        .toBe(`bm25,bm25-rm3,ql,bm25-k1=1.2-b=0.65,${ids[4]!.replace(/^retriever-/, '')}`);
+      const pack = await saveDownload(p, () =>
+        p
+          .locator(`[data-testid="${ids[4]}"]`)
+          .getByRole('button', { name: /^Export the vectors/ })
+          .click(),
+      );
+      expect(pack.name).toMatch(/\.zip$/);
+    } finally {
+      await c.close();
+    }
+  }, 180_000);
 
   it('the first visit offers the demo in one click; keyboard and screen-reader structure hold', async () => {
     const { c, p } = await freshVisitor({ width: 1280, height: 800 });
@@ -1048,6 +1215,7 @@ describe('the lab as an instrument', () => {
       try {
         await p.goto(`${server.url}#demo`);
         await demoReady(p);
+        await openAddRetriever(p);
         await p.getByTestId('encoder-model').fill(MODEL);
         await p.getByTestId('add-encoder').click();
         const encoder = row(p, 'bge-small:fliplab/tiny-bert');
@@ -1167,6 +1335,7 @@ describe('answer-level flips (the paper’s §3.5)', () => {
       await p.getByTestId('pick-folder').setInputFiles(qa.dir);
       await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/150 passages.*30 queries/s);
       await expect.poll(() => row(p, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+      await openAddRetriever(p);
       await p.getByTestId('add-rm3').click();
       await expect.poll(() => row(p, 'bm25-rm3').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
       const panel = p.getByTestId('answers-panel');

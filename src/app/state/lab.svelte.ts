@@ -172,6 +172,8 @@ export class Lab {
   metrics: MetricsRow[] = $state.raw([]);
   queryTexts: Record<string, string> = $state.raw({});
   analysisError: string | null = $state(null);
+  /** Run files that could not be imported (file, line, reason), shown beside the import control until retried. */
+  runImportErrors: readonly CollectionError[] = $state.raw([]);
   /** The last vector pack import: in progress, done (with the run it added) or failed (the error, file and what differs). */
   packStatus: { readonly state: 'importing' | 'done' | 'error'; readonly text: string; readonly id?: string } | null = $state.raw(null);
   /** Candidates whose runs were partial when the current analysis was computed (what the views badge). */
@@ -250,6 +252,7 @@ export class Lab {
       this.queryTexts = await this.lab.queryTexts();
       this.#specs.clear();
       this.retrievers = [];
+      this.runImportErrors = [];
       this.prepared = null;
       this.metrics = [];
       for (const run of summary.runs) this.#addImported(run.name, run.queries, run.lines, name);
@@ -337,8 +340,11 @@ export class Lab {
       const run = await this.lab.addRunFile(file, name);
       this.#addImported(run.name, run.queries, run.lines ?? 0, name);
       this.#select(run.name);
+      this.runImportErrors = this.runImportErrors.filter((e) => e.file !== file.path);
     } catch (e) {
-      this.#upsert({ id: name, name, kind: 'imported', status: 'error', error: errorText(errorInfo(e)) });
+      // Said next to the import control, not as a row: a file that is not a run is no retriever.
+      const info = errorInfo(e);
+      this.runImportErrors = [...this.runImportErrors.filter((x) => x.file !== file.path), { ...info, file: file.path }];
     }
   }
 

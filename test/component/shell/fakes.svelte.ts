@@ -23,6 +23,7 @@ type WorkerCall<K extends keyof LabApi> = LabApi[K] extends (...args: infer A) =
 /** The worker calls the panels make (`lab.lab.*`), as spies; each returns what the test tells it to. */
 export interface FakeLabApi {
   compare: Mock<WorkerCall<'compare'>>;
+  depthWarnings: Mock<WorkerCall<'depthWarnings'>>;
   runText: Mock<WorkerCall<'runText'>>;
   trecEval: Mock<WorkerCall<'trecEval'>>;
 }
@@ -59,9 +60,11 @@ export class FakeLab {
   addEncoder = vi.fn(async (_config: EncoderConfig): Promise<void> => {});
   addBm25 = vi.fn(async (_k1: number, _b: number): Promise<void> => {});
   addRunFile = vi.fn(async (_file: CollectionFile): Promise<void> => {});
+  runImportErrors: CollectionError[] = $state.raw([]);
 
   lab: FakeLabApi = {
     compare: vi.fn(() => Promise.reject(new Error('compare: not set up by the test'))),
+    depthWarnings: vi.fn(() => Promise.resolve({ warnings: [], corpus: 0 })),
     runText: vi.fn(() => Promise.reject(new Error('runText: not set up by the test'))),
     trecEval: vi.fn(() => Promise.reject(new Error('trecEval: not set up by the test'))),
   };
@@ -87,7 +90,8 @@ type LabMembers =
   | 'remove'
   | 'addEncoder'
   | 'addBm25'
-  | 'addRunFile';
+  | 'addRunFile'
+  | 'runImportErrors';
 
 /** The fake as the `Lab` the panels are typed with (checked: the members they use have Lab's types). */
 export function asLab(fake: FakeLab): Lab {

@@ -371,3 +371,50 @@ describe('RetrieversPanel says what each encoder is doing', () => {
     expect(lab.cancel).toHaveBeenCalledWith('bge-small');
   });
 });
+
+describe('RetrieversPanel folds what is done', () => {
+  const addBox = () => screen.getByTestId('add-retriever') as HTMLDetailsElement;
+
+  test('"Add a retriever" is open while there is no candidate, folds once one exists, and keeps the user\'s choice', async () => {
+    const { lab } = setup([BM25, BGE], []);
+    expect(addBox().open).toBe(true);
+    lab.view = { ...lab.view, candidates: ['bge-small'] };
+    await waitFor(() => expect(addBox().open).toBe(false));
+    // The user opens it again: it stays open while candidates come and go.
+    addBox().open = true;
+    await fireEvent(addBox(), new Event('toggle'));
+    lab.view = { ...lab.view, candidates: [] };
+    lab.view = { ...lab.view, candidates: ['bge-small'] };
+    await waitFor(() => expect(addBox().open).toBe(true));
+  });
+
+  test('query likelihood takes any positive μ (1000 by default) and says why it refuses the rest', async () => {
+    const { lab } = setup([BM25], []);
+    await fireEvent.click(screen.getByTestId('add-ql'));
+    expect(lab.addQl).toHaveBeenCalledWith(1000);
+    await fireEvent.input(screen.getByTestId('ql-mu'), { target: { value: '0' } });
+    await fireEvent.click(screen.getByTestId('add-ql'));
+    expect(lab.addQl).toHaveBeenCalledTimes(1);
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toBe('Dirichlet μ must be greater than 0.');
+    expect(screen.getByTestId('ql-mu').getAttribute('aria-describedby')).toBe(alert.id);
+    await fireEvent.input(screen.getByTestId('ql-mu'), { target: { value: '250.5' } });
+    await fireEvent.click(screen.getByTestId('add-ql'));
+    expect(lab.addQl).toHaveBeenLastCalledWith(250.5);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  test('a run file that could not be read is said beside the import control, not as a row', () => {
+    const lab = new FakeLab();
+    lab.collection = summary();
+    lab.retrievers = [BM25];
+    lab.runImportErrors = [
+      { file: 'junk.run', line: 1, message: 'expected an integer rank in column 4, got "??" (binary data, not text)' },
+    ];
+    render(RetrieversPanel, { lab: asLab(lab) });
+    const error = screen.getByTestId('run-import-error');
+    expect(text(error)).toBe('junk.run, line 1: expected an integer rank in column 4, got "??" (binary data, not text)');
+    expect(error.closest('div')!.querySelector('[data-testid="pick-runs"]')).not.toBeNull();
+    expect(within(screen.getByTestId('retrievers')).queryByText(/junk\.run/)).toBeNull();
+  });
+});

@@ -597,20 +597,30 @@ describe('Lab reports bad input where it belongs', () => {
     expect(lab.collectionError).toBeNull();
   });
 
-  test('a run file with a bad line: the error, with its line, goes on that retriever row only', async () => {
+  test('a run file with a bad line: the error, with its file and line, is kept beside the import, not as a row', async () => {
     const { lab } = await opened();
+    const rowsBefore = lab.retrievers.map((r) => r.id);
     await lab.addRunFile({ path: 'runs/broken.trec', bytes: bytes('q1 Q0 d1 1 9 x\nq2 Q0 d3 1\n') });
-    const row = lab.retrievers.find((r) => r.id === 'broken.trec')!;
-    expect(row).toMatchObject({ name: 'broken.trec', kind: 'imported', status: 'error' });
-    expect(row.error).toMatch(/^runs\/broken\.trec, line 2: expected 6 columns/);
+    expect(lab.retrievers.map((r) => r.id)).toEqual(rowsBefore);
+    expect(lab.runImportErrors).toEqual([
+      { file: 'runs/broken.trec', line: 2, message: expect.stringMatching(/^expected 6 columns .*"q2 Q0 d3 1"$/) },
+    ]);
     expect(lab.retrievers.find((r) => r.id === 'bm25')!.status).toBe('ready');
     expect(lab.view.candidates).toEqual([]);
     expect(lab.reference).toBe('bm25');
 
-    // The same file name again, now readable: the row is replaced and selected.
+    // Binary junk: named as such, never quoted as garbage.
+    const junk = new Uint8Array(600).map((_, i) => (i * 7919 + 13) % 256);
+    await lab.addRunFile({ path: 'junk.run', bytes: junk });
+    const j = lab.runImportErrors.find((e) => e.file === 'junk.run')!;
+    expect(j.message).toMatch(/binary data, not text/);
+    expect([...j.message].some((c) => c === '\uFFFD' || c.charCodeAt(0) < 0x09)).toBe(false);
+    expect(j.message.length).toBeLessThan(200);
+
+    // The same file name again, now readable: its error goes, the run is added and selected.
     await lab.addRunFile(designedFile('runs/broken.trec'));
+    expect(lab.runImportErrors.map((e) => e.file)).toEqual(['junk.run']);
     expect(lab.retrievers.filter((r) => r.id === 'broken.trec')).toEqual([expect.objectContaining({ status: 'ready' })]);
-    expect(lab.retrievers.find((r) => r.id === 'broken.trec')!.error).toBeUndefined();
     expect(lab.view.candidates).toEqual(['broken.trec']);
   });
 });
