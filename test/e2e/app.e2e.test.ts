@@ -693,7 +693,7 @@ describe('the lab without judgments', () => {
       new RegExp(`^\\s*${shared} of the top \\d+ passages are in both`),
     );
     expect(await detail.locator('.list').nth(1).locator('tr.shared').count()).toBe(shared);
-    expect(await detail.locator('.list').first().locator('tr.shared td.grade').allTextContents()).toEqual(Array(shared).fill('in both'));
+    expect(await detail.locator('.list').first().locator('tr.shared .grade').allTextContents()).toEqual(Array(shared).fill('in both'));
     expect(await detail.getByText('Judged documents').count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
 
@@ -1033,6 +1033,27 @@ describe('the lab as an instrument', () => {
         await expect.poll(async () => (await detail.boundingBox())!.y < vp.height, { timeout: 5_000 }).toBe(true);
         expect(await detail.locator('.list').count()).toBe(2);
         for (const list of await detail.locator('.list').all()) expect((await list.boundingBox())!.width).toBeGreaterThan(250);
+        if (vp.width >= 1280) {
+          // The two rankings stand side by side on a 1280 px screen.
+          const [a, b] = await detail.locator('.list').evaluateAll((ls) => ls.map((l) => l.getBoundingClientRect().top));
+          expect(a).toBe(b);
+        }
+        // Ids never break mid-id, and no grade marker spills out of its cell.
+        const cells = await detail.locator('.list tr.doc').evaluateAll((rows) =>
+          rows.map((r) => {
+            const id = r.querySelector('.doc-id') as HTMLElement;
+            const cell = r.querySelector('td.title') as HTMLElement;
+            const range = document.createRange();
+            range.selectNodeContents(id);
+            // One line box per line the id's text occupies.
+            const idLines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+            return { id: id.textContent, idLines, spill: cell.scrollWidth - cell.clientWidth };
+          }),
+        );
+        expect(cells.filter((c) => c.idLines !== 1 || c.spill > 1)).toEqual([]);
+        // The explorer's selects have names.
+        const explorerSection = p.locator('section[aria-labelledby="explorer-heading"]');
+        for (const name of ['Candidate', 'Depth k']) expect(await explorerSection.getByRole('combobox', { name }).count()).toBe(1);
         expect(await sideways(p)).toBe(0);
         if (vp.width >= 1280) {
           // At least 40 characters of query text fit the list's text column.
@@ -1258,7 +1279,7 @@ describe('the lab as an instrument', () => {
     // What RM3 searched for instead, above its list.
     await expect
       .poll(() => page.getByTestId('rm3-expansion').textContent(), { timeout: 10_000 })
-      .toMatch(/bm25-rm3 searched for: .*\(added\)/);
+      .toMatch(/bm25-rm3 searched for: .*\(added\)/s);
     await shotTop(page, 'section[aria-labelledby="explorer-heading"]', 'explorer.png', 1500);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator('#analysis-heading').evaluate((h) => h.scrollIntoView({ block: 'start' }));

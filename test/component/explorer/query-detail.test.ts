@@ -2,7 +2,7 @@
  * QueryDetail: side-by-side top-k with judged documents highlighted and first-relevant ranks (from a fake
  * loader over synthetic runs), passages as text only, loader errors in place, and stale loads dropped.
  */
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { describe, expect, test, vi } from 'vitest';
 import type { ExplainLoader, PassageLoader, QlExplanation, QueryDetail as Detail } from '../../../src/app/types.ts';
 import QueryDetail from '../../../src/app/views/explorer/QueryDetail.svelte';
@@ -58,7 +58,7 @@ describe('QueryDetail', () => {
       expect(rows).toHaveLength(list.docs.length);
       list.docs.forEach((doc, r) => {
         const row = rows[r]!;
-        expect(within(row).getByRole('rowheader').textContent).toBe(doc.docId);
+        expect(row.querySelector('.doc-id')!.textContent).toBe(doc.docId);
         expect(row.cells[0]!.textContent).toBe(String(doc.rank));
         const relevant = doc.grade !== null && doc.grade >= 1;
         expect(row.classList.contains('relevant')).toBe(relevant);

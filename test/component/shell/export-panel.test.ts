@@ -155,10 +155,12 @@ describe('ExportPanel', () => {
     expect(html.text).toContain('<svg');
   });
 
-  test('without a report the flip exports are disabled', () => {
+  test('without a report the flip exports are disabled, and say why', () => {
     setup(null);
     const fieldset = screen.getByTestId('export-report-json').closest('fieldset')!;
     expect(fieldset.disabled).toBe(true);
+    const why = document.getElementById(fieldset.getAttribute('aria-describedby')!)!;
+    expect(why.textContent).toMatch(/Pick a reference and at least one candidate/);
   });
 
   test('TREC run and trec_eval text come from the lab worker for the chosen ready run', async () => {
@@ -166,8 +168,10 @@ describe('ExportPanel', () => {
     lab.lab.runText.mockImplementation((name) => Promise.resolve(`q1 Q0 d1 1 1.000000 ${name}\n`));
     lab.lab.trecEval.mockImplementation((name) => Promise.resolve(`map\tall\t0.5000\n# ${name}\n`));
     const select = screen.getByTestId('export-run-select') as HTMLSelectElement;
-    // Only ready runs are offered.
+    // Only ready runs are offered, and the select shows the one an export would use (never blank).
     expect([...select.options].map((o) => o.value)).toEqual(['BM25', 'BGE', 'E5']);
+    expect(select.value).toBe('BM25');
+    expect(select.selectedIndex).toBe(0);
     await fireEvent.click(screen.getByTestId('export-run'));
     expect(lab.lab.runText).toHaveBeenCalledWith('BM25');
     expect(await only()).toEqual({ name: 'BM25.trec', type: 'text/plain', text: 'q1 Q0 d1 1 1.000000 BM25\n' });

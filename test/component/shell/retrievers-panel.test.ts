@@ -381,8 +381,7 @@ describe('RetrieversPanel folds what is done', () => {
     lab.view = { ...lab.view, candidates: ['bge-small'] };
     await waitFor(() => expect(addBox().open).toBe(false));
     // The user opens it again: it stays open while candidates come and go.
-    addBox().open = true;
-    await fireEvent(addBox(), new Event('toggle'));
+    await fireEvent.click(addBox().querySelector('summary')!);
     lab.view = { ...lab.view, candidates: [] };
     lab.view = { ...lab.view, candidates: ['bge-small'] };
     await waitFor(() => expect(addBox().open).toBe(true));
