@@ -19,7 +19,7 @@ import { loadCollection } from './data/load.ts';
 import type { CollectionFile } from './data/types.ts';
 import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
-import { exportPack, importPack, type PackImport } from './packs.ts';
+import { exportPack, importPack, storedRecipeConfig, type PackImport } from './packs.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import type { Bm25Explanation, QueryDetail, TermExplanation } from './types.ts';
 
@@ -151,6 +151,11 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
     /** Check a vector pack against the open collection and add its vectors to the cache (see packs.ts). */
     importPack(files: readonly CollectionFile[], onProgress?: (done: number, total: number) => void): Promise<PackImport> {
       return importPack(files, engine.packCollection(), onProgress ? { onProgress: (d, t) => void onProgress(d, t) } : {});
+    },
+
+    /** A pack-made recipe run's configuration (ids like "pack:<model>~<fingerprint>"), found in the embedding cache. */
+    storedRecipe(id: string): Promise<EncoderConfig | null> {
+      return storedRecipeConfig(id);
     },
 
     /** The cached vectors of an encoder over the open collection, as a zipped pack. */

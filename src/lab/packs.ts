@@ -2,8 +2,8 @@
  * Vector packs in the lab (the format: src/encoders/pack.ts, docs/vector-packs.md). Importing checks the whole
  * pack against the open collection before writing anything, then adds its vectors to the embedding cache
  * (IndexedDB) under the same keys the encoders use, leaving every vector already stored as it is; the encoder
- * run then rebuilds from the cache with no model. Exporting writes any cached encoding of the open collection
- * as a pack (one .zip).
+ * run then rebuilds from the cache with no model. Any recipe is taken (`labConfigForPack`). Exporting writes any
+ * cached encoding of the open collection as a pack (one .zip).
  */
 import { InputError } from '../core/io/errors.ts';
 import { encodingKey, textKeys } from '../encoders/identity.ts';
@@ -18,6 +18,7 @@ import {
   unzipPack,
   writePack,
   zipPack,
+  type PackCoverage,
   type PackFiles,
   type PackPart,
   type VectorPack,
@@ -26,7 +27,7 @@ import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import { EmbeddingStore, StorageFullError } from '../store/embeddings.ts';
 import type { CollectionFile } from './data/types.ts';
-import { configForRecipe, recipeMismatch } from './retriever-ids.ts';
+import { configForRecipe, LOCAL_MODEL_PREFIX, recipeConfig, recipeRunId, type EncoderRecipe } from './retriever-ids.ts';
 
 /** The open collection's passages, its evaluated queries (what runs use and exports hold) and all its queries, in order. */
 export interface PackCollection {
@@ -39,6 +40,8 @@ export interface PackCollection {
 export interface PackImport {
   /** The encoder the vectors belong to: add it and its run rebuilds from the cache. */
   readonly config: EncoderConfig;
+  /** What the run needs and the pack lacks, in words ("this pack has no vectors for 3 of 8 queries"); null when complete. */
+  readonly missing: string | null;
   readonly passages: number;
   readonly totalPassages: number;
   readonly queries: number;
@@ -66,6 +69,49 @@ export function packFilesOf(files: readonly CollectionFile[]): { files: PackFile
   return { files: out, where: root.replace(/\/$/, '') || 'pack' };
 }
 
+/**
+ * The lab runs any recipe a pack brings: under its preset's name when the recipe is a preset's with another
+ * checkpoint, revision, dtype or length (so it shares runs and cache with the lab's own encoders), else as a
+ * recipe run (`recipeRunId`). Either way the vectors are stored and looked up under the recipe's own keys.
+ */
+export function labConfigForPack(recipe: EncoderRecipe): EncoderConfig {
+  let preset: EncoderConfig | null;
+  try {
+    preset = configForRecipe(recipe);
+  } catch {
+    preset = null; // a field the preset's form refuses (max tokens out of its range): still a recipe the lab can rank with
+  }
+  return preset !== null && recipeDifference(recipe, preset) === '' ? preset : recipeConfig(recipe);
+}
+
+/**
+ * Model ids the lab can load to encode what a pack lacks: a repo "owner/name" on the model host (or a picked
+ * folder, "local/<name>"). A bare name ("my-company-embedder-v4") is no such repo; an embedding API's name that
+ * looks like one ("openai/text-embedding-3-small") fails when it loads, and the lab says so then.
+ */
+export function namesLoadableModel(model: string): boolean {
+  return model.startsWith(LOCAL_MODEL_PREFIX) || /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/.test(model);
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** What the run needs that a pack lacks, in words; null when it has every passage and evaluated query. */
+function missingVectors(covered: PackCoverage, collection: PackCollection): string | null {
+  const parts: string[] = [];
+  const queries = collection.queries.ids.length;
+  const passages = collection.passages.ids.length;
+  if (covered.queries < queries) parts.push(`${fmt(queries - covered.queries)} of ${fmt(queries)} queries`);
+  if (covered.passages < passages) parts.push(`${fmt(passages - covered.passages)} of ${fmt(passages)} passages`);
+  return parts.length === 0 ? null : `this pack has no vectors for ${parts.join(' and ')}`;
+}
+
+function missingParts(covered: PackCoverage, collection: PackCollection): string {
+  const parts: string[] = [];
+  if (covered.queries < collection.queries.ids.length) parts.push('its query vectors');
+  if (covered.passages < collection.passages.ids.length) parts.push('its passage vectors');
+  return parts.join(' and ');
+}
+
 /** Read and check a pack, match it to the collection, and store its vectors. Nothing is written unless all of it passes. */
 export async function importPack(
   picked: readonly CollectionFile[],
@@ -75,23 +121,7 @@ export async function importPack(
   const { files, where } = packFilesOf(picked);
   const pack = await readPack(files, where);
   const enc = pack.manifest.encoder;
-  let config: EncoderConfig | null;
-  try {
-    config = configForRecipe(enc);
-  } catch (e) {
-    throw new InputError(`${where}/${MANIFEST}`, undefined, `the lab cannot run this recipe: ${(e as Error).message}`);
-  }
-  // The lab must look the vectors up under the very key they are stored under.
-  const differs = config === null ? '' : recipeDifference(enc, config);
-  if (differs !== '') throw new InputError(`${where}/${MANIFEST}`, undefined, `the lab would run this recipe differently: ${differs}`);
-  if (config === null) {
-    throw new InputError(
-      `${where}/${MANIFEST}`,
-      undefined,
-      `the lab runs the BGE, E5 and SPLADE recipes with any checkpoint, and this pack's recipe is none of them: ${recipeMismatch(enc)}. ` +
-        '`fliplab search --vectors` ranks with any recipe',
-    );
-  }
+  const config = labConfigForPack(enc);
   const queries = collection.allQueries ?? collection.queries;
   const target = {
     passages: { ids: collection.passages.ids, textKeys: await textKeys(collection.passages.texts) },
@@ -99,6 +129,17 @@ export async function importPack(
     evaluated: collection.queries.ids,
   };
   const covered = matchPack(pack, target, where);
+  const missing = missingVectors(covered, collection);
+  // Completing a pack loads its model: only a model id the lab can load may lack vectors.
+  if (missing !== null && !namesLoadableModel(enc.model)) {
+    throw new InputError(
+      `${where}/${MANIFEST}`,
+      undefined,
+      `${missing}, and its model "${enc.model}" is not one the lab can load (a model repo "owner/name" in the ` +
+        `transformers.js layout, or a picked folder), so the lab cannot encode them: a pack of vectors made without such ` +
+        `a model (an embedding API's, say) must carry ${missingParts(covered, collection)} (see docs/vector-packs.md)`,
+    );
+  }
   const store = await EmbeddingStore.open(options.dbName);
   try {
     await checkAgainstCache(store, pack, where);
@@ -133,6 +174,7 @@ export async function importPack(
     }
     return {
       config,
+      missing,
       passages: covered.passages,
       totalPassages: collection.passages.ids.length,
       queries: covered.queries,
@@ -195,6 +237,32 @@ export async function exportPack(
     const device = records.find((r) => r.encoding === passageEncoding)?.device ?? 'unknown';
     const files = await writePack({ config, device, tool: options.tool, passages, queries });
     return zipPack(files);
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * The configuration of a recipe run (`recipeRunId`) from the embedding cache, whose records keep every field
+ * of their encoding: a passage and a query record of one model, revision, dtype, pooling, normalisation,
+ * length and cut-off give a recipe; the one whose id is `id` is the run's. Null when the cache holds none
+ * (its vectors were deleted, or this browser never had them).
+ */
+export async function storedRecipeConfig(id: string, options: { readonly dbName?: string } = {}): Promise<EncoderConfig | null> {
+  const store = await EmbeddingStore.open(options.dbName);
+  try {
+    const records = (await store.list()).map((r) => r.identity);
+    const same = ['model', 'revision', 'dtype', 'pooling', 'normalize', 'maxLength', 'sparseTopK'] as const;
+    for (const p of records.filter((r) => r.role === 'passage')) {
+      for (const q of records.filter((r) => r.role === 'query')) {
+        if (!same.every((k) => p[k] === q[k])) continue;
+        const { model, revision, dtype, pooling, normalize, maxLength, sparseTopK } = p;
+        const prefixes = { queryPrefix: q.prefix, passagePrefix: p.prefix };
+        const recipe = { model, revision, dtype, pooling, normalize, ...prefixes, maxLength, sparseTopK };
+        if (recipeRunId(recipe) === id) return recipeConfig(recipe);
+      }
+    }
+    return null;
   } finally {
     store.close();
   }

@@ -11,7 +11,7 @@ import { etaMs } from '../../core/progress.ts';
 import { reportFromPrepared, validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
 import { bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
-import { encoderConfig, encoderRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
+import { encoderConfig, encoderRunId, isRecipeRunId, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import { parseQlRunName, qlRunName } from '../../core/retrieve/ql.ts';
 import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve/rm3.ts';
 import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
@@ -280,6 +280,12 @@ export class Lab {
     if (rm3) return void (await this.addRm3(rm3));
     const ql = parseQlRunName(id);
     if (ql) return void (await this.addQl(ql.mu));
+    // A pack's recipe that no preset has: its id names it, the embedding cache keeps it.
+    if (isRecipeRunId(id)) {
+      const stored = await this.lab.storedRecipe(id);
+      if (stored) void this.addEncoder(stored, stored.model.startsWith(LOCAL_MODEL_PREFIX) ? localModelSource() : undefined);
+      return;
+    }
     const config = parseEncoderRunId(id);
     if (!config) return;
     // The run id does not hold the revision (part of every cache key): a local folder's fingerprint was kept
@@ -700,10 +706,11 @@ export class Lab {
           };
         }),
       );
-      // A revision the run id cannot carry (a local folder's fingerprint, a branch with dashes) is remembered.
-      if (result.config.revision !== parseEncoderRunId(encoderRunId(result.config))?.revision)
-        rememberLocalRevision(result.config.model, result.config.revision);
       const id = encoderRunId(result.config);
+      // A revision the run id cannot carry (a local folder's fingerprint, a branch with dashes) is remembered
+      // (a recipe run's is found in the cache with the rest of its recipe).
+      if (!isRecipeRunId(id) && result.config.revision !== parseEncoderRunId(id)?.revision)
+        rememberLocalRevision(result.config.model, result.config.revision);
       const complete = result.passages === result.totalPassages && result.queries === result.totalQueries;
       this.packStatus = {
         state: 'done',
@@ -712,13 +719,19 @@ export class Lab {
           `imported ${id}: ${result.passages.toLocaleString('en-US')} of ${result.totalPassages.toLocaleString('en-US')} passages and ` +
           `${result.queries.toLocaleString('en-US')} of ${result.totalQueries.toLocaleString('en-US')} queries ` +
           `(encoded on ${result.device}, ${result.valueType})` +
-          (complete ? '; no model needed' : '; the rest will be encoded, which loads the model'),
+          (complete ? '; no model needed' : `; the rest will be encoded with ${result.config.model}, which loads it`),
       };
       // A job of the same encoder still running is superseded (its row and run are taken over by this one).
       this.#jobs.get(id)?.abort();
       this.#jobs.delete(id);
       // A pack of a local folder's vectors: anything missing is encoded from that folder, never a host.
-      void this.addEncoder(result.config, result.config.model.startsWith(LOCAL_MODEL_PREFIX) ? localModelSource() : undefined);
+      const job = this.addEncoder(result.config, result.config.model.startsWith(LOCAL_MODEL_PREFIX) ? localModelSource() : undefined);
+      // A model that does not load (an embedding API's name, say) cannot complete the pack: say what it lacks.
+      void job.then(() => {
+        const row = this.retrievers.find((r) => r.id === id);
+        if (result.missing !== null && row?.status === 'error' && row.error?.includes(`Could not load ${result.config.model}`))
+          this.#patch(id, { error: `${result.missing}, and its model did not load, so the pack must carry them: ${row.error}` });
+      });
     } catch (e) {
       this.packStatus = { state: 'error', text: errorText(errorInfo(e)) };
     }

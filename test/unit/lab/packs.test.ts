@@ -1,7 +1,8 @@
 /**
  * Vector packs in the lab, on IndexedDB (fake-indexeddb): an import stores the vectors under the encoders'
  * cache keys (so the encode job finds them with no model), never replaces what is stored, writes nothing
- * when the pack does not fit the collection, and export → import is the identity.
+ * when the pack does not fit the collection, takes any recipe (a recipe run when no preset has it, found
+ * again in the cache by its id), lets only a loadable model complete a pack, and export → import is the identity.
  */
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
@@ -9,8 +10,8 @@ import { encodingIdentity, encodingKey, textKeys } from '../../../src/encoders/i
 import { encodeWithCache, type LazyEncoder } from '../../../src/encoders/job.ts';
 import { readPack, unzipPack, writePack, zipPack, type PackPart } from '../../../src/encoders/pack.ts';
 import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
-import { exportPack, importPack, packFilesOf, type PackCollection } from '../../../src/lab/packs.ts';
-import { encoderConfig, encoderRunId } from '../../../src/lab/retriever-ids.ts';
+import { exportPack, importPack, packFilesOf, storedRecipeConfig, type PackCollection } from '../../../src/lab/packs.ts';
+import { encoderConfig, encoderRunId, recipeRunId } from '../../../src/lab/retriever-ids.ts';
 import { EmbeddingStore } from '../../../src/store/embeddings.ts';
 
 let db = 0;
@@ -109,18 +110,96 @@ describe('importing a vector pack', () => {
     );
   });
 
-  it('refuses a recipe no preset runs, naming the nearest and what differs', async () => {
-    const mine: EncoderConfig = { ...PRESETS['e5-large'], model: 'org/mine', queryPrefix: 'Query: ' };
-    await expect(importPack(await packOf(mine), COLLECTION, { dbName: freshDb() })).rejects.toThrow(
-      /nearest recipe, E5 large v2, differs in queryPrefix \("Query: " in the pack, "query: " in the recipe\)/,
-    );
+  it("takes any recipe: mean pooling with no prefixes runs under its own name, with the pack's vectors and recipe", async () => {
+    // What `fliplab encode --model org/tiny --pooling mean` writes: no preset pools by the mean without prefixes.
+    const mean: EncoderConfig = { ...CONFIG, pooling: 'mean', queryPrefix: '', passagePrefix: '' };
+    const dbName = freshDb();
+    const result = await importPack(await packOf(mean), COLLECTION, { dbName });
+    const { id: _i, label: _l, ...recipe } = mean;
+    expect(result.config).toMatchObject(recipe);
+    expect(encoderRunId(result.config)).toBe(recipeRunId(mean));
+    expect(encoderRunId(result.config)).toMatch(/^pack:org\/tiny~[0-9a-f]{8}$/);
+    expect(result).toMatchObject({ passages: 3, queries: 2, added: 5, missing: null });
+    const store = await EmbeddingStore.open(dbName);
+    try {
+      const queries = await encodeWithCache(noModel(result.config), store, COLLECTION.queries.texts, { role: 'query' });
+      expect(Array.from(queries[1]!.dense!)).toEqual(Array.from(vec(101).dense));
+      const passages = await encodeWithCache(noModel(result.config), store, COLLECTION.passages.texts, { role: 'passage' });
+      expect(Array.from(passages[2]!.dense!)).toEqual(Array.from(vec(3).dense));
+    } finally {
+      store.close();
+    }
   });
 
-  it('refuses a recipe the lab would run under another key (a truncation length it does not take)', async () => {
+  it("takes a recipe whose model is no model at all (an embedding API's name) when the pack has every vector", async () => {
+    for (const model of ['my-company-embedder-v4', 'openai/text-embedding-3-small']) {
+      const api: EncoderConfig = { ...PRESETS['e5-large'], model, revision: '2026-11', maxLength: 8191, queryPrefix: 'Query: ' };
+      const dbName = freshDb();
+      const result = await importPack(await packOf(api), COLLECTION, { dbName });
+      expect(result.config).toMatchObject({ model, revision: '2026-11', queryPrefix: 'Query: ', maxLength: 8191, pooling: 'mean' });
+      expect(encoderRunId(result.config)).toBe(recipeRunId(api));
+      const store = await EmbeddingStore.open(dbName);
+      try {
+        const queries = await encodeWithCache(noModel(result.config), store, COLLECTION.queries.texts, { role: 'query' });
+        expect(Array.from(queries[0]!.dense!)).toEqual(Array.from(vec(100).dense));
+      } finally {
+        store.close();
+      }
+    }
+  });
+
+  it('takes a preset-shaped recipe the preset form would refuse (a length below 8) as a recipe run', async () => {
     const short: EncoderConfig = { ...CONFIG, maxLength: 4 };
-    await expect(importPack(await packOf(short), COLLECTION, { dbName: freshDb() })).rejects.toThrow(
-      /pack\.zip\/manifest\.json: the lab cannot run this recipe: max tokens must be an integer in \[8, 8192\], got 4/,
+    const result = await importPack(await packOf(short), COLLECTION, { dbName: freshDb() });
+    expect(result.config.maxLength).toBe(4);
+    expect(encoderRunId(result.config)).toBe(recipeRunId(short));
+  });
+
+  it('lets only a model the lab can load complete a pack, and says what a pack of any other model must carry', async () => {
+    const api: EncoderConfig = { ...CONFIG, model: 'my-company-embedder-v4', pooling: 'mean', queryPrefix: '' };
+    const noQueries = async (config: EncoderConfig) => {
+      const files = await writePack({ config, device: 'api', tool: 't', passages: await part(COLLECTION.passages, 1), queries: null });
+      return [{ path: 'api.zip', bytes: zipPack(files) }];
+    };
+    const dbName = freshDb();
+    await expect(importPack(await noQueries(api), COLLECTION, { dbName })).rejects.toThrow(
+      /api\.zip\/manifest\.json: this pack has no vectors for 2 of 2 queries, and its model "my-company-embedder-v4" is not one the lab can load .* must carry its query vectors/,
     );
+    const store = await EmbeddingStore.open(dbName);
+    expect(await store.list()).toEqual([]);
+    store.close();
+    // Some queries and passages missing: both counted and named.
+    const some = await writePack({
+      config: api,
+      device: 'api',
+      tool: 't',
+      passages: await part({ ids: ['d1'], texts: ['. alpha'] }, 1),
+      queries: await part({ ids: ['q2'], texts: ['beta?'] }, 1),
+    });
+    await expect(importPack([{ path: 'api.zip', bytes: zipPack(some) }], COLLECTION, { dbName })).rejects.toThrow(
+      /no vectors for 1 of 2 queries and 2 of 3 passages, .* must carry its query vectors and its passage vectors/,
+    );
+    // A repo id or a picked folder may complete it (the lab loads the model for what is missing).
+    for (const model of ['org/tiny-mean', 'local/my folder']) {
+      const result = await importPack(await noQueries({ ...api, model }), COLLECTION, { dbName: freshDb() });
+      expect(result.missing).toBe('this pack has no vectors for 2 of 2 queries');
+    }
+  });
+
+  it('finds a recipe run again in the cache after a reload, by its id alone', async () => {
+    const dbName = freshDb();
+    const a: EncoderConfig = { ...CONFIG, model: 'my-company-embedder-v4', pooling: 'mean', queryPrefix: '' };
+    const b: EncoderConfig = { ...a, queryPrefix: 'search_query: ', passagePrefix: 'search_document: ' };
+    const imported = [await importPack(await packOf(a), COLLECTION, { dbName }), await importPack(await packOf(b), COLLECTION, { dbName })];
+    // A preset-named run in the same cache, to be passed over.
+    await importPack(await packOf(CONFIG), COLLECTION, { dbName });
+    for (const { config } of imported) {
+      const found = await storedRecipeConfig(encoderRunId(config), { dbName });
+      expect(found).toEqual(config);
+    }
+    expect(imported[0]!.config.id).not.toBe(imported[1]!.config.id);
+    expect(await storedRecipeConfig(recipeRunId({ ...a, revision: 'other' }), { dbName })).toBeNull();
+    expect(await storedRecipeConfig(encoderRunId(imported[0]!.config), { dbName: freshDb() })).toBeNull();
   });
 
   it('takes a folder of files (with its top folder) and refuses what is no pack', async () => {
