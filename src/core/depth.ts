@@ -19,9 +19,9 @@ export interface DepthWarning {
   readonly message: string;
 }
 
-/** How many documents each query of `run` ranks. */
+/** How many documents each query of `run` ranks (all of them, for a list kept to a depth). */
 export function listLengths(run: Run): number[] {
-  return [...run.byQuery.values()].map((l) => l.docs.length);
+  return [...run.byQuery.values()].map((l) => l.length ?? l.docs.length);
 }
 
 /**

@@ -41,6 +41,13 @@ export interface Qrels {
 export interface RankedList {
   readonly docs: readonly DocId[];
   readonly scores: Float64Array;
+  /**
+   * A list kept to a depth (core/io/run-top.ts: large runs keep each query's top D): the judged documents the
+   * run ranks below `docs`, with their 1-based positions, so support ranks stay exact at any depth.
+   */
+  readonly tail?: { readonly docs: readonly DocId[]; readonly positions: Int32Array };
+  /** A list kept to a depth: how many documents the run ranks for the query (`docs.length` otherwise). */
+  readonly length?: number;
 }
 
 /** A run: ranked lists per query (insertion order = first appearance in the file or retrieval order). */

@@ -90,6 +90,27 @@ export function openChunkReader(path: string): { read: ReadInto; close(): void }
   };
 }
 
+/**
+ * A file as a synchronous sequence of 1 MiB chunks (a fresh buffer each: a consumer may keep one, as a
+ * gzip stream does). Synchronous reads leave no idle time between chunks, which a stream's 64 KiB reads
+ * through the thread pool did (~9% of reading a 250 MB run); the file is never whole in memory.
+ */
+export function* fileChunks(path: string, chunkBytes = 1 << 20): Generator<Uint8Array> {
+  checkFile(path);
+  const fd = openSync(path, 'r');
+  try {
+    for (let position = 0; ;) {
+      const chunk = new Uint8Array(chunkBytes);
+      const n = readSync(fd, chunk, 0, chunkBytes, position);
+      if (n === 0) return;
+      position += n;
+      yield n === chunkBytes ? chunk : chunk.subarray(0, n);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** First existing of `name` and `name.gz` inside `dir`. */
 function findFile(dir: string, name: string): string {
   for (const candidate of [join(dir, name), join(dir, `${name}.gz`)]) if (existsSync(candidate)) return candidate;

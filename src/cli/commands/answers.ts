@@ -13,7 +13,8 @@ import { answerFlipReport, DEFAULT_ANSWER_DEPTH, DEFAULT_ANSWER_SEED, type Answe
 import { answerTokens, matchAnswer } from '../../core/answers/normalize.ts';
 import { buildCohort, supportProfile } from '../../core/flips/cohort.ts';
 import { parseGoldAny, parsePredictions } from '../../core/io/answers.ts';
-import { parseQrels, parseRun } from '../../core/io/trec.ts';
+import { parseQrels } from '../../core/io/trec.ts';
+import { keepOptions, readKeptRuns } from '../runs.ts';
 import type { Diagnostic } from '../../core/types.ts';
 import { fileSource, readFileBytes } from '../../node/files.ts';
 import { answerFlipJson, answerScoreJson, formatAnswerFlips, type ScoredAnswer } from '../../report/answers.ts';
@@ -124,10 +125,9 @@ export function registerAnswers(program: Command, io: Io, _setExit: (code: numbe
       }
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths, opts.name);
-      const [qrels, ...runs] = await Promise.all([
-        parseQrels(fileSource(qrelsPath), qrelsPath),
-        ...paths.map((p, i) => parseRun(fileSource(p), p, names[i])),
-      ]);
+      const qrels = await parseQrels(fileSource(qrelsPath), qrelsPath);
+      // Only support at --at matters here: the kept lists, with their judged tails, give it exactly.
+      const runs = await readKeptRuns(paths, names, keepOptions(opts.at, undefined, qrels.value));
       const { gold, warnings } = await readGold(opts.gold);
       const diagnostics: Diagnostic[] = [...qrels.warnings, ...runs.flatMap((r) => r.warnings), ...warnings];
       const correctness = async (path: string | undefined): Promise<AnswerCorrectness> => {

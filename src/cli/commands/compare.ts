@@ -6,12 +6,11 @@
 import type { Command } from 'commander';
 import { compareRuns, formatAgreement } from '../../core/agreement/index.ts';
 import { DEFAULT_DEPTHS } from '../../core/flips/index.ts';
-import { parseRun } from '../../core/io/trec.ts';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
-import type { Run } from '../../core/types.ts';
-import { fileSource } from '../../node/files.ts';
 import { agreementJson } from '../../report/agreement.ts';
-import { collect, parseIntList } from '../args.ts';
+import { collect, parseIntFlag, parseIntList } from '../args.ts';
+import { KEEP_HELP, keepOptions, readKeptRuns } from '../runs.ts';
+import type { KeptRun } from '../../core/io/run-top.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
 import { nameRuns } from './flips.ts';
 
@@ -22,6 +21,7 @@ interface CompareOpts {
   json?: boolean;
   perQuery?: boolean;
   name: string[];
+  keep?: number;
 }
 
 export function registerCompare(program: Command, io: Io, _setExit: (code: number) => void): void {
@@ -31,6 +31,7 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
     .requiredOption('--reference <run>', 'the run being replaced')
     .option('--candidate <run>', 'a replacement run; repeatable', collect, [])
     .option('--depths <list>', 'comma-separated depths k', parseIntList('--depths'), [...DEFAULT_DEPTHS])
+    .option('--keep <n>', KEEP_HELP, parseIntFlag('--keep', 1))
     .option('--json', 'print the report as JSON')
     .option('--per-query', 'include per-query values in the JSON report')
     .option(
@@ -43,7 +44,7 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
       if (opts.candidate.length === 0) throw new UsageError('compare needs at least one --candidate run');
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths, opts.name);
-      const runs = await Promise.all(paths.map((p, i) => parseRun(fileSource(p), p, names[i])));
+      const runs = await readKeptRuns(paths, names, keepOptions(Math.max(...opts.depths), opts.keep));
       const depthNotes = depthWarnings(
         runs.map((r) => ({ name: r.value.name, lengths: listLengths(r.value) })),
         opts.depths.map((k) => ({ k, label: `depth ${k}` })),
@@ -56,7 +57,7 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
           message: w.message,
         })),
       ]);
-      const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
+      const [reference, ...candidates] = runs.map((r) => r.value) as [KeptRun, ...KeptRun[]];
       const report = compareRuns(reference, candidates, opts.depths, { perQuery: opts.perQuery === true });
       io.stdout(opts.json ? agreementJson(report, depthNotes) : formatAgreement(report));
     });

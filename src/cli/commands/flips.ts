@@ -8,7 +8,9 @@ import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
 import { parseTrecEvalVersion, type TrecEvalVersion } from '../../core/metrics/version.ts';
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
-import { parseQrels, parseRun } from '../../core/io/trec.ts';
+import { parseQrels } from '../../core/io/trec.ts';
+import { KEEP_HELP, keepOptions, readKeptRuns } from '../runs.ts';
+import type { KeptRun } from '../../core/io/run-top.ts';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
 import { fileSource } from '../../node/files.ts';
@@ -38,6 +40,7 @@ interface FlipsOpts {
   collection?: string;
   date?: string;
   trecEval: string;
+  keep?: number;
 }
 
 /** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
@@ -166,6 +169,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .option('--report <file>', 'also write a report with every table: Markdown (.md) or self-contained HTML (.html)')
     .option('--collection <name>', 'collection name shown in the --report (default: BEIR folder and split, or the qrels file name)')
     .option('--date <text>', 'date shown in the --report (default: today, UTC)')
+    .option('--keep <n>', KEEP_HELP, parseIntFlag('--keep', 1))
     .option('--trec-eval <release>', "trec_eval release of the --report's measures: 10.0 or 9.0.8 (as fliplab eval)", '10.0')
     .action(async (qrelsPath: string, opts: FlipsOpts) => {
       if (opts.candidate.length === 0) throw new UsageError('flips needs at least one --candidate run');
@@ -179,11 +183,9 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
 
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths, opts.name);
-      const [qrels, ...runs] = await Promise.all([
-        parseQrels(fileSource(qrelsPath), qrelsPath),
-        ...paths.map((p, i) => parseRun(fileSource(p), p, names[i])),
-      ]);
-      const [reference, ...candidates] = runs.map((r) => r.value) as [Run, ...Run[]];
+      const qrels = await parseQrels(fileSource(qrelsPath), qrelsPath);
+      const runs = await readKeptRuns(paths, names, keepOptions(Math.max(...depths), opts.keep, qrels.value));
+      const [reference, ...candidates] = runs.map((r) => r.value) as [KeptRun, ...KeptRun[]];
       const depthNotes = depthWarnings(
         runs.map((r) => ({ name: r.value.name, lengths: listLengths(r.value) })),
         depths.map((k) => ({ k, label: `depth ${k}` })),

@@ -3,7 +3,7 @@
  * keys are the `fliplab flips --json` contract. Every surface (CLI, worker, UI) calls this, so they print
  * the same numbers.
  */
-import type { DocId, Qrels, QueryId, Run } from '../types.ts';
+import type { DocId, Qrels, QueryId, RankedList, Run } from '../types.ts';
 import { holm, type Estimate } from '../stats/index.ts';
 import { buildCohort, NEVER, supportProfile, supportRanks, type SupportLabel } from './cohort.ts';
 import { alternate, reciprocalRankFusion } from './hybrids.ts';
@@ -164,8 +164,14 @@ const labelRanks = (n: number): { any: Int32Array; strict: Int32Array } => ({
   strict: new Int32Array(n).fill(NEVER),
 });
 
-function setRanks(target: { any: Int32Array; strict: Int32Array }, i: number, docs: readonly DocId[], pos: ReadonlySet<DocId>): void {
-  const r = supportRanks(docs, pos);
+function setRanks(
+  target: { any: Int32Array; strict: Int32Array },
+  i: number,
+  docs: readonly DocId[],
+  pos: ReadonlySet<DocId>,
+  tail?: RankedList['tail'],
+): void {
+  const r = supportRanks(docs, pos, tail);
   target.any[i] = r.first;
   target.strict[i] = r.all;
 }
@@ -195,7 +201,7 @@ function prepareCandidate(
     if (!candList) missing++;
     const cand = candList?.docs ?? [];
     const pos = positives[i]!;
-    setRanks(ranks, i, cand, pos);
+    setRanks(ranks, i, cand, pos, candList?.tail);
     const alt = alternate(cand, ref, maxDepth);
     const fused = reciprocalRankFusion(cand, ref, maxDepth);
     setRanks(alternation, i, alt, pos);

@@ -7,7 +7,7 @@
  *   any(k)    ⇔ firstRelevantRank ≤ k
  *   strict(k) ⇔ allRelevantRank ≤ k   (the rank of the last positive; never, if one is missing)
  */
-import type { DocId, Qrels, QueryId, Run } from '../types.ts';
+import type { DocId, Qrels, QueryId, RankedList, Run } from '../types.ts';
 
 /** Rank sentinel for "never supported at any depth". Larger than any real rank. */
 export const NEVER = 0x7fffffff;
@@ -42,7 +42,7 @@ export interface SupportRanks {
 }
 
 /** Scan a ranked list (retriever order) for its first and last positive. */
-export function supportRanks(docs: readonly DocId[], positives: ReadonlySet<DocId>): SupportRanks {
+export function supportRanks(docs: readonly DocId[], positives: ReadonlySet<DocId>, tail?: RankedList['tail']): SupportRanks {
   let first = NEVER;
   let found = 0;
   let last = NEVER;
@@ -51,6 +51,17 @@ export function supportRanks(docs: readonly DocId[], positives: ReadonlySet<DocI
       if (first === NEVER) first = i + 1;
       if (++found === positives.size) {
         last = i + 1;
+        break;
+      }
+    }
+  }
+  // A list kept to a depth: the positives it ranks below the kept part are in its tail, in rank order.
+  if (tail !== undefined && found < positives.size) {
+    for (let j = 0; j < tail.docs.length; j++) {
+      if (!positives.has(tail.docs[j]!)) continue;
+      if (first === NEVER) first = tail.positions[j]!;
+      if (++found === positives.size) {
+        last = tail.positions[j]!;
         break;
       }
     }
@@ -78,7 +89,7 @@ export function supportProfile(run: Run, cohort: Cohort): SupportProfile {
       missing++;
       continue;
     }
-    const r = supportRanks(list.docs, cohort.positives[i]!);
+    const r = supportRanks(list.docs, cohort.positives[i]!, list.tail);
     first[i] = r.first;
     all[i] = r.all;
   }

@@ -39,19 +39,35 @@ export function alternate(candidate: readonly DocId[], reference: readonly DocId
  * index, which a run file does not carry; this rule is deterministic from the runs alone.
  */
 export function reciprocalRankFusion(candidate: readonly DocId[], reference: readonly DocId[], limit: number, k = RRF_K): DocId[] {
-  const score = new Map<DocId, number>();
-  const order = new Map<DocId, number>();
+  // One slot per distinct document (scores and alternation order in typed arrays): a Map lookup per
+  // comparison made the sort the costliest step of a large analysis.
+  const slot = new Map<DocId, number>();
+  const docs: DocId[] = [];
+  const score = new Float64Array(candidate.length + reference.length);
+  const order = new Float64Array(candidate.length + reference.length);
   candidate.forEach((d, i) => {
-    score.set(d, 1 / (k + i + 1));
-    order.set(d, 2 * (i + 1) - 1);
+    slot.set(d, docs.length);
+    score[docs.length] = 1 / (k + i + 1);
+    order[docs.length] = 2 * (i + 1) - 1;
+    docs.push(d);
   });
   reference.forEach((d, i) => {
-    score.set(d, (score.get(d) ?? 0) + 1 / (k + i + 1));
     const alt = 2 * (i + 1);
-    const prev = order.get(d);
-    if (prev === undefined || alt < prev) order.set(d, alt);
+    const at = slot.get(d);
+    if (at === undefined) {
+      slot.set(d, docs.length);
+      score[docs.length] = 1 / (k + i + 1);
+      order[docs.length] = alt;
+      docs.push(d);
+    } else {
+      score[at] = score[at]! + 1 / (k + i + 1);
+      if (alt < order[at]!) order[at] = alt;
+    }
   });
-  const docs = [...score.keys()];
-  docs.sort((a, b) => score.get(b)! - score.get(a)! || order.get(a)! - order.get(b)!);
-  return docs.length > limit ? docs.slice(0, limit) : docs;
+  const idx = Array.from({ length: docs.length }, (_, i) => i);
+  idx.sort((a, b) => score[b]! - score[a]! || order[a]! - order[b]!);
+  const n = Math.min(limit, idx.length);
+  const out = new Array<DocId>(n);
+  for (let i = 0; i < n; i++) out[i] = docs[idx[i]!]!;
+  return out;
 }

@@ -152,6 +152,34 @@ async function readAllLines(source: TextSource, onRange: LineRangeHandler, state
   return splitter.lines;
 }
 
+/**
+ * The bytes of `source`, gunzipped when they start with gzip's magic number (content decides, not the name),
+ * chunk by chunk as they arrive. A corrupt or truncated gzip stream is an InputError naming the file.
+ */
+export async function* byteChunks(source: TextSource, file: string): AsyncGenerator<Uint8Array> {
+  if (typeof source === 'string') {
+    yield new TextEncoder().encode(source);
+    return;
+  }
+  const it = iterate(source)[Symbol.asyncIterator]();
+  let first = await it.next();
+  while (!first.done && first.value.length === 0) first = await it.next();
+  if (first.done) return;
+  const gzip = isGzip(first.value);
+  const bytes = gzip ? gunzip(first.value, it) : prepend(first.value, it);
+  for (;;) {
+    let r: IteratorResult<Uint8Array>;
+    try {
+      r = await bytes.next();
+    } catch (e) {
+      const what = gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
+      throw new InputError(file, undefined, `${what}: ${(e as Error)?.message ?? String(e)}`);
+    }
+    if (r.done) return;
+    yield r.value;
+  }
+}
+
 async function* prepend(head: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield head;
   for (;;) {
