@@ -47,6 +47,8 @@ export interface LabCollection {
   readonly split?: string | null;
   readonly splits?: readonly string[];
   readonly gold?: ReadonlyMap<string, readonly string[]>;
+  /** No corpus: the passages are the ids the runs rank, with no text. */
+  readonly passagesFromRuns?: boolean;
 }
 
 export interface CollectionSummary {
@@ -61,6 +63,11 @@ export interface CollectionSummary {
   /** Runs that came with the collection: name, queries, ranked entries (lines of the run file, duplicates dropped). */
   readonly runs: readonly { readonly name: string; readonly queries: number; readonly lines: number }[];
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * No corpus was given: `docs` counts the passages the runs rank, and there is no text to rank with (BM25,
+   * RM3, QL and encoders need it); imported runs are the retrievers.
+   */
+  readonly passagesFromRuns: boolean;
 }
 
 export interface RunSummary {
@@ -74,9 +81,10 @@ export interface RunSummary {
   readonly docs?: number;
 }
 
+/** Ranked entries of a run (all of them for a list kept to a depth: `length`). */
 const entries = (run: Run): number => {
   let n = 0;
-  for (const list of run.byQuery.values()) n += list.docs.length;
+  for (const list of run.byQuery.values()) n += list.length ?? list.docs.length;
   return n;
 };
 
@@ -104,7 +112,9 @@ export class LabEngine {
     this.#bm25 = null;
     this.#lexical = null;
     const all = collection.queries.ids.map((_, i) => i);
-    this.#evaluated = collection.qrels ? selectEvaluationQueries(collection.qrels, collection.queries) : all;
+    // Queries without any text (runs with no queries file): every judged one counts — imported runs need no text.
+    const anyText = collection.queries.texts.some((t) => t.trim().length > 0);
+    this.#evaluated = collection.qrels ? selectEvaluationQueries(collection.qrels, collection.queries, 1, anyText) : all;
     for (const run of collection.runs) this.#runs.set(run.name, run);
     return this.summary();
   }
@@ -121,6 +131,7 @@ export class LabEngine {
       splits: c.splits ?? [],
       runs: c.runs.map((r) => ({ name: r.name, queries: r.byQuery.size, lines: entries(r) })),
       diagnostics: c.diagnostics,
+      passagesFromRuns: c.passagesFromRuns === true,
     };
   }
 

@@ -118,6 +118,9 @@ function jobProgress(p: EncodeProgress, unit: 'documents' | 'queries'): JobProgr
   return { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit, checked: p.checked, perSecond: p.perSecond };
 }
 
+/** Candidates a collection of runs (no corpus) opens with: the rest are one click away. */
+const RUNS_FIRST_SHOWN = 3;
+
 /** Jobs projected to take longer than this get a calibration batch on the other device. */
 const CALIBRATE_ABOVE_MS = 15_000;
 
@@ -258,7 +261,13 @@ export class Lab {
       for (const run of summary.runs) this.#addImported(run.name, run.queries, run.lines, name);
       const sameCollection = this.view.collection === id;
       this.setView({ collection: id, ...(sameCollection ? {} : { query: null, reference: null, candidates: [] }) });
-      await this.addBm25(DEFAULT_BM25_PARAMS.k1, DEFAULT_BM25_PARAMS.b);
+      // BM25 is the reference when there is text to rank; runs without a corpus are their own retrievers: the
+      // first is the reference and the next ones (up to three) the candidates, so the analysis opens at once.
+      if (!summary.passagesFromRuns) await this.addBm25(DEFAULT_BM25_PARAMS.k1, DEFAULT_BM25_PARAMS.b);
+      else if (this.view.candidates.length === 0 && summary.runs.length > 1) {
+        const [first, ...rest] = summary.runs.map((r) => r.name);
+        this.setView({ reference: this.view.reference ?? first!, candidates: rest.slice(0, RUNS_FIRST_SHOWN) });
+      }
       // A deep link names its retrievers, the reference among them: start them (cached vectors make this quick).
       // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local de-duplication, never rendered
       const named = new Set([...(this.view.reference === null ? [] : [this.view.reference]), ...this.view.candidates]);

@@ -51,13 +51,14 @@ export function checkQrels(qrels: Qrels, file: string, opts: { corpus?: Corpus; 
 
 /**
  * The queries a collection is evaluated on, as the paper does: those judged in the chosen qrels split with
- * at least one positive judgment (grade ≥ `minGrade`) and non-empty text. Order: queries-file order.
+ * at least one positive judgment (grade ≥ `minGrade`) and non-empty text (unless `requireText` is false: queries known
+ * only by id, from runs). Order: queries-file order.
  */
-export function selectEvaluationQueries(qrels: Qrels, queries: Queries, minGrade = 1): number[] {
+export function selectEvaluationQueries(qrels: Qrels, queries: Queries, minGrade = 1, requireText = true): number[] {
   const out: number[] = [];
   for (let i = 0; i < queries.ids.length; i++) {
     const judged = qrels.byQuery.get(queries.ids[i]!);
-    if (!judged || (queries.texts[i] ?? '').trim().length === 0) continue;
+    if (!judged || (requireText && (queries.texts[i] ?? '').trim().length === 0)) continue;
     let positive = false;
     for (const g of judged.values()) if (g >= minGrade) positive = true;
     if (positive) out.push(i);

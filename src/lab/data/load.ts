@@ -7,7 +7,9 @@
  * - Errors are the core's InputError (file path, 1-based line, reason): a malformed line anywhere stops
  *   the load and names its file and line. Unrecognised or ignored files do not stop it: they become
  *   diagnostics (see files.ts).
- * - Corpus: required (BEIR corpus, parquet, CSV, aliased JSONL, or .txt/.md documents). Several corpus
+ * - Corpus: required unless runs are given (BEIR corpus, parquet, CSV, aliased JSONL, or .txt/.md documents).
+ *   Without one, the passages are the ids the runs rank (no text): the analysis, measures, explorer (ids,
+ *   grades, ranks) and exports need nothing more; BM25 and encoders need text. Several corpus
  *   files are accepted only as shards of one set (same folder and format, names differing only in
  *   digits, e.g. corpus-00000-of-00002.parquet); they are read in path order.
  * - Queries: required, except when at least one run is given: then the lab can still compare the runs
@@ -17,13 +19,17 @@
  * - Judgments: optional (without them the lab compares retrievers by overlap@k and rank agreement).
  *   Splits come from `qrels/<split>.tsv` (or the file stem); the chosen split is `options.split`, else
  *   test, dev, validation, train, else the first by name. Only the chosen split is parsed.
- * - Runs: every TREC run file; named by its run tag, or by its file name when two runs share a tag.
+ * - Runs: every TREC run file; named by its run tag, or by its file name when two runs share a tag. Read as
+ *   streams and kept to RUN_KEEP documents a query (core/io/run-top.ts; a run of more than RUN_KEEP_BUDGET
+ *   documents in all keeps RUN_KEEP_LARGE), with the judged documents' positions below that, so support ranks
+ *   stay exact and memory follows the kept part.
  */
-import type { Corpus, Diagnostic, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
+import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
+import { readRunTop } from '../../core/io/run-top.ts';
 import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, isInputError, quote } from '../../core/io/errors.ts';
 import { readLines } from '../../core/io/lines.ts';
-import { QrelsBuilder, parseRun, type ParseResult } from '../../core/io/trec.ts';
+import { QrelsBuilder, type ParseResult } from '../../core/io/trec.ts';
 import { checkQrels } from '../../core/io/validate.ts';
 import { parseGoldFromQueries } from '../../core/io/answers.ts';
 import { baseName, normalizePath, withoutExtension } from './bytes.ts';
@@ -162,6 +168,27 @@ function queriesFromIds(qrels: Qrels | null, runs: readonly Run[]): Queries {
   return { ids, texts: ids.map(() => ''), indexOf };
 }
 
+/** Documents a query kept from an imported run (the whole of an ordinary TREC run). */
+export const RUN_KEEP = 1000;
+/** A run of more documents than this in all keeps RUN_KEEP_LARGE a query instead (memory, not results). */
+export const RUN_KEEP_BUDGET = 2_000_000;
+export const RUN_KEEP_LARGE = 100;
+
+/** A collection's passages when it has no corpus: every id the runs rank (kept part), no text, first appearance. */
+function corpusFromRuns(runs: readonly Run[]): Corpus {
+  const ids: DocId[] = [];
+  const indexOf = new Map<DocId, DocIndex>();
+  for (const run of runs)
+    for (const list of run.byQuery.values())
+      for (const d of list.docs)
+        if (!indexOf.has(d)) {
+          indexOf.set(d, ids.length as DocIndex);
+          ids.push(d);
+        }
+  const empty = ids.map(() => '');
+  return { ids, titles: empty, texts: empty, indexOf };
+}
+
 function runName(run: Run, file: string, taken: Set<string>): string {
   let name = run.name;
   if (taken.has(name)) name = withoutExtension(baseName(file));
@@ -181,25 +208,6 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
       .map((c) => c.file.path)
       .slice(0, 12)
       .join(', ') || 'no files';
-
-  // Runs first: they decide whether queries are optional.
-  const runs: Run[] = [];
-  const taken = new Set<string>();
-  for (const c of of('run')) {
-    const parsed = await parseRun(c.file.bytes, c.file.path);
-    runs.push({ ...parsed.value, name: runName(parsed.value, c.file.path, taken) });
-    diagnostics.push(...parsed.warnings);
-  }
-
-  let corpus: ParseResult<Corpus>;
-  if (of('corpus').length > 0) corpus = await parseCorpusGroup(of('corpus'));
-  else if (of('document').length > 0)
-    corpus = await parseTextDocuments(
-      of('document').map((c) => c.file),
-      `${name} (documents)`,
-    );
-  else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}`);
-  diagnostics.push(...corpus.warnings);
 
   const bySplit = new Map<string, ClassifiedFile[]>();
   for (const c of of('qrels')) {
@@ -223,6 +231,36 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   } else if (options.split !== undefined) {
     diagnostics.push({ severity: 'warning', file: name, message: `split ${quote(options.split)} asked for, but no judgments were given` });
   }
+
+  // Runs after the judgments (their judged documents below the kept depth are recorded); they decide whether
+  // the corpus and the queries are optional.
+  const runs: Run[] = [];
+  const taken = new Set<string>();
+  const judgments = qrels?.value ?? null;
+  for (const c of of('run')) {
+    const parsed = await readRunTop(() => c.file.bytes, c.file.path, {
+      depth: RUN_KEEP,
+      budget: { docs: RUN_KEEP_BUDGET, depth: RUN_KEEP_LARGE },
+      sizeHint: c.file.bytes.length,
+      ...(judgments === null ? {} : { judged: (q: QueryId) => judgments.byQuery.get(q) }),
+    });
+    runs.push({ ...parsed.value, name: runName(parsed.value, c.file.path, taken) });
+    diagnostics.push(...parsed.warnings);
+  }
+
+  let corpus: ParseResult<Corpus>;
+  let passagesFromRuns = false;
+  if (of('corpus').length > 0) corpus = await parseCorpusGroup(of('corpus'));
+  else if (of('document').length > 0)
+    corpus = await parseTextDocuments(
+      of('document').map((c) => c.file),
+      `${name} (documents)`,
+    );
+  else if (runs.length > 0) {
+    corpus = { value: corpusFromRuns(runs), warnings: [] };
+    passagesFromRuns = true;
+  } else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}, or TREC runs`);
+  diagnostics.push(...corpus.warnings);
 
   let queries: Queries;
   let queriesSynthesized = false;
@@ -252,9 +290,9 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   }
 
   if (qrels) {
-    diagnostics.push(
-      ...checkQrels(qrels.value, qrels.file, queriesSynthesized ? { corpus: corpus.value } : { corpus: corpus.value, queries }),
-    );
+    // Without a corpus every judged passage the runs never rank is unknown to the collection: no warning for that.
+    const against = passagesFromRuns ? {} : { corpus: corpus.value };
+    diagnostics.push(...checkQrels(qrels.value, qrels.file, queriesSynthesized ? against : { ...against, queries }));
   }
-  return { name, corpus: corpus.value, queries, qrels: qrels?.value ?? null, split, splits, runs, diagnostics, gold };
+  return { name, corpus: corpus.value, queries, qrels: qrels?.value ?? null, split, splits, runs, diagnostics, gold, passagesFromRuns };
 }

@@ -27,6 +27,8 @@ export interface LoadedCollection {
   readonly diagnostics: readonly Diagnostic[];
   /** Gold answers from the queries' BEIR metadata (`metadata.answer` / `answers`), by query id; empty when none. */
   readonly gold?: ReadonlyMap<string, readonly string[]>;
+  /** No corpus was given: the passages are the ids the runs rank, without text (BM25 and encoders need text). */
+  readonly passagesFromRuns?: boolean;
 }
 
 /** Download progress of one URL. */

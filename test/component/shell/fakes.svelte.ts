@@ -143,6 +143,7 @@ export function summary(patch: Partial<CollectionSummary> = {}): CollectionSumma
     queries: 1109,
     evaluated: 300,
     judged: true,
+    passagesFromRuns: false,
     split: 'test',
     splits: ['test', 'train'],
     runs: [],

@@ -14,7 +14,8 @@ import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import { classifyFiles } from '../../../src/lab/data/files.ts';
 import { loadCollection } from '../../../src/lab/data/load.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
-import { SCIFACT_DIR } from '../../shared-data.ts';
+import { join } from 'node:path';
+import { SCIFACT_DIR, SHARED_DATA } from '../../shared-data.ts';
 
 const SCIFACT = SCIFACT_DIR;
 const enc = new TextEncoder();
@@ -195,5 +196,47 @@ describe('malformed input surfaces as InputError with path and line', () => {
       loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('run.txt', `${RUN_A}q3 Q0 d1 x 1.0 bm25\n`)]),
     );
     expect(e).toMatchObject({ file: 'run.txt', line: 4 });
+  });
+});
+
+describe('runs without a corpus', () => {
+  it('qrels and two runs open as a collection: passages are the ids the runs rank, queries the ids, no text', async () => {
+    const c = await loadCollection([file('qrels.txt', QRELS_TREC), file('a.run', RUN_A), file('b.run', RUN_B)], { name: 'runs' });
+    expect(c.passagesFromRuns).toBe(true);
+    expect([...c.corpus.ids].sort()).toEqual(['d1', 'd2', 'd3']);
+    expect(c.corpus.texts.every((t) => t === '')).toBe(true);
+    expect([...c.queries.ids]).toEqual(['q1', 'q2']);
+    expect(c.runs.map((r) => r.name)).toEqual(['bm25', 'dense']);
+    expect(c.qrels?.byQuery.get('q2' as never)?.get('d3' as never)).toBe(2);
+  });
+
+  it('TREC-COVID: qrels and the Anserini BM25 run, no corpus; the kept run equals the parsed file and records no tail', async () => {
+    const dir = join(SHARED_DATA, 'trec-covid-bm25');
+    const qrels = readFileSync(join(dir, 'qrels.test.txt'));
+    const run = readFileSync(join(dir, 'run.bm25-flat.txt'));
+    const c = await loadCollection(
+      [
+        { path: 'qrels.test.txt', bytes: qrels },
+        { path: 'run.bm25-flat.txt', bytes: run },
+      ],
+      { name: 'covid' },
+    );
+    const parsed = (await parseRun(new Uint8Array(run), 'run.bm25-flat.txt')).value;
+    expect(c.passagesFromRuns).toBe(true);
+    expect(c.queries.ids).toHaveLength(50);
+    expect(c.runs).toHaveLength(1);
+    const kept = c.runs[0]!;
+    // 1,000 a query: kept whole.
+    for (const [q, list] of parsed.byQuery) {
+      expect(kept.byQuery.get(q)!.docs).toEqual(list.docs);
+      expect(kept.byQuery.get(q)!.tail).toBeUndefined();
+    }
+    expect(c.corpus.ids.length).toBe(new Set([...parsed.byQuery.values()].flatMap((l) => l.docs)).size);
+  });
+
+  it('neither a corpus nor a run: the corpus is asked for', async () => {
+    await expect(loadCollection([file('qrels.txt', QRELS_TREC), file('queries.jsonl', QUERIES)], { name: 'x' })).rejects.toThrow(
+      /no corpus found .* or TREC runs/,
+    );
   });
 });

@@ -1,0 +1,173 @@
+/**
+ * Bring your own results: TREC-COVID's qrels, Anserini's BM25 run and a second run derived from it, dropped
+ * on the lab with no corpus and no queries file (the production build in Debian's chromium). The collection
+ * opens from the runs, the first run is the reference and the second the candidate, the headline is on the
+ * first screen, and the flip report the lab exports is `fliplab flips --json` on the same files, byte for byte
+ * but for the recipes. A reload brings it back; bad files are refused by name and line, keeping what is open.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Download, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import { SHARED_DATA } from '../shared-data.ts';
+import { launchChromium } from './browser.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const COVID = join(SHARED_DATA, 'trec-covid-bm25');
+
+let work: string;
+let server: HubServer;
+let browser: Browser;
+let files: { qrels: string; bm25: string; other: string; bad: string };
+
+/**
+ * A second retriever from the BM25 run: within each query, every third document moves up two places and the
+ * documents at ranks 6–8 leave for three the run never ranked; every fourth query's whole top 10 is replaced.
+ */
+function derivedRun(text: string): string {
+  const byQuery = new Map<string, string[]>();
+  for (const line of text.trim().split('\n')) {
+    const [q, , d] = line.split(/\s+/);
+    if (!byQuery.has(q!)) byQuery.set(q!, []);
+    byQuery.get(q!)!.push(d!);
+  }
+  const out: string[] = [];
+  for (const [q, docs] of byQuery) {
+    const order = [...docs];
+    for (let i = 2; i < order.length; i += 3) [order[i - 2], order[i]] = [order[i]!, order[i - 2]!];
+    for (let i = 5; i < 8 && i < order.length; i++) order[i] = `new-${q}-${i}`;
+    // Every fourth query loses its whole top 10 (the retriever found other passages): broken queries.
+    if (Number(q) % 4 === 0) for (let i = 0; i < 10 && i < order.length; i++) order[i] = `new-${q}-${i}`;
+    order.forEach((d, i) => out.push(`${q} Q0 ${d} ${i + 1} ${(100 - i / 10).toFixed(3)} derived`));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'fliplab-runs-e2e-'));
+  files = {
+    qrels: join(work, 'qrels.test.txt'),
+    bm25: join(work, 'run.bm25-flat.txt'),
+    other: join(work, 'derived.run'),
+    bad: join(work, 'bad.run'),
+  };
+  await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
+  await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
+  await writeFile(files.other, derivedRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+  // A run whose line 40,000 has five fields.
+  const lines = readFileSync(files.other, 'utf8').split('\n');
+  lines[39_999] = lines[39_999]!.split(' ').slice(0, 5).join(' ');
+  await writeFile(files.bad, lines.join('\n'));
+  const dist = join(work, 'dist');
+  await build({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: dist, emptyOutDir: true, minify: false, reportCompressedSize: false },
+  });
+  server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
+  browser = await launchChromium({ webgpu: false });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+async function saveDownload(p: Page, click: () => Promise<void>): Promise<string> {
+  const [download] = (await Promise.all([p.waitForEvent('download'), click()])) as [Download, void];
+  const path = join(work, download.suggestedFilename());
+  await download.saveAs(path);
+  return readFile(path, 'utf8');
+}
+
+const analysisRuns = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
+
+describe('runs without a corpus', () => {
+  it('TREC-COVID qrels + two runs open with no corpus; the lab’s flip report is fliplab flips on the same files', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const requests: string[] = [];
+    context.on('request', (r) => requests.push(r.url()));
+    const p = await context.newPage();
+    try {
+      await p.goto(server.url);
+      await p.getByTestId('pick-files').setInputFiles([files.qrels, files.bm25, files.other]);
+      await expect
+        .poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
+        .toMatch(/passages ranked by the runs \(ids only, no corpus\).*50 queries.*50 judged/s);
+      // The first run is the reference, the second the candidate: the analysis opens by itself.
+      await expect.poll(() => analysisRuns(p), { timeout: 30_000 }).toBe('Anserini,derived');
+      const headline = p.getByTestId('headline');
+      expect(await headline.textContent()).toMatch(/Replacing Anserini by derived at k = 10 fixes \d+ and breaks \d+ of 50 queries/);
+      const box = (await headline.boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(800);
+      // No text: the lab says so instead of offering retrievers that need it.
+      expect(await p.getByTestId('no-text').isVisible()).toBe(false); // folded with the add forms
+      await p.getByTestId('add-retriever').locator('summary').click();
+      expect(await p.getByTestId('no-text').textContent()).toMatch(/no passage text to rank/);
+      expect(await p.getByTestId('add-bm25').count()).toBe(0);
+
+      const report = await saveDownload(p, () => p.getByTestId('export-report-json').click());
+      const out = await cli([
+        'flips',
+        files.qrels,
+        '--reference',
+        files.bm25,
+        '--candidate',
+        files.other,
+        '--name',
+        'Anserini',
+        '--name',
+        'derived',
+        '--depths',
+        '1,5,10,20,50',
+        '--json',
+        '--per-query',
+      ]);
+      expect(out.code).toBe(0);
+      const { recipes: _a, ...app } = JSON.parse(report) as Record<string, unknown>;
+      const { recipes: _c, ...cliReport } = JSON.parse(out.stdout) as Record<string, unknown>;
+      expect(app).toEqual(cliReport);
+      expect((app['depths'] as { candidates: { broken: number; fixed: number }[] }[])[2]!.candidates[0]!.broken).toBeGreaterThan(0);
+
+      // The explorer works on ids: a query's two rankings, and a passage says it has no text.
+      await p.getByTestId('next-broken').click();
+      const detail = p.locator('.detail-pane');
+      await expect.poll(() => detail.locator('.list').count(), { timeout: 10_000 }).toBe(2);
+      await detail
+        .getByRole('button', { name: /^Show passage / })
+        .first()
+        .click();
+      await expect.poll(() => detail.getByTestId('no-passage-text').count(), { timeout: 10_000 }).toBe(1);
+
+      // A reload brings the collection and the analysis back.
+      await p.reload();
+      await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,derived');
+
+      // A bad run at line 40,000: named by file and line beside the import; nothing open is lost.
+      await p.getByTestId('add-retriever').locator('summary').click();
+      await p.getByTestId('pick-runs').setInputFiles(files.bad);
+      const error = p.getByTestId('run-import-error');
+      await expect.poll(() => error.textContent(), { timeout: 30_000 }).toMatch(/bad\.run, line 40000: expected 6 columns/);
+      expect(await analysisRuns(p)).toBe('Anserini,derived');
+      // Nothing left the page but for the app's own files.
+      expect(requests.filter((u) => !u.startsWith(server.url))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+});
