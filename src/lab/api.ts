@@ -15,7 +15,8 @@ import type { AgreementReport } from '../core/agreement/index.ts';
 import type { DepthWarning } from '../core/depth.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { MetricsRow } from '../report/metrics.ts';
-import { loadCollection } from './data/load.ts';
+import { loadCollection, PASSAGE_TEXT_FILE } from './data/load.ts';
+import { filterPassages, type PassageFilterProgress } from '../core/io/passages.ts';
 import type { CollectionFile } from './data/types.ts';
 import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
@@ -34,6 +35,8 @@ function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
 
 /** The lab worker's calls over one engine (a fresh one unless a test passes its own, to look inside). */
 export function createLabApi(engine: LabEngine = new LabEngine()) {
+  /** The passage-text job in progress (one at a time; a new one or cancelPassageText stops it). */
+  let passageJob: AbortController | null = null;
   return {
     /** Only these origins may be fetched from this worker (the page's CSP does not reach workers). */
     allowOrigins(origins: readonly string[]): void {
@@ -162,6 +165,42 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
     async exportPack(config: EncoderConfig, tool: string): Promise<Uint8Array> {
       const zip = await exportPack(config, engine.packCollection(), { tool });
       return transfer(zip, [zip.buffer as ArrayBuffer]);
+    },
+
+    /**
+     * Text for a collection opened from runs (no corpus): the corpus file is streamed (`file.stream()`, so a 3 GB
+     * collection.tsv never sits in memory) and only the passages the runs rank are kept. Returns those passages as
+     * a BEIR jsonl file (what the collection store keeps, so a reload has the text) and the counts.
+     */
+    async keepPassageText(
+      file: Blob,
+      name: string,
+      onProgress?: (p: PassageFilterProgress) => void,
+    ): Promise<{ file: CollectionFile; kept: number; read: number; missing: number }> {
+      passageJob?.abort();
+      const job = new AbortController();
+      passageJob = job;
+      try {
+        const keep = new Set<string>(engine.passageIds());
+        const result = await filterPassages(file.stream() as ReadableStream<Uint8Array>, name, keep, {
+          totalBytes: file.size,
+          signal: job.signal,
+          ...(onProgress ? { onProgress: (p: PassageFilterProgress) => void onProgress(p) } : {}),
+        });
+        const kept = result.value.corpus;
+        engine.fillPassageText(kept);
+        const line = (id: string, i: number) => `${JSON.stringify({ _id: id, title: kept.titles[i] ?? '', text: kept.texts[i] ?? '' })}\n`;
+        const bytes = new TextEncoder().encode(kept.ids.map(line).join(''));
+        const counts = { kept: kept.ids.length, read: result.value.passagesRead, missing: result.value.missing.length };
+        const out = { file: { path: PASSAGE_TEXT_FILE, bytes }, ...counts };
+        return transfer(out, [bytes.buffer as ArrayBuffer]);
+      } finally {
+        if (passageJob === job) passageJob = null;
+      }
+    },
+
+    cancelPassageText(): void {
+      passageJob?.abort(new DOMException('cancelled', 'AbortError'));
     },
 
     compare(

@@ -32,6 +32,7 @@ import type { StoredVector } from '../encoders/pooling.ts';
 import type { PackCollection } from './packs.ts';
 import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation } from './types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
+import { withText } from './data/load.ts';
 
 /** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */
 export const RUN_DEPTH = 1000;
@@ -368,6 +369,20 @@ export class LabEngine {
       judged: [...(judgments ?? new Map<DocId, number>())].map(([docId, grade]) => ({ docId, grade })),
       lists,
     };
+  }
+
+  /** The passage ids of a collection whose passages came from its runs (what a corpus file is filtered to). */
+  passageIds(): DocId[] {
+    return [...this.#collection().corpus.ids];
+  }
+
+  /**
+   * Text for the passages of a collection without a corpus, from the passages a corpus file held (the rest keep
+   * no text). The passages stay the runs' ids: BM25 and encoders still see no corpus of their own.
+   */
+  fillPassageText(kept: Corpus): void {
+    const c = this.#collection();
+    this.#c = { ...c, corpus: withText(c.corpus, kept) };
   }
 
   passage(docId: string): { title: string; text: string } {

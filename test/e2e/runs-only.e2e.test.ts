@@ -6,6 +6,7 @@
  * but for the recipes. A reload brings it back; bad files are refused by name and line, keeping what is open.
  */
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ const COVID = join(SHARED_DATA, 'trec-covid-bm25');
 let work: string;
 let server: HubServer;
 let browser: Browser;
-let files: { qrels: string; bm25: string; other: string; bad: string };
+let files: { qrels: string; bm25: string; other: string; bad: string; corpus: string };
 
 /**
  * A second retriever from the BM25 run: within each query, every third document moves up two places and the
@@ -56,6 +57,7 @@ beforeAll(async () => {
     bm25: join(work, 'run.bm25-flat.txt'),
     other: join(work, 'derived.run'),
     bad: join(work, 'bad.run'),
+    corpus: join(work, 'corpus.jsonl.gz'),
   };
   await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
   await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
@@ -64,6 +66,19 @@ beforeAll(async () => {
   const lines = readFileSync(files.other, 'utf8').split('\n');
   lines[39_999] = lines[39_999]!.split(' ').slice(0, 5).join(' ');
   await writeFile(files.bad, lines.join('\n'));
+  // A BEIR corpus.jsonl.gz holding text for the first 100 passages of each query of the BM25 run, and 20,000 more.
+  const ranked = new Set<string>();
+  const perQuery = new Map<string, number>();
+  for (const line of readFileSync(files.bm25, 'utf8').trim().split('\n')) {
+    const [q, , d] = line.split(/\s+/);
+    const n = perQuery.get(q!) ?? 0;
+    perQuery.set(q!, n + 1);
+    if (n < 100) ranked.add(d!);
+  }
+  const corpus = [...ranked, ...Array.from({ length: 20_000 }, (_, i) => `other-${i}`)].map(
+    (id) => `${JSON.stringify({ _id: id, title: `Title of ${id}`, text: `The text of passage ${id}.` })}\n`,
+  );
+  await writeFile(files.corpus, gzipSync(corpus.join('')));
   const dist = join(work, 'dist');
   await build({
     root: ROOT,
@@ -157,6 +172,18 @@ describe('runs without a corpus', () => {
       // A reload brings the collection and the analysis back.
       await p.reload();
       await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,derived');
+
+      // Passage text from a corpus file added now: streamed, only the runs' passages kept, and kept after a reload.
+      await p.getByTestId('pick-passage-text').setInputFiles(files.corpus);
+      await expect.poll(() => p.getByTestId('passage-text').getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
+      expect(await p.getByTestId('passage-text').textContent()).toMatch(/text for [\d,]+ of the runs' passages \(2\d,\d{3} read/);
+      await p.reload();
+      await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,derived');
+      await p.getByTestId('next-broken').click();
+      await expect.poll(() => detail.locator('.list').count(), { timeout: 10_000 }).toBe(2);
+      await expect
+        .poll(() => detail.locator('.list').first().locator('td.title').first().textContent(), { timeout: 10_000 })
+        .toMatch(/Title of /);
 
       // A bad run at line 40,000: named by file and line beside the import; nothing open is lost.
       await p.getByTestId('add-retriever').locator('summary').click();

@@ -18,6 +18,12 @@ const hostName = (url: string): string => {
   }
 };
 import type { Lab } from './lab.svelte.ts';
+import { proxy } from 'comlink';
+import { etaMs } from '../../core/progress.ts';
+import type { PassageFilterProgress } from '../../core/io/passages.ts';
+import { PASSAGE_TEXT_FILE } from '../../lab/data/files.ts';
+import { baseName } from '../../lab/data/bytes.ts';
+import { errorInfo, errorText } from './errors.ts';
 
 export interface DownloadState {
   readonly name: string;
@@ -45,6 +51,29 @@ export class Collections {
   readonly catalog = BEIR_CATALOG;
   #store: CollectionStore | null = null;
   #download: AbortController | null = null;
+  /**
+   * Text for a collection opened from runs, from a corpus file read as a stream (only the passages the runs
+   * rank are kept): in progress (bytes, ETA), done (counts) or failed (file, line, reason).
+   */
+  passageText:
+    | {
+        readonly state: 'reading';
+        readonly collection: string;
+        readonly file: string;
+        readonly bytesRead: number;
+        readonly totalBytes: number;
+        readonly etaMs: number | null;
+      }
+    | {
+        readonly state: 'done';
+        readonly collection: string;
+        readonly file: string;
+        readonly kept: number;
+        readonly read: number;
+        readonly missing: number;
+      }
+    | { readonly state: 'error'; readonly collection: string; readonly file: string; readonly message: string }
+    | null = $state.raw(null);
 
   constructor(
     private readonly lab: Lab,
@@ -145,6 +174,56 @@ export class Collections {
     } catch (e) {
       this.error = `${name} opened but could not be stored for the next visit: ${e instanceof Error ? e.message : String(e)}`;
     }
+  }
+
+  /**
+   * Add passage text to the open collection of runs from a corpus file (MS MARCO collection.tsv or BEIR
+   * corpus.jsonl, .gz too): streamed in the lab worker, only the passages the runs rank kept, then stored with
+   * the collection so a reload has the text. Cancel with cancelPassageText.
+   */
+  async addPassageText(file: File): Promise<void> {
+    const id = this.lab.collectionId;
+    if (id === null || !this.lab.collection?.passagesFromRuns) return;
+    const started = performance.now();
+    this.passageText = { state: 'reading', collection: id, file: file.name, bytesRead: 0, totalBytes: file.size, etaMs: null };
+    try {
+      const result = await this.lab.lab.keepPassageText(
+        file,
+        file.name,
+        proxy((p: PassageFilterProgress) => {
+          if (this.passageText?.state !== 'reading' || this.lab.collectionId !== id) return;
+          const total = p.totalBytes ?? file.size;
+          this.passageText = {
+            state: 'reading',
+            collection: id,
+            file: file.name,
+            bytesRead: p.bytesRead,
+            totalBytes: total,
+            etaMs: etaMs(p.bytesRead, total, performance.now() - started),
+          };
+        }),
+      );
+      if (this.lab.collectionId !== id) return;
+      // Kept with the collection (before saying done: a reload right after must find it): the stored files lose
+      // any earlier passage text and gain this one.
+      const db = this.#db();
+      const files = (await db.get(id)) ?? [];
+      const meta = await db.meta(id);
+      if (meta)
+        await db.put({ id, name: meta.name, source: meta.source, addedAt: meta.addedAt }, [
+          ...files.filter((f) => baseName(f.path) !== PASSAGE_TEXT_FILE),
+          result.file,
+        ]);
+      this.passageText = { state: 'done', collection: id, file: file.name, kept: result.kept, read: result.read, missing: result.missing };
+      await this.refresh();
+    } catch (e) {
+      if (e instanceof Error && e.name === 'AbortError') this.passageText = null;
+      else this.passageText = { state: 'error', collection: id, file: file.name, message: errorText(errorInfo(e)) };
+    }
+  }
+
+  cancelPassageText(): void {
+    void this.lab.lab.cancelPassageText();
   }
 
   /** Open a stored collection by id (deep links). False when it is not on this machine. */

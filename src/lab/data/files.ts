@@ -15,6 +15,7 @@
  *   *.jsonl|ndjson|json with aliased id/text          corpus or queries as for parquet
  *   *quer*|*topic*.tsv                                queries `qid<TAB>text`
  *   *.md, *.markdown                                  a document of a custom corpus
+ *   first line <top>, <topics …>, <?xml …>            TREC topics (SGML or XML), by content
  * Content rules for everything else (first non-empty lines): 6 columns with integer rank and numeric
  * score → TREC run; 4 columns ending in an integer → TREC qrels; `query-id corpus-id score` → BEIR
  * qrels; `id<TAB>text` → queries; JSON objects → as above; other `.txt` → a document.
@@ -28,9 +29,15 @@ import { aliasesFor, csvHeader, pickField } from './custom.ts';
 import { isParquet, parquetColumns, QRELS_PARQUET_COLUMNS } from './parquet.ts';
 import type { CollectionFile } from './types.ts';
 
-export type FileRole = 'corpus' | 'queries' | 'qrels' | 'run' | 'document' | 'ignored' | 'unknown';
+export type FileRole = 'corpus' | 'queries' | 'qrels' | 'run' | 'document' | 'passage-text' | 'ignored' | 'unknown';
+
+/**
+ * The text the lab kept for a collection of runs (no corpus) from a corpus file added later: the passages the
+ * runs rank, as BEIR jsonl. Stored with the collection's files; not a corpus (the passages stay the runs' ids).
+ */
+export const PASSAGE_TEXT_FILE = 'fliplab-passage-text.jsonl';
 /** `jsonl`: BEIR fields (`_id`, `text`); `jsonl-aliased`: id/text under an alias; `trec`: whitespace columns. */
-export type FileFormat = 'jsonl' | 'jsonl-aliased' | 'parquet' | 'csv' | 'tsv' | 'trec' | 'text';
+export type FileFormat = 'jsonl' | 'jsonl-aliased' | 'parquet' | 'csv' | 'tsv' | 'trec' | 'text' | 'topics';
 
 export interface ClassifiedFile {
   readonly file: CollectionFile;
@@ -166,6 +173,7 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   const name = logicalName(path);
   const ext = extensionOf(path);
   if (JUNK.test(path)) return { file, role: 'ignored', format: null, by: 'name', reason: 'system file' };
+  if (baseName(path) === PASSAGE_TEXT_FILE) return { file, role: 'passage-text', format: 'jsonl', by: 'name' };
   if (name === 'corpus.jsonl') return { file, role: 'corpus', format: 'jsonl', by: 'name' };
   if (name === 'queries.jsonl') return { file, role: 'queries', format: 'jsonl', by: 'name' };
 
@@ -202,6 +210,9 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   if (ext === 'md' || ext === 'markdown') return { file, role: 'document', format: 'text', by: 'name' };
 
   const lines = await headLines(file.bytes);
+  // TREC topic files (older tracks' SGML <top>, TREC-COVID's XML <topics>): queries, whatever their name.
+  if (lines.length > 0 && /^\s*<(?:top>|topics\b|topic\b|\?xml)/i.test(lines[0]!))
+    return { file, role: 'queries', format: 'topics', by: 'content' };
   const shape = sniffShape(lines);
   if (shape === 'json' || ext === 'jsonl' || ext === 'ndjson' || ext === 'json') {
     const keys = jsonKeys(lines[0]);

@@ -26,6 +26,7 @@
  */
 import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
 import { readRunTop } from '../../core/io/run-top.ts';
+import { parseTopics } from '../../core/io/topics.ts';
 import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, isInputError, quote } from '../../core/io/errors.ts';
 import { readLines } from '../../core/io/lines.ts';
@@ -34,7 +35,9 @@ import { checkQrels } from '../../core/io/validate.ts';
 import { parseGoldFromQueries } from '../../core/io/answers.ts';
 import { baseName, normalizePath, withoutExtension } from './bytes.ts';
 import { feedAliasedJsonl, feedCsv, feedQueriesTsv, parseTextDocuments } from './custom.ts';
-import { classifyFiles, type ClassifiedFile } from './files.ts';
+import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from './files.ts';
+
+export { PASSAGE_TEXT_FILE };
 import { feedCorpusParquet, feedQrelsParquet, feedQueriesParquet } from './parquet.ts';
 import type { CollectionFile, LoadedCollection } from './types.ts';
 
@@ -126,6 +129,17 @@ async function parseCorpusGroup(list: readonly ClassifiedFile[]): Promise<ParseR
 }
 
 async function parseQueriesGroup(list: readonly ClassifiedFile[]): Promise<ParseResult<Queries>> {
+  // A TREC topic file is one file of its own (core/io/topics.ts): the query text is the title (SGML) or query (XML).
+  const topics = list.find((c) => c.format === 'topics');
+  if (topics !== undefined) {
+    if (list.length > 1)
+      throw new InputError(
+        topics.file.path,
+        undefined,
+        `expected one queries or topics file, got ${list.map((c) => c.file.path).join(', ')}`,
+      );
+    return parseTopics(topics.file.bytes, topics.file.path);
+  }
   const group = shards('queries file', list);
   const label = group[0]!.file.path;
   const b = new QueriesBuilder(label);
@@ -173,6 +187,19 @@ export const RUN_KEEP = 1000;
 /** A run of more documents than this in all keeps RUN_KEEP_LARGE a query instead (memory, not results). */
 export const RUN_KEEP_BUDGET = 2_000_000;
 export const RUN_KEEP_LARGE = 100;
+
+/** `corpus` with the titles and texts `kept` has for its ids (the others keep theirs). */
+export function withText(corpus: Corpus, kept: Corpus): Corpus {
+  const titles = [...corpus.titles];
+  const texts = [...corpus.texts];
+  kept.ids.forEach((id, k) => {
+    const i = corpus.indexOf.get(id);
+    if (i === undefined) return;
+    titles[i] = kept.titles[k] ?? '';
+    texts[i] = kept.texts[k] ?? '';
+  });
+  return { ...corpus, titles, texts };
+}
 
 /** A collection's passages when it has no corpus: every id the runs rank (kept part), no text, first appearance. */
 function corpusFromRuns(runs: readonly Run[]): Corpus {
@@ -259,6 +286,8 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   else if (runs.length > 0) {
     corpus = { value: corpusFromRuns(runs), warnings: [] };
     passagesFromRuns = true;
+    // Text kept earlier from a corpus file (see PASSAGE_TEXT_FILE): the passages get it back by id.
+    for (const c of of('passage-text')) corpus = { value: withText(corpus.value, (await parseCorpusGroup([c])).value), warnings: [] };
   } else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}, or TREC runs`);
   diagnostics.push(...corpus.warnings);
 

@@ -115,6 +115,9 @@ export class FakeCollections {
   openUpload = vi.fn(async (_files: readonly CollectionFile[]): Promise<void> => {});
   openStored = vi.fn(async (_id: string): Promise<boolean> => true);
   remove = vi.fn(async (_id: string): Promise<void> => {});
+  passageText: Collections['passageText'] = $state.raw(null);
+  addPassageText = vi.fn(async (_file: File): Promise<void> => {});
+  cancelPassageText = vi.fn((): void => {});
 }
 
 type CollectionsMembers =
@@ -128,7 +131,10 @@ type CollectionsMembers =
   | 'cancelDownload'
   | 'openUpload'
   | 'openStored'
-  | 'remove';
+  | 'remove'
+  | 'passageText'
+  | 'addPassageText'
+  | 'cancelPassageText';
 
 export function asCollections(fake: FakeCollections): Collections {
   const shape: Pick<Collections, CollectionsMembers> = fake;

@@ -240,3 +240,49 @@ describe('runs without a corpus', () => {
     );
   });
 });
+
+describe('topic files', () => {
+  const XML = `<?xml version="1.0" encoding="UTF-8"?>
+<topics task="COVIDSearch" batch="5">
+  <topic number="1">
+    <query>coronavirus origin</query>
+    <question>what is the origin of COVID-19</question>
+    <narrative>seeking range of information about the SARS-CoV-2 virus's origin</narrative>
+  </topic>
+  <topic number="2">
+    <query>coronavirus response to weather changes</query>
+    <question>how does the coronavirus respond to changes in the weather</question>
+    <narrative>seeking range of information about the SARS-CoV-2 virus viability</narrative>
+  </topic>
+</topics>
+`;
+  const SGML = `<top>
+<num> Number: q1
+<title> red apples
+<desc> Description:
+Documents about red apples.
+</top>
+<top>
+<num> Number: q2
+<title> green pears
+<desc> Description:
+Documents about pears.
+</top>
+`;
+
+  it('a TREC-COVID XML topic file gives the runs-only collection its query text (by content, any name)', async () => {
+    const qrels = '1 0 d1 2\n2 0 d3 1\n';
+    const run = '1 Q0 d1 1 9 a\n2 Q0 d3 1 8 a\n';
+    const c = await loadCollection([file('qrels.txt', qrels), file('topics-rnd5.xml', XML), file('a.run', run)], { name: 'covid' });
+    expect(c.passagesFromRuns).toBe(true);
+    expect([...c.queries.ids]).toEqual(['1', '2']);
+    expect([...c.queries.texts]).toEqual(['coronavirus origin', 'coronavirus response to weather changes']);
+  });
+
+  it('an SGML <top> file named .txt is topics, not a document of a custom corpus', async () => {
+    const { files } = await classifyFiles([file('topics.301-302.txt', SGML)]);
+    expect(files.map((f) => [f.role, f.format])).toEqual([['queries', 'topics']]);
+    const c = await loadCollection([file('qrels.txt', QRELS_TREC), file('topics.txt', SGML), file('a.run', RUN_A)], { name: 'x' });
+    expect([...c.queries.texts]).toEqual(['red apples', 'green pears']);
+  });
+});
