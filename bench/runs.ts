@@ -3,11 +3,17 @@
  * (7M lines, ~250 MB each), deterministic — and ~9k qrels lines, as a user's Anserini/Pyserini runs would be.
  *
  *   npm run bench:runs                      (TREC_EVAL=/path/to/trec_eval adds the C tool's time)
- *   node --import tsx bench/runs.ts --small (a 100-query pair: the smoke leg); --keep-files leaves the files
+ *   node --import tsx bench/runs.ts --small (a 100-query pair: the smoke leg); --keep-files leaves the files;
+ *   --no-lab skips the browser leg
  *
  * CLI leg (whole processes, start-up included, runs interleaved): `fliplab flips qrels a.run b.run --depths
  * 1,10,100` next to `fliplab eval -m ndcg_cut.10 qrels a.run` on one of the runs (the peer), with each
  * one's peak RSS from /usr/bin/time. Goals: flips ≤ 3× eval, flips peak memory ≤ 500 MB.
+ *
+ * Lab leg (the production build in headless Chromium, a fresh profile): the qrels and both runs picked, no
+ * corpus → the headline on screen, timed from the pick, next to the CLI flips time of this run (goal ≤ 5×);
+ * then the JS heap of the page and of the lab worker (DevTools protocol, Runtime.getHeapUsage; goal < 1 GB
+ * together), and a change of k timed to the next frame.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -123,7 +129,83 @@ function timeInterleaved(commands: readonly { cmd: string; args: string[] }[]): 
 
 const mib = (kib: number | undefined): string => (kib === undefined ? 'n/a' : `${(kib / 1024).toFixed(0)} MiB`);
 
-function main(): void {
+/** The lab leg: see the file comment. */
+async function labLeg(gen: { a: string; b: string; qrels: string }, cliFlipsMs: number): Promise<void> {
+  const { build } = await import('vite');
+  const { launchChromium } = await import('../test/e2e/browser.ts');
+  const { startHubServer } = await import('../test/support/hub-server.ts');
+  const work = mkdtempSync(join(tmpdir(), 'fliplab-bench-runs-lab-'));
+  const server = await (async () => {
+    await build({
+      root: ROOT,
+      configFile: join(ROOT, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir: join(work, 'dist'), emptyOutDir: true },
+    });
+    return startHubServer({ staticRoot: join(work, 'dist') });
+  })();
+  const browser = await launchChromium({ webgpu: false });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(server.url);
+    const cdp = await context.newCDPSession(page);
+    const t0 = performance.now();
+    await page.getByTestId('pick-files').setInputFiles([gen.qrels, gen.a, gen.b]);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="headline"] p').length > 0, null, {
+      timeout: 600_000,
+      polling: 200,
+    });
+    const ms = performance.now() - t0;
+    // Heap of the page and of every worker it started (the lab worker holds the runs).
+    const heaps: number[] = [((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize];
+    const browserCdp = await browser.newBrowserCDPSession();
+    const { targetInfos } = (await browserCdp.send('Target.getTargets')) as { targetInfos: { targetId: string; type: string }[] };
+    for (const t of targetInfos.filter((x) => x.type === 'worker')) {
+      const { sessionId } = (await browserCdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false })) as {
+        sessionId: string;
+      };
+      const used = await new Promise<number>((resolve) => {
+        browserCdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => {
+          const msg = JSON.parse(e.message) as { id?: number; result?: { usedSize: number } };
+          if (e.sessionId === sessionId && msg.id === 1) resolve(msg.result?.usedSize ?? 0);
+        });
+        void browserCdp.send('Target.sendMessageToTarget', {
+          sessionId,
+          message: JSON.stringify({ id: 1, method: 'Runtime.getHeapUsage' }),
+        });
+      });
+      heaps.push(used);
+    }
+    const heap = heaps.reduce((a, b) => a + b, 0);
+    // A change of k, to the next frame.
+    const frame = (await page.evaluate(`(async () => {
+      const select = document.querySelector('.fl-analysis select');
+      const t = performance.now();
+      select.value = select.value === '10' ? '1' : '10';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => r()));
+      return performance.now() - t;
+    })()`)) as number;
+    const ratio = ms / cliFlipsMs;
+    console.log(
+      `  lab: pick → headline                          ${ms.toFixed(0).padStart(6)} ms   (${ratio.toFixed(2)}× the CLI flips) [goal ≤ 5×: ${ratio <= 5 ? 'PASS' : 'NOT MET'}]`,
+    );
+    console.log(
+      `  lab: JS heap, page + workers (${heaps.length} heaps)   ${(heap / 2 ** 20).toFixed(0).padStart(6)} MiB   [goal < 1 GB: ${heap < 1e9 ? 'PASS' : 'NOT MET'}]`,
+    );
+    console.log(
+      `  lab: change of k, input → next frame         ${frame.toFixed(1).padStart(6)} ms   [goal ≤ 16 ms: ${frame <= 16 ? 'PASS' : 'NOT MET'}]`,
+    );
+    await context.close();
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'fliplab-bench-runs-'));
   try {
     const t0 = performance.now();
@@ -150,10 +232,11 @@ function main(): void {
     console.log(`  flips ÷ eval ${ratio.toFixed(2)}×   [goal ≤ 3×: ${ratio <= 3 ? 'PASS' : 'NOT MET'}]`);
     if (tf!.rssKiB !== undefined)
       console.log(`  flips peak memory ${mib(tf!.rssKiB)}   [goal ≤ 500 MB: ${tf!.rssKiB * 1024 <= 500e6 ? 'PASS' : 'NOT MET'}]`);
+    if (!process.argv.includes('--no-lab')) await labLeg(gen, tf!.ms);
   } finally {
     if (process.argv.includes('--keep-files')) console.log(`  files kept in ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main();
+await main();

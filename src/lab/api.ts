@@ -5,7 +5,8 @@
  * objects; typed arrays are transferred, not copied.
  */
 import { transfer } from 'comlink';
-import { parseRun } from '../core/io/trec.ts';
+import { readRunTop } from '../core/io/run-top.ts';
+import { fileSource, wholeFile } from './data/bytes.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import type { ReaderTaskSet, ReaderTemplate } from '../core/answers/prompt.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
@@ -77,8 +78,12 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return engine.addVectors(name, positions, vectors);
     },
 
+    /** A run file the user imports: streamed and kept as a collection's runs are (load.ts), judged tails included. */
     async addRunFile(file: CollectionFile, name?: string): Promise<RunSummary> {
-      const parsed = await parseRun(file.bytes, file.path, name);
+      const parsed = await readRunTop(() => fileSource(file), file.path, {
+        ...engine.keepOptions(file),
+        ...(name === undefined ? {} : { name }),
+      });
       return engine.addRun(parsed.value);
     },
 
@@ -134,13 +139,13 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     /** A gold-answers JSONL (or a BEIR queries.jsonl with metadata answers), parsed with file:line errors. */
     async parseGoldFile(file: CollectionFile): Promise<{ gold: Record<string, string[]>; warnings: string[] }> {
-      const parsed = await parseGoldAny(new TextDecoder().decode(file.bytes), file.path);
+      const parsed = await parseGoldAny(new TextDecoder().decode((await wholeFile(file)).bytes), file.path);
       return { gold: Object.fromEntries(parsed.value), warnings: parsed.warnings.map((w) => w.message) };
     },
 
     /** A predictions JSONL ({"query_id", "prediction"}), parsed with file:line errors. */
     async parsePredictionsFile(file: CollectionFile): Promise<Record<string, string>> {
-      return Object.fromEntries((await parsePredictions(file.bytes, file.path)).value);
+      return Object.fromEntries((await parsePredictions(fileSource(file), file.path)).value);
     },
 
     runText(name: string): string {
@@ -152,8 +157,9 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
     },
 
     /** Check a vector pack against the open collection and add its vectors to the cache (see packs.ts). */
-    importPack(files: readonly CollectionFile[], onProgress?: (done: number, total: number) => void): Promise<PackImport> {
-      return importPack(files, engine.packCollection(), onProgress ? { onProgress: (d, t) => void onProgress(d, t) } : {});
+    async importPack(files: readonly CollectionFile[], onProgress?: (done: number, total: number) => void): Promise<PackImport> {
+      const whole = await Promise.all(files.map(wholeFile));
+      return importPack(whole, engine.packCollection(), onProgress ? { onProgress: (d, t) => void onProgress(d, t) } : {});
     },
 
     /** A pack-made recipe run's configuration (ids like "pack:<model>~<fingerprint>"), found in the embedding cache. */

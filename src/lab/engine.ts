@@ -32,7 +32,9 @@ import type { StoredVector } from '../encoders/pooling.ts';
 import type { PackCollection } from './packs.ts';
 import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation } from './types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
-import { withText } from './data/load.ts';
+import { runKeepOptions, withText } from './data/load.ts';
+import type { CollectionFile } from './data/types.ts';
+import type { KeepOptions } from '../core/io/run-top.ts';
 
 /** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */
 export const RUN_DEPTH = 1000;
@@ -280,6 +282,11 @@ export class LabEngine {
 
   #vectorSummary(run: IncrementalVectorRun): RunSummary {
     return { name: run.name, queries: run.queryIds.length, depth: run.depth, encodedDocs: run.encodedDocs, docs: run.docCount };
+  }
+
+  /** How a run read from `file` is kept for this collection (load.ts's rule), with its judgments' positions. */
+  keepOptions(file: CollectionFile): KeepOptions {
+    return runKeepOptions(this.#collection().qrels, file);
   }
 
   /** Add a run read from a file. */

@@ -10,7 +10,10 @@ const ROOT = join(import.meta.dirname, '../..');
 
 describe('bench/runs.ts --small', () => {
   it('times flips against eval on a generated pair and prints the goals', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/runs.ts'), '--small'], { encoding: 'utf8', cwd: ROOT });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/runs.ts'), '--small', '--no-lab'], {
+      encoding: 'utf8',
+      cwd: ROOT,
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/two runs of 100,000 lines \(100 queries × 1000\)/);

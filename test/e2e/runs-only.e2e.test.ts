@@ -5,7 +5,8 @@
  * first screen, and the flip report the lab exports is `fliplab flips --json` on the same files, byte for byte
  * but for the recipes. A reload brings it back; bad files are refused by name and line, keeping what is open.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { LARGE_FILE_BYTES } from '../../src/lab/data/bytes.ts';
 import { gzipSync } from 'node:zlib';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,8 @@ let files: { qrels: string; bm25: string; other: string; bad: string; corpus: st
 
 /**
  * A second retriever from the BM25 run: within each query, every third document moves up two places and the
- * documents at ranks 6–8 leave for three the run never ranked; every fourth query's whole top 10 is replaced.
+ * documents at ranks 6–8 leave for three the run never ranked; every fourth query's whole top 10 is replaced; and
+ * it goes 5,000 deep.
  */
 function derivedRun(text: string): string {
   const byQuery = new Map<string, string[]>();
@@ -45,7 +47,9 @@ function derivedRun(text: string): string {
     for (let i = 5; i < 8 && i < order.length; i++) order[i] = `new-${q}-${i}`;
     // Every fourth query loses its whole top 10 (the retriever found other passages): broken queries.
     if (Number(q) % 4 === 0) for (let i = 0; i < 10 && i < order.length; i++) order[i] = `new-${q}-${i}`;
-    order.forEach((d, i) => out.push(`${q} Q0 ${d} ${i + 1} ${(100 - i / 10).toFixed(3)} derived`));
+    // 5,000 deep (4,000 more passages a query): the file is over 8 MiB, so the lab streams it from its Blob.
+    for (let i = 0; i < 4000; i++) order.push(`deep-${q}-${i}`);
+    order.forEach((d, i) => out.push(`${q} Q0 ${d} ${i + 1} ${(1000 - i / 10).toFixed(3)} derived`));
   }
   return `${out.join('\n')}\n`;
 }
@@ -62,6 +66,7 @@ beforeAll(async () => {
   await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
   await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
   await writeFile(files.other, derivedRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+  expect(statSync(files.other).size).toBeGreaterThan(LARGE_FILE_BYTES);
   // A run whose line 40,000 has five fields.
   const lines = readFileSync(files.other, 'utf8').split('\n');
   lines[39_999] = lines[39_999]!.split(' ').slice(0, 5).join(' ');

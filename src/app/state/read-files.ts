@@ -1,15 +1,17 @@
 /**
  * Turn what a user picks or drops (files, a folder, several folders) into `CollectionFile`s: relative path
- * + bytes. Folders are walked with the File System entries API that drag-and-drop offers; `<input
- * webkitdirectory>` gives `webkitRelativePath`. Reading is async (`Blob.arrayBuffer`): the page stays live.
+ * + bytes (a large file: its Blob and first bytes, see lab/data/bytes.ts). Folders are walked with the File
+ * System entries API that drag-and-drop offers; `<input webkitdirectory>` gives `webkitRelativePath`. Reading is
+ * async (`Blob.arrayBuffer`): the page stays live.
  */
 import type { CollectionFile } from '../../lab/data/types.ts';
+import { collectionFile } from '../../lab/data/bytes.ts';
 
 export async function readFileList(files: Iterable<File>): Promise<CollectionFile[]> {
   const out: CollectionFile[] = [];
   for (const file of files) {
     const path = (file as File & { webkitRelativePath?: string }).webkitRelativePath || file.name;
-    out.push({ path, bytes: new Uint8Array(await file.arrayBuffer()) });
+    out.push(await collectionFile(path, file));
   }
   return out;
 }
@@ -25,7 +27,7 @@ interface EntryLike {
 async function walk(entry: EntryLike, out: CollectionFile[]): Promise<void> {
   if (entry.isFile && entry.file) {
     const file = await new Promise<File>((ok, fail) => entry.file!(ok, fail));
-    out.push({ path: entry.fullPath.replace(/^\//, ''), bytes: new Uint8Array(await file.arrayBuffer()) });
+    out.push(await collectionFile(entry.fullPath.replace(/^\//, ''), file));
   } else if (entry.isDirectory && entry.createReader) {
     const reader = entry.createReader();
     // readEntries returns the children in chunks until it returns an empty list.

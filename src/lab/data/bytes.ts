@@ -5,6 +5,30 @@
  */
 import { InputError } from '../../core/io/errors.ts';
 import { isGzip } from '../../core/io/lines.ts';
+import type { CollectionFile } from './types.ts';
+
+/** A file larger than this is handed over as a Blob (streamed where the reader streams), not read into memory. */
+export const LARGE_FILE_BYTES = 8 * 1024 * 1024;
+/** The first bytes a large file keeps in memory, to be classified by its first lines. */
+export const HEAD_BYTES = 256 * 1024;
+
+/** A picked or dropped file as a CollectionFile: its bytes, or for a large one its Blob and first bytes. */
+export async function collectionFile(path: string, file: Blob): Promise<CollectionFile> {
+  if (file.size <= LARGE_FILE_BYTES) return { path, bytes: new Uint8Array(await file.arrayBuffer()) };
+  return { path, bytes: new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer()), blob: file };
+}
+
+/** The file's size in bytes (the blob's when it has one). */
+export const fileSize = (f: CollectionFile): number => f.blob?.size ?? f.bytes.byteLength;
+
+/** The file with all its bytes in memory (a large file is read here, in whichever thread parses it). */
+export async function wholeFile(f: CollectionFile): Promise<CollectionFile> {
+  return f.blob === undefined ? f : { path: f.path, bytes: new Uint8Array(await f.blob.arrayBuffer()) };
+}
+
+/** The file's bytes as a source a streaming parser reads (the blob's stream for a large file). */
+export const fileSource = (f: CollectionFile): Uint8Array | ReadableStream<Uint8Array> =>
+  f.blob === undefined ? f.bytes : (f.blob.stream() as ReadableStream<Uint8Array>);
 
 function gunzipStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream('gzip')) as ReadableStream<Uint8Array>;

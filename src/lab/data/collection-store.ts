@@ -7,6 +7,7 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { catalogId } from './catalog.ts';
 import type { CollectionFile, CollectionMeta, CollectionSource } from './types.ts';
+import { fileSize } from './bytes.ts';
 
 export const DEFAULT_COLLECTIONS_DB = 'fliplab-collections';
 const VERSION = 1;
@@ -24,7 +25,7 @@ export function collectionMeta(
   files: readonly CollectionFile[],
   addedAt = Date.now(),
 ): CollectionMeta {
-  const list = files.map((f) => ({ path: f.path, bytes: f.bytes.byteLength }));
+  const list = files.map((f) => ({ path: f.path, bytes: fileSize(f) }));
   return { id, name, source, files: list, totalBytes: list.reduce((s, f) => s + f.bytes, 0), addedAt };
 }
 
@@ -35,7 +36,8 @@ export async function filesHash(files: readonly CollectionFile[]): Promise<strin
   let size = 0;
   const parts: Uint8Array[] = [];
   for (const f of sorted) {
-    const head = enc.encode(`${f.path}\u0000${f.bytes.byteLength}\u0000`);
+    // A large file (a Blob) is identified by its path, size and first bytes: hashing gigabytes to name a collection is not worth it.
+    const head = enc.encode(`${f.path}\u0000${fileSize(f)}\u0000`);
     parts.push(head, f.bytes);
     size += head.length + f.bytes.length;
   }
@@ -105,7 +107,10 @@ export class CollectionStore {
     const db = await this.#open();
     const tx = db.transaction(['meta', 'files'], 'readwrite');
     await Promise.all([
-      tx.objectStore('files').put({ id: meta.id, files: files.map((f) => ({ path: f.path, bytes: f.bytes })) }),
+      tx.objectStore('files').put({
+        id: meta.id,
+        files: files.map((f) => (f.blob === undefined ? { path: f.path, bytes: f.bytes } : { path: f.path, bytes: f.bytes, blob: f.blob })),
+      }),
       tx.objectStore('meta').put(full),
       tx.done,
     ]);

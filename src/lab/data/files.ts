@@ -24,7 +24,7 @@ import { unzipSync } from 'fflate';
 import type { Diagnostic } from '../../core/types.ts';
 import { InputError } from '../../core/io/errors.ts';
 import { splitFields } from '../../core/io/lines.ts';
-import { baseName, extensionOf, headLines, logicalName, normalizePath, withoutExtension } from './bytes.ts';
+import { baseName, extensionOf, headLines, logicalName, normalizePath, wholeFile, withoutExtension } from './bytes.ts';
 import { aliasesFor, csvHeader, pickField } from './custom.ts';
 import { isParquet, parquetColumns, QRELS_PARQUET_COLUMNS } from './parquet.ts';
 import type { CollectionFile } from './types.ts';
@@ -237,7 +237,10 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
 
 /** Classify every file (archives expanded first), then settle what only the set as a whole can tell. */
 export async function classifyFiles(input: readonly CollectionFile[]): Promise<Classification> {
-  const pending = await Promise.all(expandArchives(input).map(classifyOne));
+  // Archives and parquet files are read whole (their directory is at their end); any other large file keeps
+  // its Blob, classified by its first bytes.
+  const ready = await Promise.all(input.map((f) => (f.blob !== undefined && /\.(zip|parquet)$/i.test(f.path) ? wholeFile(f) : f)));
+  const pending = await Promise.all(expandArchives(ready).map(classifyOne));
   const has = (role: FileRole): boolean => pending.some((p) => p.role === role);
   const records = pending.filter((p) => p.role === 'records');
   const settled: ClassifiedFile[] = pending.map((p) => {

@@ -25,7 +25,7 @@
  *   stay exact and memory follows the kept part.
  */
 import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
-import { readRunTop } from '../../core/io/run-top.ts';
+import { readRunTop, type KeepOptions } from '../../core/io/run-top.ts';
 import { parseTopics } from '../../core/io/topics.ts';
 import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, isInputError, quote } from '../../core/io/errors.ts';
@@ -33,7 +33,8 @@ import { readLines } from '../../core/io/lines.ts';
 import { QrelsBuilder, type ParseResult } from '../../core/io/trec.ts';
 import { checkQrels } from '../../core/io/validate.ts';
 import { parseGoldFromQueries } from '../../core/io/answers.ts';
-import { baseName, normalizePath, withoutExtension } from './bytes.ts';
+import { baseName, fileSize, fileSource, normalizePath, wholeFile, withoutExtension } from './bytes.ts';
+import { isGzip } from '../../core/io/lines.ts';
 import { feedAliasedJsonl, feedCsv, feedQueriesTsv, parseTextDocuments } from './custom.ts';
 import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from './files.ts';
 
@@ -201,6 +202,19 @@ export function withText(corpus: Corpus, kept: Corpus): Corpus {
   return { ...corpus, titles, texts };
 }
 
+/**
+ * How the lab keeps a run read from `file` (a collection's, or one imported later): RUN_KEEP a query unless the
+ * run is large, the judged documents' positions below that, the file's size to foresee it.
+ */
+export function runKeepOptions(qrels: Qrels | null, file: CollectionFile): KeepOptions {
+  return {
+    depth: RUN_KEEP,
+    budget: { docs: RUN_KEEP_BUDGET, depth: RUN_KEEP_LARGE },
+    ...(isGzip(file.bytes) ? {} : { sizeHint: fileSize(file) }),
+    ...(qrels === null ? {} : { judged: (q: QueryId) => qrels.byQuery.get(q) }),
+  };
+}
+
 /** A collection's passages when it has no corpus: every id the runs rank (kept part), no text, first appearance. */
 function corpusFromRuns(runs: readonly Run[]): Corpus {
   const ids: DocId[] = [];
@@ -227,7 +241,11 @@ function runName(run: Run, file: string, taken: Set<string>): string {
 /** Load a collection from files (see the file comment for what is required and what is chosen). */
 export async function loadCollection(files: readonly CollectionFile[], options: LoadOptions = {}): Promise<LoadedCollection> {
   const name = options.name ?? guessName(files);
-  const { files: classified, diagnostics: found } = await classifyFiles(files);
+  const { files: sorted, diagnostics: found } = await classifyFiles(files);
+  // Runs stream from their Blob when they are large; every other file is parsed from its whole bytes.
+  const classified = await Promise.all(
+    sorted.map(async (c) => (c.role === 'run' || c.file.blob === undefined ? c : { ...c, file: await wholeFile(c.file) })),
+  );
   const diagnostics: Diagnostic[] = [...found];
   const of = (role: ClassifiedFile['role']): ClassifiedFile[] => classified.filter((c) => c.role === role);
   const listing =
@@ -265,12 +283,7 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   const taken = new Set<string>();
   const judgments = qrels?.value ?? null;
   for (const c of of('run')) {
-    const parsed = await readRunTop(() => c.file.bytes, c.file.path, {
-      depth: RUN_KEEP,
-      budget: { docs: RUN_KEEP_BUDGET, depth: RUN_KEEP_LARGE },
-      sizeHint: c.file.bytes.length,
-      ...(judgments === null ? {} : { judged: (q: QueryId) => judgments.byQuery.get(q) }),
-    });
+    const parsed = await readRunTop(() => fileSource(c.file), c.file.path, runKeepOptions(judgments, c.file));
     runs.push({ ...parsed.value, name: runName(parsed.value, c.file.path, taken) });
     diagnostics.push(...parsed.warnings);
   }

@@ -5,10 +5,16 @@
  */
 import type { Corpus, Diagnostic, Qrels, Queries, Run } from '../../core/types.ts';
 
-/** One input file: its path relative to the dropped folder (or just its name) and its raw bytes. */
+/**
+ * One input file: its path relative to the dropped folder (or just its name) and its raw bytes — or, for a
+ * large file, the `blob` holding it whole and `bytes` holding only its first bytes (enough to tell what it
+ * is). Runs and corpus text stream from the blob; anything else is read whole where it is parsed
+ * (`wholeFile` in bytes.ts). A Blob crosses to the worker and into IndexedDB without entering the JS heap.
+ */
 export interface CollectionFile {
   readonly path: string;
   readonly bytes: Uint8Array;
+  readonly blob?: Blob;
 }
 
 /** A collection ready for the lab: parsed and validated by the core. */
