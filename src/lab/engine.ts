@@ -34,7 +34,7 @@ import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplan
 import { IncrementalVectorRun } from './vector-run.ts';
 import { runKeepOptions, withText } from './data/load.ts';
 import type { CollectionFile } from './data/types.ts';
-import type { KeepOptions } from '../core/io/run-top.ts';
+import { forEvaluation, type KeepOptions } from '../core/io/run-top.ts';
 
 /** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */
 export const RUN_DEPTH = 1000;
@@ -337,7 +337,8 @@ export class LabEngine {
     const keys = LAB_MEASURES.map((m) => m.key);
     const specs = parseMeasures(keys, version);
     return names.map((name) => {
-      const result = evaluate(qrels, this.run(name), specs, { relevanceLevel, version });
+      // A run kept to a depth is measured as its whole file (core/io/run-top.ts forEvaluation).
+      const result = evaluate(qrels, forEvaluation(this.run(name)), specs, { relevanceLevel, version });
       const values: Record<string, number> = {};
       for (const m of LAB_MEASURES) {
         // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
@@ -455,7 +456,7 @@ export class LabEngine {
   trecEval(name: string, relevanceLevel = 1): string {
     const qrels = this.#collection().qrels;
     if (qrels === null) throw new Error('this collection has no judgments to evaluate against');
-    return trecEvalText(qrels, this.run(name), { relevanceLevel });
+    return trecEvalText(qrels, forEvaluation(this.run(name)), { relevanceLevel });
   }
 
   /** A run as a TREC run file. */

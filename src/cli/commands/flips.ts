@@ -10,6 +10,7 @@ import { parseTrecEvalVersion, type TrecEvalVersion } from '../../core/metrics/v
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
 import { parseQrels } from '../../core/io/trec.ts';
 import { KEEP_HELP, keepOptions, readKeptRuns } from '../runs.ts';
+import { forEvaluation } from '../../core/io/run-top.ts';
 import type { KeptRun } from '../../core/io/run-top.ts';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
@@ -91,7 +92,11 @@ export function writtenReport(
     date: meta.date,
     report,
     metrics: runs.map((r) =>
-      labMetricsRow(qrels, r, { relevanceLevel: meta.relevanceLevel, ...(meta.trecEval === undefined ? {} : { version: meta.trecEval }) }),
+      // A run kept to a depth is measured as its whole file (forEvaluation: the judged tail at its positions).
+      labMetricsRow(qrels, forEvaluation(r), {
+        relevanceLevel: meta.relevanceLevel,
+        ...(meta.trecEval === undefined ? {} : { version: meta.trecEval }),
+      }),
     ),
     descriptions: Object.fromEntries(runs.map((r, i) => [r.name, recipeLine(fileRunRecipe(meta.paths[i] ?? r.name, r))])),
   };

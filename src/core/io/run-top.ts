@@ -632,3 +632,44 @@ export async function readRunTop(open: () => TextSource, file: string, options: 
     return { value: keepTop(full.value, options), warnings: full.warnings };
   }
 }
+
+/** An id no judgment can name: stands for an unjudged document a cut dropped (a control character leads it). */
+const standIn = (position: number): DocId => asDocId(`\u0001cut:${position}`);
+
+/**
+ * A kept run as trec_eval sees the whole file, up to `maxRetrieved` documents a query (its -M, 1,000 by
+ * default): the kept documents, then down to the list's length the judged documents of its tail at their
+ * positions and, between them, stand-ins for the unjudged documents the cut dropped, scored below every kept
+ * document in the run's order. So every measure — MAP, recall@1000, bpref, num_ret — equals the measure on the
+ * file whenever the run's scores follow its ranks (as runs written by retrievers do). Lists that were not cut
+ * are returned as they are.
+ */
+export function forEvaluation(run: Run, maxRetrieved = 1000): Run {
+  let cut = false;
+  for (const l of run.byQuery.values()) if ((l.length ?? l.docs.length) > l.docs.length && l.docs.length < maxRetrieved) cut = true;
+  if (!cut) return run;
+  const byQuery = new Map<QueryId, RankedList>();
+  for (const [qid, list] of run.byQuery) {
+    const kept = list.docs.length;
+    const n = Math.min(list.length ?? kept, maxRetrieved);
+    if (n <= kept) {
+      byQuery.set(qid, list);
+      continue;
+    }
+    const docs = [...list.docs];
+    const scores = new Float64Array(n);
+    scores.set(list.scores);
+    let low = Infinity;
+    for (let i = 0; i < kept; i++) low = Math.min(low, list.scores[i]!);
+    if (!Number.isFinite(low)) low = 0;
+    const step = (Math.abs(low) + 1) * 1e-9;
+    const tail = new Map<number, DocId>();
+    if (list.tail) list.tail.docs.forEach((d, j) => tail.set(list.tail!.positions[j]!, d));
+    for (let p = kept + 1; p <= n; p++) {
+      docs.push(tail.get(p) ?? standIn(p));
+      scores[p - 1] = low - (p - kept) * step;
+    }
+    byQuery.set(qid, { docs, scores });
+  }
+  return { name: run.name, byQuery };
+}

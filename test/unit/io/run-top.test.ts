@@ -312,3 +312,47 @@ describe('bad input at scale', () => {
     expect(served).toBeLessThanOrEqual(2);
   });
 });
+
+describe('forEvaluation: a kept run, measured as the whole file', () => {
+  it('every trec_eval measure of the kept run (cut at any depth, with its judged tail) equals the whole run’s', async () => {
+    const { evaluate, parseMeasures } = await import('../../../src/core/metrics/index.ts');
+    const { forEvaluation } = await import('../../../src/core/io/run-top.ts');
+    const { parseQrels } = await import('../../../src/core/io/trec.ts');
+    const specs = parseMeasures(['all_trec'], '10.0');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 5, max: 60 }),
+        async (depth, seed, deep) => {
+          // 3 queries, `deep` documents each in score order; judgments on some ranked and some unranked documents.
+          let x = seed;
+          const rand = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
+          const lines: string[] = [];
+          const judged: string[] = [];
+          for (let q = 1; q <= 3; q++) {
+            for (let i = 0; i < deep; i++) {
+              lines.push(`q${q} Q0 d${q}-${i} ${i + 1} ${(100 - i * 0.5).toFixed(2)} r`);
+              if (rand() < 0.25) judged.push(`q${q} 0 d${q}-${i} ${Math.floor(rand() * 3)}`);
+            }
+            judged.push(`q${q} 0 unranked-${q} 1`);
+          }
+          const text = `${lines.join('\n')}\n`;
+          const qrels = (await parseQrels(`${judged.join('\n')}\n`, 'qrels')).value;
+          const whole = (await parseRun(text, 'r')).value;
+          const kept = (await readRunTop(() => text, 'r', { depth, judged: (q) => qrels.byQuery.get(q) })).value;
+          const a = evaluate(qrels, whole, specs, { relevanceLevel: 1, version: '10.0' }).aggregate;
+          const b = evaluate(qrels, forEvaluation(kept), specs, { relevanceLevel: 1, version: '10.0' }).aggregate;
+          expect(b).toEqual(a);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a run kept whole is returned as it is', async () => {
+    const { forEvaluation } = await import('../../../src/core/io/run-top.ts');
+    const run = (await readRunTop(() => 'q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n', 'r', { depth: 5 })).value;
+    expect(forEvaluation(run)).toBe(run);
+  });
+});
