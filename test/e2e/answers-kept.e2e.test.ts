@@ -7,15 +7,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeQaCollection } from '../support/qa-collection.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
+import { buildApp } from './harness.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TEST_TIMEOUT_MS = 180_000;
 
 let work: string;
@@ -25,12 +23,7 @@ let browser: Browser;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'fliplab-answers-kept-e2e-'));
   const dist = join(work, 'dist');
-  await build({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir: dist, emptyOutDir: true, minify: false, reportCompressedSize: false },
-  });
+  await buildApp(dist);
   server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
   browser = await launchChromium({ webgpu: false });
 });

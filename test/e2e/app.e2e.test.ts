@@ -17,17 +17,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Papa from 'papaparse';
-import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { writeQaCollection } from '../support/qa-collection.ts';
 import { answerTokens } from '../../src/core/answers/normalize.ts';
-import { main } from '../../src/cli/main.ts';
 import { writeBeirMirror } from '../support/beir-mirror.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { LAYOUT_REPOS, writeHubLayouts } from '../support/hub-layouts.ts';
 import { launchChromium } from './browser.ts';
+import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
 import { formatRun } from '../../src/core/io/trec.ts';
 import type { QueryId } from '../../src/core/types.ts';
 import { vectorRun } from '../../src/core/retrieve/vector-run.ts';
@@ -52,22 +51,6 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const requested: string[] = [];
-
-async function buildApp(outDir: string): Promise<void> {
-  await build({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true, minify: false, reportCompressedSize: false },
-  });
-}
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
 
 const row = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`);
 
@@ -101,12 +84,7 @@ function sampleEncoderRow(id: string): void {
   new MutationObserver(sample).observe(w.__sampleFrom ?? document.body, { subtree: true, attributes: true, childList: true });
 }
 
-async function saveDownload(p: Page, click: () => Promise<void>): Promise<{ name: string; text: string; path: string }> {
-  const [download] = (await Promise.all([p.waitForEvent('download'), click()])) as [Download, void];
-  const path = join(work, 'downloads', download.suggestedFilename());
-  await download.saveAs(path);
-  return { name: download.suggestedFilename(), text: await readFile(path, 'utf8'), path };
-}
+const saveDownload = (p: Page, click: () => Promise<void>) => saveTo(p, join(work, 'downloads'), click);
 
 /** A screenshot of `selector`; with `readme` it is one of the README's pictures (docs/screenshots with FLIPLAB_SCREENSHOTS=1). */
 async function shot(p: Page, selector: string, name: string, readme = true): Promise<void> {

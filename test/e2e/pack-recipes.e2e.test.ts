@@ -11,10 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
-import { main } from '../../src/cli/main.ts';
 import { passageText } from '../../src/core/io/beir.ts';
 import { readPack, writePack, zipPack, type PackPart } from '../../src/encoders/pack.ts';
 import { textKeys } from '../../src/encoders/identity.ts';
@@ -24,6 +22,7 @@ import { loadBeirFolder } from '../../src/node/files.ts';
 import { readPackPath } from '../../src/node/vectors-file.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
+import { buildApp, cli } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TINY = join(ROOT, 'examples/tiny-beir');
@@ -38,12 +37,7 @@ beforeAll(async () => {
   await makeModelFixtures();
   work = await mkdtemp(join(tmpdir(), 'fliplab-pack-recipes-e2e-'));
   const dist = join(work, 'dist');
-  await build({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir: dist, emptyOutDir: true, minify: false, reportCompressedSize: false },
-  });
+  await buildApp(dist);
   // The tiny models are served too: a lab that asked for one would get it, so only the request log tells.
   server = await startHubServer({ staticRoot: dist, modelsRoot: DEFAULT_MODELS_DIR, log: process.env.HUB_LOG === '1' });
   browser = await launchChromium({ webgpu: false });
@@ -54,13 +48,6 @@ afterAll(async () => {
   await server?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
 
 const row = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`);
 

@@ -8,19 +8,16 @@
 import { readFileSync, statSync } from 'node:fs';
 import { LARGE_FILE_BYTES } from '../../src/lab/data/bytes.ts';
 import { gzipSync } from 'node:zlib';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Download, Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { launchChromium } from './browser.ts';
+import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const COVID = join(SHARED_DATA, 'trec-covid-bm25');
 
 let work: string;
@@ -85,12 +82,7 @@ beforeAll(async () => {
   );
   await writeFile(files.corpus, gzipSync(corpus.join('')));
   const dist = join(work, 'dist');
-  await build({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir: dist, emptyOutDir: true, minify: false, reportCompressedSize: false },
-  });
+  await buildApp(dist);
   server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
   browser = await launchChromium({ webgpu: false });
 }, 240_000);
@@ -101,19 +93,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
-
-async function saveDownload(p: Page, click: () => Promise<void>): Promise<string> {
-  const [download] = (await Promise.all([p.waitForEvent('download'), click()])) as [Download, void];
-  const path = join(work, download.suggestedFilename());
-  await download.saveAs(path);
-  return readFile(path, 'utf8');
-}
+const saveDownload = async (p: Page, click: () => Promise<void>): Promise<string> => (await saveTo(p, work, click)).text;
 
 const analysisRuns = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
 

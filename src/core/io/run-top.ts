@@ -18,7 +18,7 @@ import { SCORE, scoreBytes } from '../metrics/byte-input.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, asQueryId } from './ids.ts';
 import { byteChunks, type TextSource } from './lines.ts';
-import { otherTagsWarning, parseRun, type ParseResult } from './trec.ts';
+import { extraColumnsWarning, otherTagsWarning, parseRun, type ParseResult } from './trec.ts';
 
 /** One query of a kept run: its first documents, and what the cut would otherwise lose. */
 export interface KeptList extends RankedList {
@@ -234,14 +234,7 @@ export class RunTopReader {
     this.closeQuery();
     if (this.byQuery.size === 0) throw new InputError(this.file, undefined, 'expected at least one run line, found none');
     if (this.otherTags > 0) this.warnings.push(otherTagsWarning(this.file, this.otherTags, this.tagText));
-    if (this.extraColumns > 0) {
-      this.warnings.push({
-        severity: 'warning',
-        file: this.file,
-        line: this.firstExtraLine,
-        message: `${this.extraColumns} line(s) have more than 6 columns; the extra columns are ignored, as trec_eval does`,
-      });
-    }
+    if (this.extraColumns > 0) this.warnings.push(extraColumnsWarning(this.file, this.extraColumns, this.firstExtraLine));
     const value: KeptRun = {
       name: this.opts.name ?? (this.tag === undefined ? this.file : this.tagText),
       byQuery: this.byQuery,

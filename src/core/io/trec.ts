@@ -224,14 +224,7 @@ export class RunBuilder {
   finish(name?: string): ParseResult<Run> {
     if (this.pending.size === 0) throw new InputError(this.file, undefined, 'expected at least one run line, found none');
     if (this.otherTags > 0) this.warnings.push(otherTagsWarning(this.file, this.otherTags, this.tag ?? ''));
-    if (this.extraColumns > 0) {
-      this.warnings.push({
-        severity: 'warning',
-        file: this.file,
-        line: this.firstExtraLine,
-        message: `${this.extraColumns} line(s) have more than 6 columns; the extra columns are ignored, as trec_eval does`,
-      });
-    }
+    if (this.extraColumns > 0) this.warnings.push(extraColumnsWarning(this.file, this.extraColumns, this.firstExtraLine));
     const byQuery = new Map<QueryId, RankedList>();
     for (const [qid, p] of this.pending) byQuery.set(qid, orderByRank(p));
     return { value: { name: name ?? this.tag ?? this.file, byQuery }, warnings: this.warnings };
@@ -241,6 +234,16 @@ export class RunBuilder {
 /** The warning for qrels lines that repeat a judgment with the same grade (shared with the byte-level evaluator). */
 export function repeatedJudgmentsWarning(file: string, count: number): Diagnostic {
   return { severity: 'warning', file, message: `${count} repeated judgment line(s) with the same grade were counted once` };
+}
+
+/** The warning for run lines with more than six columns (the first such line named); shared with run-top.ts. */
+export function extraColumnsWarning(file: string, count: number, firstLine: number): Diagnostic {
+  return {
+    severity: 'warning',
+    file,
+    line: firstLine,
+    message: `${count} line(s) have more than 6 columns; the extra columns are ignored, as trec_eval does`,
+  };
 }
 
 /** The warning for lines whose run tag differs from the first line's (shared with the byte-level evaluator). */
