@@ -286,3 +286,30 @@ Documents about pears.
     expect([...c.queries.texts]).toEqual(['red apples', 'green pears']);
   });
 });
+
+describe('a track’s worth of runs', () => {
+  it('20 runs open without a corpus; any of them is the reference, the other 19 are compared pairwise with Holm', async () => {
+    const { analyzeFlips } = await import('../../../src/core/flips/analyze.ts');
+    const qrels = Array.from({ length: 30 }, (_, q) => `t${q} 0 rel-${q} 1`).join('\n') + '\n';
+    // Run r ranks the relevant passage of topic q at rank 1 + (q * 7 + r * 3) % 12, among 12 passages.
+    const run = (r: number) =>
+      Array.from({ length: 30 }, (_, q) => {
+        const at = (q * 7 + r * 3) % 12;
+        return Array.from({ length: 12 }, (_, i) => `t${q} Q0 ${i === at ? `rel-${q}` : `p-${q}-${i}`} ${i + 1} ${12 - i} sys${r}`).join(
+          '\n',
+        );
+      }).join('\n') + '\n';
+    const files = [file('qrels.txt', qrels), ...Array.from({ length: 20 }, (_, r) => file(`runs/input.sys${r}`, run(r)))];
+    const c = await loadCollection(files, { name: 'track' });
+    expect(c.passagesFromRuns).toBe(true);
+    expect(c.runs.map((r) => r.name)).toEqual(Array.from({ length: 20 }, (_, r) => `sys${r}`));
+    const reference = c.runs[5]!;
+    const candidates = c.runs.filter((r) => r !== reference);
+    const report = analyzeFlips(c.qrels!, reference, candidates, { depths: [1, 5] });
+    expect(report.paired).toHaveLength(((19 * 18) / 2) * 2);
+    // Holm across the depths of each pair: never below the raw p, and 1 when nothing differs.
+    for (const row of report.paired) expect(row.p_holm).toBeGreaterThanOrEqual(row.p);
+    const same = report.paired.filter((r) => r.only_a === 0 && r.only_b === 0);
+    for (const row of same) expect(row.p_holm).toBe(1);
+  });
+});
