@@ -26,10 +26,10 @@ import type { EncoderConfig } from '../encoders/presets.ts';
 import type { Bm25Explanation, QueryDetail, TermExplanation } from './types.ts';
 
 function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
-  const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict];
+  const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict, p.reference.unjudged];
   for (const c of p.candidates) {
     arrays.push(c.ranks.any, c.ranks.strict, c.alternation.any, c.alternation.strict, c.rrf.any, c.rrf.strict, c.union.any, c.union.strict);
-    arrays.push(c.alternationLength, c.rrfLength, c.unionSizeTotal);
+    arrays.push(c.alternationLength, c.rrfLength, c.unionSizeTotal, c.unjudged);
   }
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
 }

@@ -270,7 +270,7 @@ describe('fliplab flips', () => {
     expect(report.depths.map((d: { k: number }) => d.k)).toEqual([1, 5, 10, 20, 50]);
     const block = report.depths[2];
     expect(Object.keys(block)).toEqual(['k', 'reference', 'candidates']);
-    expect(Object.keys(block.reference)).toEqual(['name', 'supported']);
+    expect(Object.keys(block.reference)).toEqual(['name', 'supported', 'unjudged_at_k']);
     expect(Object.keys(block.candidates[0])).toEqual([
       'name',
       'supported',
@@ -282,6 +282,9 @@ describe('fliplab flips', () => {
       'negative_flip_rate',
       'compatibility',
       'net_gain',
+      'unjudged_at_k',
+      'broken_with_unjudged',
+      'fixed_with_unjudged',
     ]);
     expect(Object.keys(block.candidates[0].net_gain)).toEqual(['value', 'lo', 'hi']);
     expect(Object.keys(report.hybrids[0])).toEqual(

@@ -34,11 +34,17 @@ export interface CandidateRow {
   negative_flip_rate: Estimate;
   compatibility: Estimate;
   net_gain: Estimate;
+  /** Mean share of the candidate's top k that is unjudged (trec_eval 10.0's unj: a position past the list's end is not). */
+  unjudged_at_k: number;
+  /** Broken queries whose candidate top k holds at least one unjudged passage (a hole in the judgments could explain them). */
+  broken_with_unjudged: number;
+  /** Fixed queries whose reference top k holds at least one unjudged passage. */
+  fixed_with_unjudged: number;
 }
 
 export interface DepthBlock {
   k: number;
-  reference: { name: string; supported: number };
+  reference: { name: string; supported: number; unjudged_at_k: number };
   candidates: CandidateRow[];
 }
 
@@ -144,6 +150,8 @@ export interface PreparedCandidate {
   readonly rrfLength: Int32Array;
   /** unionSizeTotal[k]: Σ over queries of |top-k(reference) ∪ top-k(candidate)|, for k = 0..maxDepth. */
   readonly unionSizeTotal: Float64Array;
+  /** Unjudged passages in the top d of query i: unjudged[i * maxDepth + d - 1] (see unjudgedCounts). */
+  readonly unjudged: Uint16Array;
 }
 
 /**
@@ -155,7 +163,7 @@ export interface PreparedFlips {
   readonly queries: readonly QueryId[];
   readonly relevanceLevel: number;
   readonly maxDepth: number;
-  readonly reference: { readonly name: string; readonly missing: number; readonly ranks: LabelRanks };
+  readonly reference: { readonly name: string; readonly missing: number; readonly ranks: LabelRanks; readonly unjudged: Uint16Array };
   readonly candidates: readonly PreparedCandidate[];
 }
 
@@ -176,12 +184,35 @@ function setRanks(
   target.strict[i] = r.all;
 }
 
+/**
+ * For each cohort query, how many of the run's top d passages are unjudged, for d = 1..maxDepth: not in the
+ * query's judgments, or judged with a negative grade (trec_eval's "in the pool but unjudged"). A position past
+ * the run's list is not unjudged (trec_eval 10.0's unj). Counts fit 16 bits: maxDepth is at most 65,535.
+ */
+export function unjudgedCounts(qrels: Qrels, queries: readonly QueryId[], run: Run, maxDepth: number): Uint16Array {
+  const out = new Uint16Array(queries.length * maxDepth);
+  queries.forEach((qid, i) => {
+    const docs = run.byQuery.get(qid)?.docs ?? [];
+    const judged = qrels.byQuery.get(qid);
+    let count = 0;
+    for (let d = 1; d <= maxDepth; d++) {
+      if (d <= docs.length) {
+        const grade = judged?.get(docs[d - 1]!);
+        if (grade === undefined || grade < 0) count++;
+      }
+      out[i * maxDepth + d - 1] = count;
+    }
+  });
+  return out;
+}
+
 function prepareCandidate(
   queries: readonly QueryId[],
   positives: readonly ReadonlySet<DocId>[],
   reference: Run,
   candidate: Run,
   maxDepth: number,
+  unjudged: Uint16Array,
 ): PreparedCandidate {
   const n = queries.length;
   const ranks = labelRanks(n);
@@ -227,7 +258,7 @@ function prepareCandidate(
     union.any[i] = best.size === 0 ? NEVER : Math.min(...best.values());
     union.strict[i] = best.size < pos.size ? NEVER : Math.max(...best.values());
   }
-  return { name: candidate.name, missing, ranks, alternation, rrf, union, alternationLength, rrfLength, unionSizeTotal };
+  return { name: candidate.name, missing, ranks, alternation, rrf, union, alternationLength, rrfLength, unionSizeTotal, unjudged };
 }
 
 /** The depth-independent part of the analysis; `maxDepth` bounds the depths a report may ask for. */
@@ -238,6 +269,7 @@ export function prepareFlips(
   options: { relevanceLevel?: number; maxDepth: number },
 ): PreparedFlips {
   if (candidates.length === 0) throw new RangeError('expected at least one candidate run');
+  if (options.maxDepth > 0xffff) throw new RangeError(`depths up to 65,535 can be analysed, got ${options.maxDepth}`);
   const relevanceLevel = options.relevanceLevel ?? 1;
   const cohort = buildCohort(qrels, relevanceLevel);
   const n = cohort.queries.length;
@@ -249,8 +281,22 @@ export function prepareFlips(
     queries: cohort.queries,
     relevanceLevel,
     maxDepth: options.maxDepth,
-    reference: { name: reference.name, missing: refProfile.missing, ranks: { any: refProfile.first, strict: refProfile.all } },
-    candidates: candidates.map((c) => prepareCandidate(cohort.queries, cohort.positives, reference, c, options.maxDepth)),
+    reference: {
+      name: reference.name,
+      missing: refProfile.missing,
+      ranks: { any: refProfile.first, strict: refProfile.all },
+      unjudged: unjudgedCounts(qrels, cohort.queries, reference, options.maxDepth),
+    },
+    candidates: candidates.map((c) =>
+      prepareCandidate(
+        cohort.queries,
+        cohort.positives,
+        reference,
+        c,
+        options.maxDepth,
+        unjudgedCounts(qrels, cohort.queries, c, options.maxDepth),
+      ),
+    ),
   };
 }
 
@@ -281,13 +327,28 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
   const refRanks = p.reference.ranks[label];
   const cands = p.candidates;
 
+  const unjudgedAt = (counts: Uint16Array, i: number, k: number): number => counts[i * p.maxDepth + k - 1]!;
+  const meanUnjudged = (counts: Uint16Array, k: number): number => {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += unjudgedAt(counts, i, k) / k;
+    return total / n;
+  };
   const depthBlocks: DepthBlock[] = depths.map((k) => {
     let refSupported = 0;
     for (let i = 0; i < n; i++) if (refRanks[i]! <= k) refSupported++;
     return {
       k,
-      reference: { name: p.reference.name, supported: refSupported },
+      reference: { name: p.reference.name, supported: refSupported, unjudged_at_k: meanUnjudged(p.reference.unjudged, k) },
       candidates: cands.map((c) => {
+        const candRanks = c.ranks[label];
+        let brokenWithUnjudged = 0;
+        let fixedWithUnjudged = 0;
+        for (let i = 0; i < n; i++) {
+          const refIn = refRanks[i]! <= k;
+          const candIn = candRanks[i]! <= k;
+          if (refIn && !candIn && unjudgedAt(c.unjudged, i, k) > 0) brokenWithUnjudged++;
+          if (!refIn && candIn && unjudgedAt(p.reference.unjudged, i, k) > 0) fixedWithUnjudged++;
+        }
         const s = summarize(countTransitions(refRanks, c.ranks[label], k));
         return {
           name: c.name,
@@ -300,6 +361,9 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
           negative_flip_rate: s.negativeFlipRate,
           compatibility: s.compatibility,
           net_gain: s.netGain,
+          unjudged_at_k: meanUnjudged(c.unjudged, k),
+          broken_with_unjudged: brokenWithUnjudged,
+          fixed_with_unjudged: fixedWithUnjudged,
         };
       }),
     };
