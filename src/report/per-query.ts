@@ -12,9 +12,22 @@ function requirePerQuery(report: FlipReport, what: string): PerQueryRow[] {
   return report.per_query;
 }
 
-/** Column names: qid, reference, candidate, reference_rank, candidate_rank, state@k for each depth. */
+/**
+ * Column names: qid, reference, candidate, reference_rank, candidate_rank, state@k for each depth, then the
+ * unjudged passages in each run's top k: reference_unjudged@k, candidate_unjudged@k for each depth.
+ */
 export function perQueryCsvHeader(report: FlipReport): string[] {
-  return ['qid', 'reference', 'candidate', 'reference_rank', 'candidate_rank', ...report.depth_list.map((k) => `state@${k}`)];
+  const ks = report.depth_list;
+  return [
+    'qid',
+    'reference',
+    'candidate',
+    'reference_rank',
+    'candidate_rank',
+    ...ks.map((k) => `state@${k}`),
+    ...ks.map((k) => `reference_unjudged@${k}`),
+    ...ks.map((k) => `candidate_unjudged@${k}`),
+  ];
 }
 
 /**
@@ -27,7 +40,8 @@ export function perQueryCsv(report: FlipReport): string {
   const reference = referenceName(report);
   const records: CsvCell[][] = [];
   for (const q of rows) {
-    for (const c of q.candidates) records.push([q.qid, reference, c.name, q.reference_rank, c.rank, ...c.states]);
+    for (const c of q.candidates)
+      records.push([q.qid, reference, c.name, q.reference_rank, c.rank, ...c.states, ...q.reference_unjudged, ...c.unjudged]);
   }
   return toCsv(perQueryCsvHeader(report), records);
 }

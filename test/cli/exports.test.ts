@@ -132,7 +132,19 @@ describe('fliplab flips --csv / --report', () => {
     );
     expect(csv).toBe(perQueryCsv(report));
     const rows = Papa.parse<string[]>(csv, { skipEmptyLines: true }).data;
-    expect(rows[0]).toEqual(['qid', 'reference', 'candidate', 'reference_rank', 'candidate_rank', 'state@1', 'state@10']);
+    expect(rows[0]).toEqual([
+      'qid',
+      'reference',
+      'candidate',
+      'reference_rank',
+      'candidate_rank',
+      'state@1',
+      'state@10',
+      'reference_unjudged@1',
+      'reference_unjudged@10',
+      'candidate_unjudged@1',
+      'candidate_unjudged@10',
+    ]);
     expect(rows.length - 1).toBe(43);
     expect(rows.filter((x) => x[6] === 'broken').length).toBe(report.depths[1]!.candidates[0]!.broken);
   });

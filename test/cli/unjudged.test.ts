@@ -7,7 +7,7 @@
  *   fixed_with_unjudged  = fixed queries whose reference top k holds an unjudged passage
  * (the cohort: queries with a judgment of grade ≥ 1; broken: the reference has one in its top k, the candidate not).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
@@ -50,7 +50,20 @@ describe('unjudged passages in flips --json', () => {
     writeFileSync(paths.ref, runText(ref, 'ref'));
     writeFileSync(paths.cand, runText(cand, 'cand'));
 
-    const out = await cli('flips', paths.qrels, '--reference', paths.ref, '--candidate', paths.cand, '--depths', '1,5,10,20', '--json');
+    const csvPath = join(tmp, 'per-query.csv');
+    const out = await cli(
+      'flips',
+      paths.qrels,
+      '--reference',
+      paths.ref,
+      '--candidate',
+      paths.cand,
+      '--depths',
+      '1,5,10,20',
+      '--json',
+      '--csv',
+      csvPath,
+    );
     expect(out.code).toBe(0);
     const report = JSON.parse(out.stdout) as {
       depths: {
@@ -77,6 +90,20 @@ describe('unjudged passages in flips --json', () => {
       expect([c.broken, c.fixed]).toEqual([broken.length, fixed.length]);
       expect(c.broken_with_unjudged).toBe(broken.filter((q) => unjudgedIn(q, cand.get(q), k) > 0).length);
       expect(c.fixed_with_unjudged).toBe(fixed.filter((q) => unjudgedIn(q, ref.get(q), k) > 0).length);
+    }
+    // The per-query CSV: each run's unjudged count in its top k, for every query and depth.
+    const [header, ...lines] = readFileSync(csvPath, 'utf8')
+      .trim()
+      .split(/\r\n/)
+      .map((l) => l.split(','));
+    const col = (name: string) => header!.indexOf(name);
+    expect(lines.map((l) => l[0])).toEqual(cohort);
+    for (const l of lines) {
+      const q = l[0]!;
+      for (const k of [1, 5, 10, 20]) {
+        expect(Number(l[col(`reference_unjudged@${k}`)])).toBe(unjudgedIn(q, ref.get(q), k));
+        expect(Number(l[col(`candidate_unjudged@${k}`)])).toBe(unjudgedIn(q, cand.get(q), k));
+      }
     }
     // The generated pair exercises both: some broken and some fixed queries, with and without unjudged passages.
     const at10 = report.depths.find((d) => d.k === 10)!.candidates[0]!;

@@ -91,7 +91,10 @@ export interface PerQueryRow {
   qid: string;
   /** Rank at which the reference supports the query under the label, null if never (within its list). */
   reference_rank: number | null;
-  candidates: { name: string; rank: number | null; states: TransitionState[] }[];
+  /** Unjudged passages in the reference's top k, for each k of depth_list. */
+  reference_unjudged: number[];
+  /** `unjudged`: the same for the candidate's top k. */
+  candidates: { name: string; rank: number | null; states: TransitionState[]; unjudged: number[] }[];
 }
 
 export interface FlipReport {
@@ -458,14 +461,16 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
       }
       return list as TransitionState[];
     };
+    const unjudgedList = (counts: Uint16Array, i: number): number[] => depths.map((k) => unjudgedAt(counts, i, k));
     report.per_query = p.queries.map((qid, i) => {
       const r = refRanks[i]!;
       return {
         qid,
         reference_rank: rankOrNull(r),
+        reference_unjudged: unjudgedList(p.reference.unjudged, i),
         candidates: cands.map((c) => {
           const cr = c.ranks[label][i]!;
-          return { name: c.name, rank: rankOrNull(cr), states: statesFor(r, cr) };
+          return { name: c.name, rank: rankOrNull(cr), states: statesFor(r, cr), unjudged: unjudgedList(c.unjudged, i) };
         }),
       };
     });

@@ -73,7 +73,8 @@ describe('filterQueries', () => {
         const perQuery: PerQueryRow[] = c.rows.map((r) => ({
           qid: r.qid,
           reference_rank: r.reference_rank,
-          candidates: [...r.candidates],
+          reference_unjudged: c.depthList.map(() => 0),
+          candidates: r.candidates.map((x) => ({ ...x, unjudged: c.depthList.map(() => 0) })),
         }));
         const report = reportOf(c.names, c.depthList, perQuery);
         const got = filterQueries(

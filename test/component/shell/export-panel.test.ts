@@ -105,17 +105,30 @@ describe('ExportPanel', () => {
   });
 
   test('the per-query CSV has one row per query and candidate: ranks and the state at every depth', async () => {
-    setup();
+    const { lab } = setup();
     await fireEvent.click(screen.getByTestId('export-per-query-csv'));
     const file = await only();
     expect([file.name, file.type]).toEqual(['SciFact-per-query.csv', 'text/csv']);
     const { data, errors } = Papa.parse<string[]>(file.text.trimEnd());
     expect(errors).toEqual([]);
-    expect(data[0]).toEqual(['qid', 'reference', 'candidate', 'reference_rank', 'candidate_rank', ...DEPTHS.map((k) => `state@${k}`)]);
+    expect(data[0]).toEqual([
+      'qid',
+      'reference',
+      'candidate',
+      'reference_rank',
+      'candidate_rank',
+      ...DEPTHS.map((k) => `state@${k}`),
+      ...DEPTHS.map((k) => `reference_unjudged@${k}`),
+      ...DEPTHS.map((k) => `candidate_unjudged@${k}`),
+    ]);
     const want = REFERENCE_RANKS.flatMap((ref, i) =>
       (['BGE', 'E5'] as const).map((c) => [`q${i + 1}`, 'BM25', c, rankCell(ref), rankCell(RANKS[c][i]!), ...literalStates(c, i)]),
     );
-    expect(data.slice(1)).toEqual(want);
+    const fixed = 5 + DEPTHS.length;
+    expect(data.slice(1).map((r) => r.slice(0, fixed))).toEqual(want);
+    // Then each run's unjudged passages in its top k, as the report counts them.
+    const unjudged = lab.report!.per_query!.flatMap((q) => q.candidates.map((c) => [...q.reference_unjudged, ...c.unjudged].map(String)));
+    expect(data.slice(1).map((r) => r.slice(fixed))).toEqual(unjudged);
   });
 
   test('the per-query JSON says how to read it and holds the same states', async () => {

@@ -220,9 +220,21 @@ describe('input checks', () => {
       depths: [1, 2],
       perQuery: true,
     });
+    // Unjudged at k = 1, 2: q1's reference [d] has none, its candidate [x, d] one from k = 1; q2's reference [x, e]
+    // one from k = 1, its candidate [e] none.
     expect(report.per_query).toEqual([
-      { qid: 'q1', reference_rank: 1, candidates: [{ name: 'c', rank: 2, states: ['broken', 'preserved'] }] },
-      { qid: 'q2', reference_rank: 2, candidates: [{ name: 'c', rank: 1, states: ['fixed', 'preserved'] }] },
+      {
+        qid: 'q1',
+        reference_rank: 1,
+        reference_unjudged: [0, 0],
+        candidates: [{ name: 'c', rank: 2, states: ['broken', 'preserved'], unjudged: [1, 1] }],
+      },
+      {
+        qid: 'q2',
+        reference_rank: 2,
+        reference_unjudged: [1, 1],
+        candidates: [{ name: 'c', rank: 1, states: ['fixed', 'preserved'], unjudged: [0, 0] }],
+      },
     ]);
   });
 });

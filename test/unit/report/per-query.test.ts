@@ -17,7 +17,22 @@ describe('per-query CSV', () => {
     const { data, errors } = parse(csv);
     expect(errors).toEqual([]);
     const [header, ...rows] = data;
-    expect(header).toEqual(['qid', 'reference', 'candidate', 'reference_rank', 'candidate_rank', 'state@1', 'state@5', 'state@10']);
+    expect(header).toEqual([
+      'qid',
+      'reference',
+      'candidate',
+      'reference_rank',
+      'candidate_rank',
+      'state@1',
+      'state@5',
+      'state@10',
+      'reference_unjudged@1',
+      'reference_unjudged@5',
+      'reference_unjudged@10',
+      'candidate_unjudged@1',
+      'candidate_unjudged@5',
+      'candidate_unjudged@10',
+    ]);
     expect(rows.length).toBe(report.per_query!.length * names.length);
     let i = 0;
     for (const q of report.per_query!) {
@@ -28,7 +43,8 @@ describe('per-query CSV', () => {
         expect(row[2]).toBe(cand.name);
         expect(row[3]).toBe(q.reference_rank === null ? '' : String(q.reference_rank));
         expect(row[4]).toBe(cand.rank === null ? '' : String(cand.rank));
-        expect(row.slice(5)).toEqual(cand.states);
+        expect(row.slice(5, 5 + cand.states.length)).toEqual(cand.states);
+        expect(row.slice(5 + cand.states.length).map(Number)).toEqual([...q.reference_unjudged, ...cand.unjudged]);
       }
     }
   });
