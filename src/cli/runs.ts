@@ -10,6 +10,7 @@
  */
 import type { KeepOptions, KeptRun } from '../core/io/run-top.ts';
 import { readRunTop } from '../core/io/run-top.ts';
+import { isGzip } from '../core/io/lines.ts';
 import type { ParseResult } from '../core/io/trec.ts';
 import type { DocId, Qrels, QueryId } from '../core/types.ts';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -64,7 +65,7 @@ function plainFileSize(path: string): number | undefined {
     try {
       const head = new Uint8Array(2);
       readSync(fd, head, 0, 2, 0);
-      return head[0] === 0x1f && head[1] === 0x8b ? undefined : statSync(path).size;
+      return isGzip(head) ? undefined : statSync(path).size;
     } finally {
       closeSync(fd);
     }

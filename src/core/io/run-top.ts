@@ -14,7 +14,7 @@
  * (`ScatteredRunError`) — `readRunTop` then reads the file again with `parseRun` and keeps the same top.
  */
 import type { Diagnostic, DocId, QueryId, RankedList, Run } from '../types.ts';
-import { SCORE, scoreBytes } from '../metrics/byte-input.ts';
+import { doubled, FNV_OFFSET, FNV_PRIME, hashBytes, SCORE, scoreBytes } from '../metrics/byte-input.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, asQueryId } from './ids.ts';
 import { byteChunks, type TextSource } from './lines.ts';
@@ -78,25 +78,11 @@ const HASH = 0x23;
 const CLASS = new Uint8Array(256);
 for (const c of [32, 9, 11, 12, 13]) CLASS[c] = 1;
 CLASS[NL] = 2;
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-
-function hashOf(bytes: Uint8Array, s: number, e: number): number {
-  let h = FNV_OFFSET;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ bytes[i]!, FNV_PRIME);
-  return h;
-}
 
 function grownBytes(a: Uint8Array, need: number): Uint8Array<ArrayBuffer> {
   let n = a.length;
   while (n < need) n *= 2;
   const b = new Uint8Array(n);
-  b.set(a);
-  return b;
-}
-
-function grown<T extends Int32Array | Float64Array>(a: T): T {
-  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
   b.set(a);
   return b;
 }
@@ -393,12 +379,12 @@ export class RunTopReader {
 
   private add(bytes: Uint8Array, ds: number, de: number, rank: number, score: number): void {
     if (this.n === this.ranks.length) {
-      this.ranks = grown(this.ranks);
-      this.scores = grown(this.scores);
-      this.lines = grown(this.lines);
-      this.docOff = grown(this.docOff);
-      this.docLen = grown(this.docLen);
-      this.docHash = grown(this.docHash);
+      this.ranks = doubled(this.ranks);
+      this.scores = doubled(this.scores);
+      this.lines = doubled(this.lines);
+      this.docOff = doubled(this.docOff);
+      this.docLen = doubled(this.docLen);
+      this.docHash = doubled(this.docHash);
     }
     const len = de - ds;
     if (this.arenaUsed + len > this.arena.length) this.arena = grownBytes(this.arena, this.arenaUsed + len);
@@ -515,7 +501,7 @@ export class RunTopReader {
       const enc = new TextEncoder();
       for (const d of judged.keys()) {
         const b = enc.encode(d);
-        const h = hashOf(b, 0, b.length);
+        const h = hashBytes(b, 0, b.length);
         const list = byHash.get(h);
         if (list) list.push(d);
         else byHash.set(h, [d]);

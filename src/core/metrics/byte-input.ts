@@ -14,8 +14,9 @@ import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED } from './measure.ts';
 
 export const NL = 10;
 export const HASH_SIGN = 0x23;
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
+/** FNV-1a (32-bit), the docid hash of the byte readers (here and core/io/run-top.ts). */
+export const FNV_OFFSET = 0x811c9dc5 | 0;
+export const FNV_PRIME = 0x01000193;
 
 /** Byte classes for the hot loops: 0 part of a field, 1 field separator (ASCII whitespace but newline), 2 newline. */
 const CLASS = new Uint8Array(256);
@@ -209,7 +210,7 @@ function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, 
 }
 
 /** A typed array twice as long with `a`'s values first. */
-function doubled<T extends Int32Array | Float64Array>(a: T): T {
+export function doubled<T extends Int32Array | Float64Array>(a: T): T {
   const b = new (a.constructor as new (n: number) => T)(a.length * 2);
   b.set(a);
   return b;
