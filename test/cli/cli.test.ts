@@ -285,6 +285,7 @@ describe('fliplab flips', () => {
       'unjudged_at_k',
       'broken_with_unjudged',
       'fixed_with_unjudged',
+      'negative_flip_rate_low',
     ]);
     expect(Object.keys(block.candidates[0].net_gain)).toEqual(['value', 'lo', 'hi']);
     expect(Object.keys(report.hybrids[0])).toEqual(

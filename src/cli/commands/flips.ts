@@ -8,13 +8,12 @@ import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
 import { parseTrecEvalVersion, type TrecEvalVersion } from '../../core/metrics/version.ts';
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
-import { parseQrels } from '../../core/io/trec.ts';
 import { KEEP_HELP, keepOptions, readKeptRuns } from '../runs.ts';
+import { QRELS_HELP, qrelsPaths, readLayeredQrels } from '../qrels.ts';
 import { forEvaluation } from '../../core/io/run-top.ts';
 import type { KeptRun } from '../../core/io/run-top.ts';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
-import { fileSource } from '../../node/files.ts';
 import { flipReportJson } from '../../report/json.ts';
 import { importedRecipe, recipeLine, type Recipe } from '../../report/recipe.ts';
 import { labMetricsRow } from '../../report/metrics.ts';
@@ -42,6 +41,8 @@ interface FlipsOpts {
   date?: string;
   trecEval: string;
   keep?: number;
+  qrels: string[];
+  judgedOnly?: boolean;
 }
 
 /** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
@@ -154,7 +155,9 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
   program
     .command('flips')
     .description('RAGFlip transition analysis: which queries a replacement retriever fixes and breaks')
-    .argument('<qrels>', 'TREC qrels or BEIR qrels TSV')
+    .argument('[qrels]', 'TREC qrels or BEIR qrels TSV (or give them with --qrels)')
+    .option('--qrels <file>', QRELS_HELP, collect, [])
+    .option('--judged-only', 'analyse judged-only rankings: unjudged passages removed before any cut (trec_eval -J)')
     .requiredOption('--reference <run>', 'the run being replaced (e.g. BM25)')
     .option('--candidate <run>', 'a replacement run; repeatable', collect, [])
     .option(
@@ -176,7 +179,9 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .option('--date <text>', 'date shown in the --report (default: today, UTC)')
     .option('--keep <n>', KEEP_HELP, parseIntFlag('--keep', 1))
     .option('--trec-eval <release>', "trec_eval release of the --report's measures: 10.0 or 9.0.8 (as fliplab eval)", '10.0')
-    .action(async (qrelsPath: string, opts: FlipsOpts) => {
+    .action(async (qrelsArg: string | undefined, opts: FlipsOpts) => {
+      const qrelsFiles = qrelsPaths(qrelsArg, opts.qrels);
+      const qrelsPath = qrelsFiles[0]!;
       if (opts.candidate.length === 0) throw new UsageError('flips needs at least one --candidate run');
       if (opts.label !== 'any' && opts.label !== 'strict') throw new UsageError(`--label expects "any" or "strict", got "${opts.label}"`);
       const gate = opts.maxNfr === undefined ? undefined : { rate: parseRate(opts.maxNfr), k: opts.at ?? 10 };
@@ -188,7 +193,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
 
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths, opts.name);
-      const qrels = await parseQrels(fileSource(qrelsPath), qrelsPath);
+      const qrels = await readLayeredQrels(qrelsFiles);
       const runs = await readKeptRuns(paths, names, keepOptions(Math.max(...depths), opts.keep, qrels.value));
       const [reference, ...candidates] = runs.map((r) => r.value) as [KeptRun, ...KeptRun[]];
       const depthNotes = depthWarnings(
@@ -209,6 +214,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
         label: opts.label,
         relevanceLevel: opts.l,
         perQuery: opts.perQuery === true || opts.csv !== undefined,
+        judgedOnly: opts.judgedOnly === true,
       });
       // --csv needs per-query states; the printed report carries them only when --per-query asks.
       const printed: FlipReport = { ...report };

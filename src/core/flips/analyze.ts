@@ -4,6 +4,7 @@
  * the same numbers.
  */
 import type { DocId, Qrels, QueryId, RankedList, Run } from '../types.ts';
+import { judgedOnlyRun } from '../judged-only.ts';
 import { holm, type Estimate } from '../stats/index.ts';
 import { buildCohort, NEVER, supportProfile, supportRanks, type SupportLabel } from './cohort.ts';
 import { alternate, reciprocalRankFusion } from './hybrids.ts';
@@ -21,6 +22,8 @@ export interface FlipOptions {
   readonly relevanceLevel?: number;
   /** Include per-query states (for explorers and CSV export). */
   readonly perQuery?: boolean;
+  /** Analyse judged-only rankings: unjudged passages removed before any cut (trec_eval's -J; core/judged-only.ts). */
+  readonly judgedOnly?: boolean;
 }
 
 export interface CandidateRow {
@@ -40,6 +43,11 @@ export interface CandidateRow {
   broken_with_unjudged: number;
   /** Fixed queries whose reference top k holds at least one unjudged passage. */
   fixed_with_unjudged: number;
+  /**
+   * The lower end of the negative-flip rate's range under holes in the judgments: only broken queries whose
+   * candidate top k is fully judged count (null when the reference supports no query).
+   */
+  negative_flip_rate_low: number | null;
 }
 
 export interface DepthBlock {
@@ -101,6 +109,8 @@ export interface FlipReport {
   queries: number;
   label: SupportLabel;
   relevance_level: number;
+  /** Whether the rankings were judged-only (unjudged passages removed before any cut). */
+  judged_only: boolean;
   depth_list: number[];
   runs: { name: string; role: 'reference' | 'candidate'; missing_queries: number }[];
   depths: DepthBlock[];
@@ -165,6 +175,7 @@ export interface PreparedCandidate {
 export interface PreparedFlips {
   readonly queries: readonly QueryId[];
   readonly relevanceLevel: number;
+  readonly judgedOnly: boolean;
   readonly maxDepth: number;
   readonly reference: { readonly name: string; readonly missing: number; readonly ranks: LabelRanks; readonly unjudged: Uint16Array };
   readonly candidates: readonly PreparedCandidate[];
@@ -269,7 +280,7 @@ export function prepareFlips(
   qrels: Qrels,
   reference: Run,
   candidates: readonly Run[],
-  options: { relevanceLevel?: number; maxDepth: number },
+  options: { relevanceLevel?: number; maxDepth: number; judgedOnly?: boolean },
 ): PreparedFlips {
   if (candidates.length === 0) throw new RangeError('expected at least one candidate run');
   if (options.maxDepth > 0xffff) throw new RangeError(`depths up to 65,535 can be analysed, got ${options.maxDepth}`);
@@ -279,10 +290,16 @@ export function prepareFlips(
   if (n === 0) {
     throw new RangeError(`no query has a positive judgment (grade ≥ ${relevanceLevel}): nothing to analyse — check the qrels file and -l`);
   }
+  const judgedOnly = options.judgedOnly === true;
+  if (judgedOnly) {
+    reference = judgedOnlyRun(reference, qrels);
+    candidates = candidates.map((c) => judgedOnlyRun(c, qrels));
+  }
   const refProfile = supportProfile(reference, cohort);
   return {
     queries: cohort.queries,
     relevanceLevel,
+    judgedOnly,
     maxDepth: options.maxDepth,
     reference: {
       name: reference.name,
@@ -315,6 +332,7 @@ export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly 
   const depths = validateDepths(options.depths ?? DEFAULT_DEPTHS);
   const prepared = prepareFlips(qrels, reference, candidates, {
     maxDepth: depths[depths.length - 1]!,
+    judgedOnly: options.judgedOnly === true,
     ...(options.relevanceLevel === undefined ? {} : { relevanceLevel: options.relevanceLevel }),
   });
   return reportFromPrepared(prepared, options);
@@ -367,6 +385,7 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
           unjudged_at_k: meanUnjudged(c.unjudged, k),
           broken_with_unjudged: brokenWithUnjudged,
           fixed_with_unjudged: fixedWithUnjudged,
+          negative_flip_rate_low: s.referenceSupported === 0 ? null : (s.broken - brokenWithUnjudged) / s.referenceSupported,
         };
       }),
     };
@@ -430,6 +449,7 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
     queries: n,
     label,
     relevance_level: p.relevanceLevel,
+    judged_only: p.judgedOnly,
     depth_list: depths,
     runs: [
       { name: p.reference.name, role: 'reference', missing_queries: p.reference.missing },

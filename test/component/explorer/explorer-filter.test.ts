@@ -18,6 +18,7 @@ function reportOf(names: string[], depthList: number[], perQuery: PerQueryRow[])
     queries: perQuery.length,
     label: 'any',
     relevance_level: 1,
+    judged_only: false,
     depth_list: depthList,
     runs: [
       { name: 'ref', role: 'reference', missing_queries: 0 },
