@@ -86,12 +86,22 @@ export type FilesEvaluation = {
     }
 );
 
-/** Read both files and evaluate on one or two threads (see the module comment). */
-export async function evaluateFiles(qrelsPath: string, runPath: string, plan: EvalPlan, opts: ByteEvalOptions): Promise<FilesEvaluation> {
+/**
+ * Read both files and evaluate on one or two threads (see the module comment). `qrelsSource` is the qrels
+ * file's path, or qrels bytes already in memory (several files layered into one: cli/qrels.ts).
+ */
+export async function evaluateFiles(
+  qrelsSource: string | Uint8Array,
+  runPath: string,
+  plan: EvalPlan,
+  opts: ByteEvalOptions,
+): Promise<FilesEvaluation> {
   const threads = threadsWanted(runPath) === 2 && existsSync(fileURLToPath(WORKER_URL)) ? 2 : 1;
+  const readQrels = (shared: { shared: boolean }): Promise<Uint8Array> =>
+    typeof qrelsSource === 'string' ? readFileBytes(qrelsSource, shared) : Promise.resolve(qrelsSource);
   if (threads === 1 && runPath !== '-') {
     // One thread: the run streams through a small buffer (evaluateChunks), never whole in memory.
-    const qrelsBytes = await readFileBytes(qrelsPath);
+    const qrelsBytes = await readQrels({ shared: false });
     const qrels = parseQrelsBytes(qrelsBytes);
     const reader = openChunkReader(runPath);
     if (qrels && reader) {
@@ -109,7 +119,7 @@ export async function evaluateFiles(qrelsPath: string, runPath: string, plan: Ev
   const worker = threads === 2 ? new Worker(WORKER_URL) : undefined;
   try {
     const shared = { shared: threads === 2 };
-    const [qrelsBytes, runBytes] = await Promise.all([readFileBytes(qrelsPath, shared), readFileBytes(runPath, shared)]);
+    const [qrelsBytes, runBytes] = await Promise.all([readQrels(shared), readFileBytes(runPath, shared)]);
     const { onQuery, ...options } = opts;
     const tag = firstRunTag(runBytes);
     const job = { qrels: qrelsBytes, run: runBytes, specs: plan.specs, version: plan.version, options, tag: tag ?? '' };

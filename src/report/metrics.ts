@@ -45,6 +45,8 @@ export interface TrecEvalOptions {
   readonly relevanceLevel?: number;
   /** `-M`: documents evaluated per query. */
   readonly maxRetrieved?: number;
+  /** `-J`: evaluate judged documents only (unjudged ones leave each ranking after the `-M` cut). */
+  readonly judgedOnly?: boolean;
   /** The trec_eval release to reproduce (default 10.0). */
   readonly version?: TrecEvalVersion;
 }
@@ -57,6 +59,7 @@ export function evaluateRun(qrels: Qrels, run: Run, opts: TrecEvalOptions = {}):
     complete: opts.complete === true,
     ...(opts.version === undefined ? {} : { version: opts.version }),
     ...(opts.maxRetrieved === undefined ? {} : { maxRetrieved: opts.maxRetrieved }),
+    ...(opts.judgedOnly === true ? { judgedOnly: true } : {}),
   });
 }
 
@@ -65,7 +68,7 @@ export function trecEvalResultText(result: EvalResult, runName: string, perQuery
   return formatTrecEval(result, { perQuery, runid: runName });
 }
 
-/** `fliplab eval <qrels> <run> [-q] [-c] [-l n] [-M n] [-m ...]` output for a parsed run. */
+/** `fliplab eval <qrels> <run> [-q] [-c] [-J] [-l n] [-M n] [-m ...]` output for a parsed run. */
 export function trecEvalText(qrels: Qrels, run: Run, opts: TrecEvalOptions = {}): string {
   return trecEvalResultText(evaluateRun(qrels, run, opts), run.name, opts.perQuery === true);
 }

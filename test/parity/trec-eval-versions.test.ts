@@ -6,7 +6,8 @@
  *
  * Plus outputs we produced ourselves (test/fixtures/trec-eval/, see its README): both releases on the
  * self-test's truncated run, where judged queries are missing from the run — the one case where `-c -q`
- * prints differently in the two releases.
+ * prints differently in the two releases; measures outside all_trec; and `-J` (judged documents only) on
+ * every input, including the self-test's qrels.rel_level, whose negative grades are "in pool but unjudged".
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -30,6 +31,10 @@ const INPUTS: Record<string, { qrels: string; run: string }> = {
   covid: { qrels: join(SHARED_DATA, 'trec-covid-bm25/qrels.test.txt'), run: join(SHARED_DATA, 'trec-covid-bm25/run.bm25-flat.txt') },
   selftest: { qrels: join(SHARED_DATA, 'trec_eval-selftest/qrels.test'), run: join(SHARED_DATA, 'trec_eval-selftest/results.test') },
   trunc: { qrels: join(SHARED_DATA, 'trec_eval-selftest/qrels.test'), run: join(SHARED_DATA, 'trec_eval-selftest/results.trunc') },
+  rellevel: { qrels: join(SHARED_DATA, 'trec_eval-selftest/qrels.rel_level'), run: join(SHARED_DATA, 'trec_eval-selftest/results.test') },
+  // ours, a dozen lines: a -1 grade, a tie between a judged and an unjudged document, a query whose every
+  // retrieved document is unjudged (so -J leaves it an empty ranking), a run query without judgments
+  holes: { qrels: join(OWN_DIR, 'inputs/holes.qrels'), run: join(OWN_DIR, 'inputs/holes.run') },
 };
 
 /** The file name's option part → trec_eval flags (as the README of trec_eval-versions lists them). */
@@ -48,9 +53,32 @@ const OPTIONS: Record<string, { flags: string[]; measures: string[]; perQuery: b
     opts: { relevanceLevel: 2 },
   },
   yaap_q: { flags: ['-q', '-m', 'yaap'], measures: ['yaap'], perQuery: true, opts: {} },
+  // -J, judged documents only (our own reference outputs)
+  J: { flags: ['-J'], measures: ['official'], perQuery: false, opts: { judgedOnly: true } },
+  J_q_all: { flags: ['-J', '-q', '-m', 'all_trec'], measures: ['all_trec'], perQuery: true, opts: { judgedOnly: true } },
+  J_c_q_all: {
+    flags: ['-J', '-c', '-q', '-m', 'all_trec'],
+    measures: ['all_trec'],
+    perQuery: true,
+    opts: { judgedOnly: true, complete: true },
+  },
+  J_l2_q_all: {
+    flags: ['-J', '-l', '2', '-q', '-m', 'all_trec'],
+    measures: ['all_trec'],
+    perQuery: true,
+    opts: { judgedOnly: true, relevanceLevel: 2 },
+  },
+  J_M100_q_all: {
+    flags: ['-J', '-M', '100', '-q', '-m', 'all_trec'],
+    measures: ['all_trec'],
+    perQuery: true,
+    opts: { judgedOnly: true, maxRetrieved: 100 },
+  },
 };
 /** The option sets every release has a reference for, on every input. */
 const CORE_OPTIONS = ['default', 'q_all', 'c_q_all', 'l2_q_all', 'M100_q_all'];
+/** The -J option sets every release has a reference for on DL19 (J_c_q_all only where -c changes anything: trunc). */
+const JUDGED_OPTIONS = ['J', 'J_q_all', 'J_l2_q_all', 'J_M100_q_all'];
 
 interface Case {
   readonly version: TrecEvalVersion;
@@ -100,14 +128,17 @@ describe('trec_eval 10.0 and 9.0.8 reference outputs, byte for byte', () => {
   it('covers both releases, every input and every option set', () => {
     for (const version of ['10.0', '9.0.8'] as const) {
       const mine = CASES.filter((c) => c.version === version);
-      expect(new Set(mine.map((c) => c.input))).toEqual(new Set(['dl19', 'covid', 'selftest', 'trunc']));
-      for (const o of CORE_OPTIONS) expect(new Set(mine.filter((c) => c.input === 'dl19').map((c) => c.option))).toContain(o);
+      expect(new Set(mine.map((c) => c.input))).toEqual(new Set(['dl19', 'covid', 'selftest', 'trunc', 'rellevel', 'holes']));
+      for (const o of [...CORE_OPTIONS, ...JUDGED_OPTIONS])
+        expect(new Set(mine.filter((c) => c.input === 'dl19').map((c) => c.option))).toContain(o);
       expect(mine.some((c) => c.option === 'yaap_q')).toBe(true);
+      expect(mine.some((c) => c.input === 'trunc' && c.option === 'J_c_q_all')).toBe(true);
+      expect(mine.some((c) => c.input === 'rellevel' && c.option === 'J_q_all')).toBe(true);
     }
     expect(CASES.filter((c) => c.option === 'dcg_q' || c.option === 'dcgpairs_l2_q').map((c) => c.version)).toEqual(
       expect.arrayContaining(['10.0']),
     );
-    expect(CASES.length).toBeGreaterThanOrEqual(46);
+    expect(CASES.length).toBeGreaterThanOrEqual(80);
   });
 
   it.each(CASES.map((c) => [`${c.version} ${c.input}.${c.option}`, c] as const))('core: %s', async (_, c) => {
@@ -122,7 +153,9 @@ describe('trec_eval 10.0 and 9.0.8 reference outputs, byte for byte', () => {
 
   // The real bin with the byte path on two threads (the run cut at a query boundary, a worker thread for
   // the second part): the same bytes. (Automatic threading needs ≥ 4 cores and a big run; forced here.)
-  const threaded = CASES.filter((c) => ['dl19', 'covid', 'trunc'].includes(c.input) && ['q_all', 'c_q_all'].includes(c.option));
+  const threaded = CASES.filter(
+    (c) => ['dl19', 'covid', 'trunc'].includes(c.input) && ['q_all', 'c_q_all', 'J_q_all', 'J_c_q_all'].includes(c.option),
+  );
   it.each(threaded.map((c) => [`${c.version} ${c.input}.${c.option}`, c] as const))('bin, two threads: %s', async (_, c) => {
     const { qrels, run } = INPUTS[c.input]!;
     const version = c.version === '10.0' ? [] : ['--trec-eval', c.version];

@@ -1,8 +1,14 @@
 /**
  * `fliplab eval`: trec_eval measures of a TREC run, byte for byte the output of trec_eval 10.0 (default) or
- * 9.0.8 (`--trec-eval 9.0.8`). The run is evaluated from its bytes (core/metrics/run-bytes.ts); anything
- * that path does not take goes through the validating text parser and src/report/metrics.ts — the same
- * functions the lab's exports use, so an exported trec_eval file is byte for byte this output.
+ * 9.0.8 (`--trec-eval 9.0.8`), with its options -q, -c, -J, -l, -M and -m. The run is evaluated from its
+ * bytes (core/metrics/run-bytes.ts); anything that path does not take goes through the validating text
+ * parser and src/report/metrics.ts — the same functions the lab's exports use, so an exported trec_eval
+ * file is byte for byte this output.
+ *
+ * The judgments are one qrels file (`eval <qrels> <run>`: its bytes go to the byte path as they are) or
+ * several layered in order (`--qrels base --qrels added`, after the positional one if given; cli/qrels.ts):
+ * the merged qrels are written back as TREC lines and evaluated the same way, so layering changes which
+ * grades are read and nothing else.
  */
 import type { Command } from 'commander';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
@@ -19,7 +25,7 @@ import {
 } from '../../core/metrics/index.ts';
 import { queryBlockPrinter } from '../../core/metrics/format.ts';
 import { parseParams } from '../../core/metrics/parse.ts';
-import { otherTagsWarning, parseQrels, parseRun, repeatedJudgmentsWarning } from '../../core/io/trec.ts';
+import { formatQrels, otherTagsWarning, parseQrels, parseRun, repeatedJudgmentsWarning } from '../../core/io/trec.ts';
 import { InputError } from '../../core/io/errors.ts';
 import type { Diagnostic } from '../../core/types.ts';
 import { STDIN_NAME } from '../../node/files.ts';
@@ -27,11 +33,14 @@ import { evaluateFiles } from '../../node/eval-threads.ts';
 import { evaluateRun, trecEvalResultText } from '../../report/metrics.ts';
 import { collect, parseIntFlag } from '../args.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
+import { QRELS_HELP, qrelsPaths, readLayeredQrels } from '../qrels.ts';
 
 interface EvalOpts {
   measure: string[];
+  qrels: string[];
   q?: boolean;
   c?: boolean;
+  judgedOnly?: boolean;
   l?: number;
   M?: number;
   json?: boolean;
@@ -56,9 +65,14 @@ const FLUSH_CHARS = 1 << 16;
 export function registerEval(program: Command, io: Io, _setExit: (code: number) => void): void {
   program
     .command('eval')
-    .description('evaluate a TREC run like trec_eval 10.0 (or 9.0.8): same measures, names, ties, averaging and bytes')
-    .argument('<qrels>', 'TREC qrels (qid iter docid rel) or BEIR qrels TSV')
-    .argument('<run>', 'TREC run (qid Q0 docid rank score tag); - reads standard input')
+    .description(
+      'evaluate a TREC run like trec_eval 10.0 (or 9.0.8): same measures, names, ties, averaging and bytes; ' +
+        'judgments from one qrels file or several layered with --qrels',
+    )
+    .usage('[options] [qrels] <run>')
+    .argument('[qrels]', 'TREC qrels (qid iter docid rel) or BEIR qrels TSV (or give them with --qrels)')
+    .argument('[run]', 'TREC run (qid Q0 docid rank score tag); - reads standard input')
+    .option('--qrels <file>', QRELS_HELP, collect, [])
     .option(
       '-m, --measure <name>',
       'measure in trec_eval syntax (ndcg_cut.5,10), a set (official, all_trec, set) or an alias (nDCG@10, RR@10); ' +
@@ -68,14 +82,24 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
     )
     .option('-q', 'also print per-query values')
     .option('-c', 'average over every qrels query (missing ones score 0)')
+    .option(
+      '-J, --judged-only',
+      'evaluate only judged documents, as trec_eval -J: unjudged ones (not in the qrels, or graded < 0) leave each ranking ' +
+        'after -M and before any measure cutoff',
+    )
     .option('-l <n>', 'minimum grade that counts as relevant for binary measures (default 1)', parseIntFlag('-l', -1000000))
     .option('-M <n>', 'evaluate at most this many documents per query', parseIntFlag('-M', 1))
     .option('--trec-eval <release>', 'trec_eval release to reproduce: 10.0 or 9.0.8 (pytrec_eval, ir_measures, most papers)', '10.0')
     .option('--json', 'print JSON instead of trec_eval text')
-    .action(async (qrelsPath: string, runPath: string, opts: EvalOpts) => {
+    .action(async (first: string | undefined, second: string | undefined, opts: EvalOpts) => {
       const version = parseTrecEvalVersion(opts.trecEval);
       if (version === undefined) throw new UsageError(`--trec-eval expects 10.0 or 9.0.8, got "${opts.trecEval}"`);
-      if (qrelsPath === '-') throw new UsageError('the qrels cannot come from standard input (only the run can: fliplab eval <qrels> -)');
+      // one positional is the run when --qrels gives the judgments; two are <qrels> <run>
+      if (first === undefined || (second === undefined && opts.qrels.length === 0))
+        throw new UsageError("missing required argument 'run' (fliplab eval <qrels> <run>, or fliplab eval --qrels <file> <run>)");
+      const runPath = second ?? first;
+      const qrelsFiles = qrelsPaths(second === undefined ? undefined : first, opts.qrels);
+      const qrelsPath = qrelsFiles.join(' + ');
       // A bad -m is a usage error, reported before any file is read.
       let plan: EvalPlan;
       let specs: MeasureSpec[];
@@ -90,6 +114,7 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         relevanceLevel: opts.l ?? 1,
         complete: opts.c === true,
         maxRetrieved: opts.M ?? Number.POSITIVE_INFINITY,
+        judgedOnly: opts.judgedOnly === true,
         version,
       };
       const streaming = opts.q === true && !opts.json;
@@ -104,7 +129,10 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
             }
           }
         : undefined;
-      const files = await evaluateFiles(qrelsPath, runPath, plan, { ...evalOpts, ...(onQuery && { onQuery }) });
+      // several files: their merge as TREC qrels bytes (each file's own warnings and the conflicts come from the merge)
+      const layered = qrelsFiles.length > 1 ? await readLayeredQrels(qrelsFiles) : undefined;
+      const qrelsSource = layered ? new TextEncoder().encode(formatQrels(layered.value)) : qrelsPath;
+      const files = await evaluateFiles(qrelsSource, runPath, plan, { ...evalOpts, ...(onQuery && { onQuery }) });
       const fast = files.fast;
       let result: EvalResult;
       let warnings: Diagnostic[];
@@ -114,12 +142,13 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         result = fast.result;
         lengths = fast.lengths;
         warnings = [
+          ...(layered?.warnings ?? []),
           ...(qrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, qrels.duplicates)] : []),
           ...(fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : []),
         ];
       } else {
         // the validating text parsers: exact messages (file:line) for bad input, and the rare files the byte path declines
-        const qrels = await parseQrels(files.qrelsBytes, qrelsPath);
+        const qrels = layered ?? (await parseQrels(files.qrelsBytes, qrelsPath));
         const run = await parseRun(files.runBytes, runName);
         if (![...run.value.byQuery.keys()].some((q) => qrels.value.byQuery.has(q))) {
           throw new InputError(
@@ -135,6 +164,7 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
           measures: opts.measure,
           relevanceLevel: evalOpts.relevanceLevel,
           complete: evalOpts.complete,
+          judgedOnly: evalOpts.judgedOnly,
           version,
           ...(opts.M === undefined ? {} : { maxRetrieved: opts.M }),
         });

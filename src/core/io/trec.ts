@@ -1,6 +1,6 @@
 /**
  * TREC qrels (`qid iter docid rel`), BEIR qrels TSV (`query-id corpus-id score`, header line) and TREC
- * runs (`qid Q0 docid rank score tag`): parse with validation, and write runs. A line whose first
+ * runs (`qid Q0 docid rank score tag`): parse with validation, and write runs and qrels. A line whose first
  * character is `#` is a comment in qrels and runs, as trec_eval 10.0 reads them.
  */
 import type { Diagnostic, DocId, Qrels, QueryId, RankedList, Run } from '../types.ts';
@@ -282,4 +282,11 @@ export function* formatRunLines(run: Run, tag: string = run.name): Generator<str
 
 export function formatRun(run: Run, tag?: string): string {
   return Array.from(formatRunLines(run, tag)).join('');
+}
+
+/** Format qrels as TREC lines (`qid 0 docid grade`), queries and documents in map order: what parseQrels reads back. */
+export function formatQrels(qrels: Qrels): string {
+  const lines: string[] = [];
+  for (const [qid, docs] of qrels.byQuery) for (const [docid, grade] of docs) lines.push(`${qid} 0 ${docid} ${grade}\n`);
+  return lines.join('');
 }

@@ -4,7 +4,8 @@
  *
  * Per query the run's list is put in trec_eval order once (score desc, docid desc; usually already so,
  * then no sort happens), truncated to maxRetrieved (`-M`), and its grades looked up once into a reused
- * Int32Array; then every requested kernel reads that array. No measure re-sorts or re-looks-up.
+ * Int32Array (with `judgedOnly`, `-J`, the unjudged ones are then dropped: ranking.ts); then every
+ * requested kernel reads that array. No measure re-sorts or re-looks-up.
  *
  * Which queries (trec_eval.c main loop, meas_avg.c):
  * - evaluated: queries present in both the run and the qrels, in strcmp order of their ids (trec_eval
@@ -36,6 +37,11 @@ export interface EvaluateOptions {
   readonly complete?: boolean;
   /** `-M`: evaluate only the first N documents of each query (in trec_eval order). Default unlimited. */
   readonly maxRetrieved?: number;
+  /**
+   * `-J`: evaluate judged documents only — after the `-M` cut, documents not in the qrels or judged with a
+   * negative grade are removed from each ranking, the rest keep their order. Default false.
+   */
+  readonly judgedOnly?: boolean;
   /** The trec_eval release to reproduce. Default 10.0. */
   readonly version?: TrecEvalVersion;
 }
@@ -61,6 +67,7 @@ export interface EvalResult {
     readonly relevanceLevel: number;
     readonly complete: boolean;
     readonly maxRetrieved: number;
+    readonly judgedOnly: boolean;
     readonly version: TrecEvalVersion;
   };
   readonly columns: readonly OutputColumn[];
@@ -239,6 +246,7 @@ export function evaluate(qrels: Qrels, run: Run, specs: readonly MeasureSpec[], 
   const relevanceLevel = opts.relevanceLevel ?? 1;
   const complete = opts.complete ?? false;
   const maxRetrieved = opts.maxRetrieved ?? Number.POSITIVE_INFINITY;
+  const judgedOnly = opts.judgedOnly === true;
   const version = opts.version ?? DEFAULT_TREC_EVAL_VERSION;
   if (!Number.isInteger(relevanceLevel)) throw new Error(`relevance level must be an integer, got ${relevanceLevel}`);
   if (!(maxRetrieved >= 0)) throw new Error(`maxRetrieved must be ≥ 0, got ${maxRetrieved}`);
@@ -255,7 +263,7 @@ export function evaluate(qrels: Qrels, run: Run, specs: readonly MeasureSpec[], 
   const slots = plan.slots;
   const values = new Float64Array(queries.length * slots);
   const texts: (Record<string, string> | undefined)[] = [];
-  const ctx = new ContextBuilder(relevanceLevel, maxRetrieved, version);
+  const ctx = new ContextBuilder(relevanceLevel, maxRetrieved, version, judgedOnly);
   for (let qi = 0; qi < queries.length; qi++) {
     const qid = queries[qi]!;
     const list = run.byQuery.get(qid);
@@ -278,7 +286,7 @@ export function evaluate(qrels: Qrels, run: Run, specs: readonly MeasureSpec[], 
   if (plan.hasText) queries.forEach((q, qi) => perQueryText.set(q, texts[qi]!));
   return makeResult({
     runid: run.name,
-    options: { relevanceLevel, complete, maxRetrieved, version },
+    options: { relevanceLevel, complete, maxRetrieved, judgedOnly, version },
     columns: plan.columns,
     queries,
     missing,

@@ -73,6 +73,8 @@ export interface EvalResultJson {
     readonly relevanceLevel: number;
     readonly complete: boolean;
     readonly maxRetrieved: number | null;
+    /** `-J`: unjudged documents were removed from each ranking. */
+    readonly judgedOnly: boolean;
     /** The trec_eval release reproduced ("10.0" or "9.0.8"). */
     readonly version: string;
   };

@@ -6,6 +6,10 @@
  * point order; JavaScript's `<` compares UTF-16 code units, which agrees except when a surrogate
  * (U+D800–DFFF, i.e. a character above U+FFFF) meets U+E000–U+FFFF, so `compareUtf8` corrects that case.
  * Docids are ASCII in every TREC collection we know of; the correction only matters beyond that.
+ *
+ * Judged documents only (`-J`, form_res_rels.c, the same in 10.0 and 9.0.8): after ordering and the `-M`
+ * cut, every document with a negative code (not in the qrels, or judged with a negative grade) is dropped
+ * and the rest close ranks in their order; num_ret is what is left, and nothing unjudged is counted.
  */
 import type { DocId, RankedList } from '../types.ts';
 import type { JudgedQuery } from './judged.ts';
@@ -105,6 +109,8 @@ export class ContextBuilder implements QueryContext {
     readonly relevanceLevel: number,
     private readonly maxRetrieved: number,
     readonly version: TrecEvalVersion,
+    /** `-J`: drop unjudged documents from each ranking after the `-M` cut (see the module comment). */
+    private readonly judgedOnly = false,
   ) {}
 
   memo<T>(fn: (ctx: QueryContext) => T): T {
@@ -135,9 +141,13 @@ export class ContextBuilder implements QueryContext {
     return this.rels;
   }
 
-  /** Finish a context whose first `n` codes the caller wrote into `rels` (in trec_eval order, truncated). */
+  /**
+   * Finish a context whose first `n` codes the caller wrote into `rels` (in trec_eval order, truncated);
+   * under `-J` the unjudged ones are removed here, in place.
+   */
   commit(n: number, judged: JudgedQuery): QueryContext {
     const rels = this.rels;
+    if (this.judgedOnly) n = keepJudged(rels, n);
     const level = this.relevanceLevel;
     let relRet = 0;
     let nonpool = 0;
@@ -166,10 +176,11 @@ export class ContextBuilder implements QueryContext {
 
   /**
    * trec_eval 10.0's placeholder for a judged query without results under -c: a ranking of one document
-   * that is in no qrels ("ceci_nest_pas_un_docno", trec_eval.c).
+   * that is in no qrels ("ceci_nest_pas_un_docno", trec_eval.c); under `-J` that document goes too, so
+   * the ranking is empty.
    */
   fillPlaceholder(judged: JudgedQuery): QueryContext {
-    const n = Math.min(1, this.maxRetrieved);
+    const n = this.judgedOnly ? 0 : Math.min(1, this.maxRetrieved);
     this.rels[0] = RELVALUE_NONPOOL;
     this.numRet = n;
     this.numRelRet = 0;
@@ -182,7 +193,7 @@ export class ContextBuilder implements QueryContext {
     return this;
   }
 
-  /** Fill the context for one query: order the list, truncate to maxRetrieved, look up grades. */
+  /** Fill the context for one query: order the list, truncate to maxRetrieved, look up grades (then `commit`). */
   fill(list: RankedList, grades: ReadonlyMap<DocId, number>, judged: JudgedQuery): QueryContext {
     if (this.order.length < list.docs.length) this.order = new Uint32Array(Math.max(list.docs.length, this.order.length * 2));
     const order = trecEvalOrder(list, this.order);
@@ -195,4 +206,14 @@ export class ContextBuilder implements QueryContext {
     }
     return this.commit(n, judged);
   }
+}
+
+/** Move the judged codes (≥ 0) of rels[0, n) to its front, in order; returns how many there are. */
+function keepJudged(rels: Int32Array, n: number): number {
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const g = rels[i]!;
+    if (g >= 0) rels[kept++] = g;
+  }
+  return kept;
 }

@@ -43,6 +43,8 @@ export interface ByteEvalOptions {
   readonly relevanceLevel: number;
   readonly complete: boolean;
   readonly maxRetrieved: number;
+  /** `-J`: drop unjudged documents from each ranking (EvaluateOptions.judgedOnly). Default false. */
+  readonly judgedOnly?: boolean;
   readonly version: TrecEvalVersion;
   /** Called for every printed query, in print order, with its row of `plan.slots` values (reused: copy what you keep). */
   readonly onQuery?: (qid: QueryId, row: Float64Array, texts: Readonly<Record<string, string>> | undefined) => void;
@@ -178,7 +180,7 @@ export class RangeEvaluator {
     this.#qrels = qrels;
     this.#plan = plan;
     this.#tag = tag;
-    this.#ctx = new ContextBuilder(opts.relevanceLevel, opts.maxRetrieved, opts.version);
+    this.#ctx = new ContextBuilder(opts.relevanceLevel, opts.maxRetrieved, opts.version, opts.judgedOnly === true);
     this.#rows = new Float64Array(64 * plan.slots);
   }
 
@@ -370,7 +372,8 @@ export function assembleRanges(
   const values = new Float64Array(printed.length * slots);
   const texts: (Record<string, string> | undefined)[] = [];
   const missing = new Set<QueryId>();
-  const ctx = new ContextBuilder(opts.relevanceLevel, opts.maxRetrieved, opts.version);
+  const judgedOnly = opts.judgedOnly === true;
+  const ctx = new ContextBuilder(opts.relevanceLevel, opts.maxRetrieved, opts.version, judgedOnly);
   for (let qi = 0; qi < printed.length; qi++) {
     const qid = printed[qi]!;
     const base = qi * slots;
@@ -396,7 +399,13 @@ export function assembleRanges(
   if (plan.hasText) printed.forEach((q, qi) => perQueryText.set(q, texts[qi]!));
   const result = makeResult({
     runid: tag,
-    options: { relevanceLevel: opts.relevanceLevel, complete: opts.complete, maxRetrieved: opts.maxRetrieved, version: opts.version },
+    options: {
+      relevanceLevel: opts.relevanceLevel,
+      complete: opts.complete,
+      maxRetrieved: opts.maxRetrieved,
+      judgedOnly,
+      version: opts.version,
+    },
     columns: plan.columns,
     queries: printed,
     missing,

@@ -1,8 +1,8 @@
 /**
  * Property tests: evaluate() against a naive, obviously-correct oracle written here from the textbook
  * definitions plus trec_eval's conventions (order by score desc then docid desc, -l threshold, -M after
- * ordering, averaging over run ∩ qrels or all qrels with -c), on random qrels and runs with many tied
- * scores, negative grades, unjudged documents and queries on one side only.
+ * ordering, -J after -M, averaging over run ∩ qrels or all qrels with -c), on random qrels and runs with
+ * many tied scores, negative grades, unjudged documents and queries on one side only.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,7 @@ interface Options {
   complete: boolean;
   version: '10.0' | '9.0.8';
   maxRetrieved: number | undefined;
+  judgedOnly: boolean;
   presorted: boolean;
 }
 
@@ -40,6 +41,7 @@ function oracleQuery(judged: Record<string, number>, list: [string, number][], o
   const ranked = [...list]
     .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0))
     .slice(0, o.maxRetrieved ?? Infinity)
+    .filter(([doc]) => !o.judgedOnly || (judged[doc] ?? -1) >= 0) // -J: unjudged documents leave after the -M cut
     .map(([doc]) => doc);
   const grade = (d: string): number | undefined => judged[d];
   const isRel = (d: string): boolean => grade(d) !== undefined && grade(d)! >= 0 && grade(d)! >= o.level;
@@ -143,6 +145,7 @@ const optionsArb = fc.record({
   complete: fc.boolean(),
   version: fc.constantFrom('10.0' as const, '9.0.8' as const),
   maxRetrieved: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+  judgedOnly: fc.boolean(),
   // run files are usually written by score: exercises the tie-group path of the ordering
   presorted: fc.boolean(),
 });
@@ -160,6 +163,7 @@ describe('evaluate() agrees with a naive oracle', () => {
           relevanceLevel: o.level,
           complete: o.complete,
           version: o.version,
+          judgedOnly: o.judgedOnly,
           ...(o.maxRetrieved === undefined ? {} : { maxRetrieved: o.maxRetrieved }),
         };
         if (expected.queries.every((qid) => lists[qid] === undefined)) {

@@ -83,4 +83,42 @@ describe('trec_eval ranking order', () => {
     const q = qrels({ q1: { a: 1, c: 1 } });
     expect(values(q, r, ['num_ret', 'num_rel_ret', 'P.2'], { maxRetrieved: 2 }, 'q1')).toEqual({ num_ret: 2, num_rel_ret: 1, P_2: 1 / 2 });
   });
+
+  it('-J removes unjudged documents after -M, the rest close ranks (form_res_rels.c)', () => {
+    // trec_eval order e, d, c, b, a; d is not in the qrels, b is judged -1 ("in pool but unjudged").
+    const r = run({
+      q1: [
+        ['e', 5],
+        ['d', 4],
+        ['c', 3],
+        ['b', 2],
+        ['a', 1],
+      ],
+    });
+    const q = qrels({ q1: { e: 0, c: 1, b: -1, a: 1 } });
+    const measures = ['num_ret', 'num_rel_ret', 'P.2', 'recip_rank', 'unj.5'];
+    // judged ranking e, c, a: c is at rank 2, a at rank 3
+    expect(values(q, r, measures, { judgedOnly: true }, 'q1')).toEqual({
+      num_ret: 3,
+      num_rel_ret: 2,
+      P_2: 1 / 2,
+      recip_rank: 1 / 2,
+      unj_5: 0,
+    });
+    // -M 3 keeps e, d, c first; -J then leaves e, c (a was cut before it could move up)
+    expect(values(q, r, measures, { judgedOnly: true, maxRetrieved: 3 }, 'q1')).toEqual({
+      num_ret: 2,
+      num_rel_ret: 1,
+      P_2: 1 / 2,
+      recip_rank: 1 / 2,
+      unj_5: 0,
+    });
+    expect(values(q, r, measures, {}, 'q1')).toEqual({ num_ret: 5, num_rel_ret: 2, P_2: 0, recip_rank: 1 / 3, unj_5: 2 / 5 });
+  });
+
+  it("-J empties 10.0's -c placeholder ranking: a missing query retrieves nothing", () => {
+    const q = qrels({ q1: { a: 1 }, q2: { b: 1 } });
+    const r = run({ q1: [['a', 1]] });
+    expect(values(q, r, ['num_ret', 'map'], { complete: true, judgedOnly: true }, 'q2')).toEqual({ num_ret: 0, map: 0 });
+  });
 });

@@ -48,6 +48,7 @@ const optsArb = fc.record({
   complete: fc.boolean(),
   level: fc.constantFrom(1, 2),
   maxRetrieved: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+  judgedOnly: fc.boolean(),
   perQuery: fc.boolean(),
 });
 
@@ -116,6 +117,7 @@ describe('evaluateRunBytes equals the text path', () => {
           complete: o.complete,
           version: o.version,
           maxRetrieved: o.maxRetrieved ?? Number.POSITIVE_INFINITY,
+          judgedOnly: o.judgedOnly,
         };
         const run = (await parseRun(text, 'r.txt')).value;
         let expected: string | undefined;
@@ -166,7 +168,13 @@ describe('evaluateRunBytes equals the text path', () => {
         const bytes = new TextEncoder().encode(text);
         const qrels = byteQrels(judgments);
         const plan = new EvalPlan(parseMeasures(MEASURES, o.version), o.version);
-        const options = { relevanceLevel: o.level, complete: o.complete, version: o.version, maxRetrieved: o.maxRetrieved ?? Infinity };
+        const options = {
+          relevanceLevel: o.level,
+          complete: o.complete,
+          version: o.version,
+          maxRetrieved: o.maxRetrieved ?? Infinity,
+          judgedOnly: o.judgedOnly,
+        };
         const whole = evaluateRunBytes(qrels, bytes, plan, options);
         const at = splitRun(bytes, Math.floor(cut * bytes.length));
         // the cut is a line start where the query id changes (or the end)
@@ -203,7 +211,13 @@ describe('evaluateRunBytes equals the text path', () => {
           const bytes = new TextEncoder().encode(text);
           const qrels = byteQrels(judgments);
           const plan = new EvalPlan(parseMeasures(MEASURES, o.version), o.version);
-          const options = { relevanceLevel: o.level, complete: o.complete, version: o.version, maxRetrieved: o.maxRetrieved ?? Infinity };
+          const options = {
+            relevanceLevel: o.level,
+            complete: o.complete,
+            version: o.version,
+            maxRetrieved: o.maxRetrieved ?? Infinity,
+            judgedOnly: o.judgedOnly,
+          };
           const whole = evaluateRunBytes(qrels, bytes, plan, options);
           let at = 0;
           let call = 0;
