@@ -40,6 +40,8 @@ export interface ViewState {
   readonly label: SupportLabel;
   /** Minimum grade that counts as relevant (trec_eval's -l): 2 for TREC DL's "highly relevant" and up. */
   readonly level: number;
+  /** Judged-only rankings: unjudged passages removed before any cut (trec_eval's -J). */
+  readonly judgedOnly: boolean;
   /** Explorer filters. */
   readonly state: ExplorerFilter;
   /** Candidate the explorer compares with the reference (null: the first candidate). */
@@ -56,6 +58,7 @@ export const DEFAULT_VIEW: ViewState = {
   depths: [1, 5, 10, 20, 50],
   label: 'any',
   level: 1,
+  judgedOnly: false,
   state: 'all',
   candidate: null,
   text: '',

@@ -3,7 +3,7 @@
  * a URL hash — never the data — so a link reopens the same view on a machine that has the same data
  * cached. Pure: no DOM access; the app reads/writes `location.hash` itself.
  *
- * Format: `#c=beir:scifact&ref=bm25&cand=bge-large,e5-large&k=10&d=1,5,10,20,50&label=any&l=2&state=broken&q=…`
+ * Format: `#c=beir:scifact&ref=bm25&cand=bge-large,e5-large&k=10&d=1,5,10,20,50&label=any&l=2&J=1&state=broken&q=…`
  * - keys in a fixed order, values equal to `DEFAULT_VIEW` omitted (so links stay short);
  * - every id is escaped with `encodeURIComponent` (`,` `&` `#` `=` `+` space and non-ASCII all become
  *   %XX), so lists split on a literal `,` and any id round-trips exactly; `+` is never read as a space;
@@ -23,6 +23,7 @@ export const VIEW_KEYS = {
   depths: 'd',
   label: 'label',
   level: 'l',
+  judgedOnly: 'J',
   state: 'state',
   candidate: 'vs',
   text: 'text',
@@ -57,6 +58,7 @@ export function encodeView(view: ViewState): string {
   if (!sameList(view.depths, DEFAULT_VIEW.depths)) put(K.depths, view.depths.join(','));
   if (view.label !== DEFAULT_VIEW.label) put(K.label, view.label);
   if (view.level !== DEFAULT_VIEW.level) put(K.level, String(view.level));
+  if (view.judgedOnly) put(K.judgedOnly, '1');
   if (view.state !== DEFAULT_VIEW.state) put(K.state, view.state);
   if (view.candidate !== null) put(K.candidate, escapeId(view.candidate));
   if (view.text !== DEFAULT_VIEW.text) put(K.text, escapeId(view.text));
@@ -149,6 +151,13 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     else level = n;
   }
 
+  let judgedOnly = DEFAULT_VIEW.judgedOnly;
+  const judgedRaw = raw.get(K.judgedOnly);
+  if (judgedRaw !== undefined) {
+    if (judgedRaw === '1' || judgedRaw === '0') judgedOnly = judgedRaw === '1';
+    else problems.push(`"J": expected 1 (judged only) or 0, got ${JSON.stringify(judgedRaw)}; using all passages`);
+  }
+
   let state = DEFAULT_VIEW.state;
   const stateRaw = raw.get(K.state);
   if (stateRaw !== undefined) {
@@ -170,6 +179,7 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     depths,
     label,
     level,
+    judgedOnly,
     state,
     candidate: id('candidate'),
     text,

@@ -8,6 +8,7 @@ import { transfer } from 'comlink';
 import { readRunTop } from '../core/io/run-top.ts';
 import { fileSource, wholeFile } from './data/bytes.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
+import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
 import type { ReaderTaskSet, ReaderTemplate } from '../core/answers/prompt.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { Bm25Params } from '../core/retrieve/bm25.ts';
@@ -95,13 +96,35 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return engine.runNames();
     },
 
-    prepare(reference: string, candidates: readonly string[], options: { maxDepth: number; relevanceLevel?: number }): PreparedFlips {
+    prepare(
+      reference: string,
+      candidates: readonly string[],
+      options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean },
+    ): PreparedFlips {
       const prepared = engine.prepare(reference, candidates, options);
       return transfer(prepared, preparedBuffers(prepared));
     },
 
-    metrics(names: readonly string[], partial: readonly string[], relevanceLevel = 1): MetricsRow[] {
-      return engine.metrics(names, partial, relevanceLevel);
+    metrics(names: readonly string[], partial: readonly string[], relevanceLevel = 1, judgedOnly = false): MetricsRow[] {
+      return engine.metrics(names, partial, relevanceLevel, judgedOnly);
+    },
+
+    /** Replace the judgments layer (what the user judged, over the collection's qrels). */
+    setJudgments(judgments: readonly Judgment[]): void {
+      engine.setJudgments(judgments);
+    },
+
+    holes(items: readonly { readonly qid: string; readonly run: string }[], k: number): { qid: string; run: string; docId: string }[] {
+      return engine.holes(items, k);
+    },
+
+    grades(): number[] {
+      return engine.grades();
+    },
+
+    /** Added judgments from a file (TREC qrels or fliplab JSONL), parsed with file:line errors. */
+    async parseJudgmentsFile(file: CollectionFile): Promise<Judgment[]> {
+      return (await parseJudgments(fileSource(file), file.path)).value;
     },
 
     detail(qid: string, runs: readonly string[], k: number): QueryDetail {
@@ -152,8 +175,8 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return engine.runText(name);
     },
 
-    trecEval(name: string, relevanceLevel = 1): string {
-      return engine.trecEval(name, relevanceLevel);
+    trecEval(name: string, relevanceLevel = 1, judgedOnly = false): string {
+      return engine.trecEval(name, relevanceLevel, judgedOnly);
     },
 
     /** Check a vector pack against the open collection and add its vectors to the cache (see packs.ts). */

@@ -35,6 +35,7 @@ import { IncrementalVectorRun } from './vector-run.ts';
 import { runKeepOptions, withText } from './data/load.ts';
 import type { CollectionFile } from './data/types.ts';
 import { forEvaluation, type KeepOptions } from '../core/io/run-top.ts';
+import { judgmentsToQrels, mergeQrels, type Judgment } from '../core/io/judgments.ts';
 
 /** Documents kept per query and run: deep enough for recall@100 / NCG@100 and depth sweeps to 1000. */
 export const RUN_DEPTH = 1000;
@@ -101,10 +102,33 @@ export class LabEngine {
   readonly #vectorRuns = new Map<string, IncrementalVectorRun>();
   #bm25: { key: string; index: Bm25Index } | null = null;
   #lexical: LexicalIndex | null = null;
+  /** Judgments the user added (core/io/judgments.ts), layered over the collection's qrels; null: none. */
+  #added: Qrels | null = null;
+  #merged: Qrels | null = null;
 
   #collection(): LabCollection {
     if (this.#c === null) throw new Error('no collection is open');
     return this.#c;
+  }
+
+  /** The qrels every measure reads: the collection's, with the added judgments over them (null: no judgments). */
+  #qrels(): Qrels | null {
+    const base = this.#collection().qrels;
+    if (base === null || this.#added === null) return base;
+    this.#merged ??= mergeQrels([
+      { name: 'collection', qrels: base },
+      { name: 'added', qrels: this.#added },
+    ]).qrels;
+    return this.#merged;
+  }
+
+  /**
+   * The judgments layer: what the user judged, in order (the last judgment of a pair wins). Replaces the
+   * previous layer; the collection's qrels never change.
+   */
+  setJudgments(judgments: readonly Judgment[]): void {
+    this.#added = judgments.length === 0 ? null : judgmentsToQrels(judgments);
+    this.#merged = null;
   }
 
   /** Make `collection` the current one (runs of the previous collection are dropped). */
@@ -114,6 +138,8 @@ export class LabEngine {
     this.#vectorRuns.clear();
     this.#bm25 = null;
     this.#lexical = null;
+    this.#added = null;
+    this.#merged = null;
     const all = collection.queries.ids.map((_, i) => i);
     // Queries without any text (runs with no queries file): every judged one counts — imported runs need no text.
     const anyText = collection.queries.texts.some((t) => t.trim().length > 0);
@@ -317,8 +343,12 @@ export class LabEngine {
   }
 
   /** Depth- and label-independent flip ranks; the UI builds any report from them in a frame. */
-  prepare(reference: string, candidates: readonly string[], options: { maxDepth: number; relevanceLevel?: number }): PreparedFlips {
-    const qrels = this.#collection().qrels;
+  prepare(
+    reference: string,
+    candidates: readonly string[],
+    options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean },
+  ): PreparedFlips {
+    const qrels = this.#qrels();
     if (qrels === null) throw new Error('this collection has no judgments: flips need qrels (compare runs by overlap instead)');
     return prepareFlips(
       qrels,
@@ -329,8 +359,8 @@ export class LabEngine {
   }
 
   /** The lab's TREC measures for each run (trec_eval semantics: judged queries the run answered). */
-  metrics(names: readonly string[], partial: readonly string[] = [], relevanceLevel = 1): MetricsRow[] {
-    const qrels = this.#collection().qrels;
+  metrics(names: readonly string[], partial: readonly string[] = [], relevanceLevel = 1, judgedOnly = false): MetricsRow[] {
+    const qrels = this.#qrels();
     if (qrels === null) return [];
     // The lab follows trec_eval's default release (10.0); each row says so, and the reports repeat it.
     const version = DEFAULT_TREC_EVAL_VERSION;
@@ -338,7 +368,7 @@ export class LabEngine {
     const specs = parseMeasures(keys, version);
     return names.map((name) => {
       // A run kept to a depth is measured as its whole file (core/io/run-top.ts forEvaluation).
-      const result = evaluate(qrels, forEvaluation(this.run(name)), specs, { relevanceLevel, version });
+      const result = evaluate(qrels, forEvaluation(this.run(name)), specs, { relevanceLevel, version, judgedOnly });
       const values: Record<string, number> = {};
       for (const m of LAB_MEASURES) {
         // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
@@ -353,7 +383,8 @@ export class LabEngine {
   detail(qid: string, runs: readonly string[], k: number): QueryDetail {
     const c = this.#collection();
     const q = c.queries.indexOf.get(qid as QueryId);
-    const judgments = c.qrels?.byQuery.get(qid as QueryId);
+    const judgments = this.#qrels()?.byQuery.get(qid as QueryId);
+    const added = this.#added?.byQuery.get(qid as QueryId);
     const gradeOf = (d: DocId): number | null => judgments?.get(d) ?? null;
     const lists = runs.map((name) => {
       const list = this.run(name).byQuery.get(qid as QueryId);
@@ -366,7 +397,8 @@ export class LabEngine {
         if (firstRelevant === null && grade !== null && grade > 0) firstRelevant = r + 1;
         if (r < n) {
           const i = c.corpus.indexOf.get(docId);
-          docs.push({ docId, rank: r + 1, score: list!.scores[r]!, title: i === undefined ? '' : (c.corpus.titles[i] ?? ''), grade });
+          const title = i === undefined ? '' : (c.corpus.titles[i] ?? '');
+          docs.push({ docId, rank: r + 1, score: list!.scores[r]!, title, grade, added: added?.has(docId) === true });
         }
       }
       return { run: name, docs, firstRelevant };
@@ -453,10 +485,32 @@ export class LabEngine {
   }
 
   /** trec_eval's text output for a run (the same text `fliplab eval` prints). */
-  trecEval(name: string, relevanceLevel = 1): string {
-    const qrels = this.#collection().qrels;
+  trecEval(name: string, relevanceLevel = 1, judgedOnly = false): string {
+    const qrels = this.#qrels();
     if (qrels === null) throw new Error('this collection has no judgments to evaluate against');
-    return trecEvalText(qrels, forEvaluation(this.run(name)), { relevanceLevel });
+    return trecEvalText(qrels, forEvaluation(this.run(name)), { relevanceLevel, judgedOnly });
+  }
+
+  /**
+   * The holes to judge, in the order asked: for each (query, run), the passages of the run's top k that the
+   * qrels (added judgments included) do not judge with a grade ≥ 0.
+   */
+  holes(items: readonly { readonly qid: string; readonly run: string }[], k: number): { qid: string; run: string; docId: string }[] {
+    const qrels = this.#qrels();
+    const out: { qid: string; run: string; docId: string }[] = [];
+    for (const { qid, run } of items) {
+      const judged = qrels?.byQuery.get(qid as QueryId);
+      const docs = this.run(run).byQuery.get(qid as QueryId)?.docs ?? [];
+      for (const d of docs.slice(0, k)) if (!((judged?.get(d) ?? -1) >= 0)) out.push({ qid, run, docId: d });
+    }
+    return out;
+  }
+
+  /** The grades the collection's qrels use (at least 0 and 1), for the judging buttons. */
+  grades(): number[] {
+    const set = new Set<number>([0, 1]);
+    for (const m of this.#collection().qrels?.byQuery.values() ?? []) for (const g of m.values()) if (g >= 0) set.add(g);
+    return [...set].sort((a, b) => a - b);
   }
 
   /** A run as a TREC run file. */

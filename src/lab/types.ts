@@ -101,6 +101,8 @@ export interface RankedDoc {
   readonly title: string;
   /** Judged grade, null when unjudged. */
   readonly grade: number | null;
+  /** The grade is one the user added (the judgments layer), not the collection's. */
+  readonly added?: boolean;
 }
 
 export interface QueryDetail {

@@ -43,6 +43,7 @@ import type { CollectionFile } from '../../lab/data/types.ts';
 import type { CollectionSummary } from '../../lab/engine.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
 import type { TermExplanation } from '../../lab/types.ts';
+import type { Judgment } from '../../core/io/judgments.ts';
 import type { DownloadState } from '../../lab/types.ts';
 import { DEFAULT_VIEW, type JobProgress, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
 
@@ -175,6 +176,8 @@ export class Lab {
   metrics: MetricsRow[] = $state.raw([]);
   queryTexts: Record<string, string> = $state.raw({});
   analysisError: string | null = $state(null);
+  /** Moves each time the judgments layer changes (what the explorer's detail reloads on). */
+  judgmentsRevision = $state(0);
   /** Run files that could not be imported (file, line, reason), shown beside the import control until retried. */
   runImportErrors: readonly CollectionError[] = $state.raw([]);
   /** The last vector pack import: in progress, done (with the run it added) or failed (the error, file and what differs). */
@@ -840,6 +843,7 @@ export class Lab {
       patch.reference !== undefined ||
       patch.candidates !== undefined ||
       (patch.level !== undefined && patch.level !== this.view.level) ||
+      (patch.judgedOnly !== undefined && patch.judgedOnly !== this.view.judgedOnly) ||
       (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
     this.view = next;
     if (analysisChanged) this.#scheduleAnalysis(0);
@@ -881,11 +885,11 @@ export class Lab {
       try {
         const names = [reference, ...candidates];
         if (this.collection.judged) {
-          const relevanceLevel = this.view.level;
-          const metrics = await this.lab.metrics(names, partial, relevanceLevel);
+          const { level: relevanceLevel, judgedOnly } = this.view;
+          const metrics = await this.lab.metrics(names, partial, relevanceLevel, judgedOnly);
           const prepared =
             candidates.length > 0
-              ? await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths), relevanceLevel })
+              ? await this.lab.prepare(reference, candidates, { maxDepth: Math.max(...this.view.depths), relevanceLevel, judgedOnly })
               : null;
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;
@@ -911,6 +915,16 @@ export class Lab {
       this.#analysisAgain = false;
       await this.#analyse();
     }
+  }
+
+  /**
+   * Replace the judgments layer (state/judgments.svelte.ts) and recompute the analysis with it at once; the
+   * explorer reloads its detail when `judgmentsRevision` moves.
+   */
+  async setJudgments(judgments: readonly Judgment[]): Promise<void> {
+    await this.lab.setJudgments(judgments);
+    this.judgmentsRevision++;
+    this.#scheduleAnalysis(0);
   }
 
   /** Resolves once no analysis is pending (tests and exports). */

@@ -528,7 +528,7 @@ describe('Lab analyses candidates against the reference', () => {
     expect(lab.report!.depth_list).toEqual([1]);
     await lab.settled();
     expect(prepare).toHaveBeenCalledTimes(1);
-    expect(prepare.mock.calls[0]![2]).toEqual({ maxDepth: 100, relevanceLevel: 1 });
+    expect(prepare.mock.calls[0]![2]).toEqual({ maxDepth: 100, relevanceLevel: 1, judgedOnly: false });
     expect(lab.report!.depth_list).toEqual([1, 100]);
     await expectLiteral(lab, 'bm25', 'designed.trec');
 

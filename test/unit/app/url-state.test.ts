@@ -26,6 +26,7 @@ const view: fc.Arbitrary<ViewState> = fc.record({
   depths,
   label: fc.constantFrom('any' as const, 'strict' as const),
   level: fc.integer({ min: -3, max: 100 }),
+  judgedOnly: fc.boolean(),
   state: fc.constantFrom<ExplorerFilter>('all', 'broken', 'fixed', 'preserved', 'unchanged'),
   candidate: fc.option(id, { nil: null }),
   text: id,

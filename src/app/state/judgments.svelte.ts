@@ -1,0 +1,247 @@
+/**
+ * The judgments a user adds in the lab: a layer over the open collection's qrels (core/io/judgments.ts), kept
+ * per collection in IndexedDB (store/judgments.ts), applied in the lab worker so every number — measures,
+ * flips, the explorer's grades — recomputes as each judgment lands. The collection's qrels never change.
+ *
+ * Also the "next hole" queue: the unjudged passages of the broken queries (in the candidate's top k), then of
+ * the fixed ones (in the reference's top k), in the explorer's order — the places where a judgment can turn a
+ * flip that a hole explains into a real one or none.
+ */
+import {
+  formatJudgmentsJsonl,
+  formatJudgmentsQrels,
+  judgmentsToQrels,
+  mergeQrels,
+  type Judgment,
+  type JudgmentConflict,
+} from '../../core/io/judgments.ts';
+import { asDocId, asQueryId } from '../../core/io/ids.ts';
+import type { CollectionFile } from '../../lab/data/types.ts';
+import { JudgmentStore } from '../../store/judgments.ts';
+import { errorInfo, errorText } from './errors.ts';
+import type { Lab } from './lab.svelte.ts';
+
+/** The layer as the lab keeps it (IndexedDB; component tests pass their own). */
+export type JudgmentsAccess = <T>(use: (store: Pick<JudgmentStore, 'get' | 'put'>) => Promise<T>) => Promise<T>;
+
+const indexedDbJudgments: JudgmentsAccess = async (use) => {
+  const store = await JudgmentStore.open();
+  try {
+    return await use(store);
+  } finally {
+    store.close();
+  }
+};
+
+const ASSESSOR_KEY = 'fliplab.assessor';
+
+/** One unjudged passage to look at: query, the run whose top k holds it, the passage. */
+export interface Hole {
+  readonly qid: string;
+  readonly run: string;
+  readonly docId: string;
+}
+
+/** A grade in words, as TREC's graded collections name them (0 not relevant … 3 perfectly relevant). */
+export function gradeName(grade: number): string {
+  return ['not relevant', 'relevant', 'highly relevant', 'perfectly relevant'][grade] ?? `grade ${grade}`;
+}
+
+export class Judgments {
+  /** The layer of the open collection, in the order judged (a pair judged twice: the later one counts). */
+  list: readonly Judgment[] = $state.raw([]);
+  /** Who judges (stored in this browser; written into each judgment and the JSONL export). */
+  assessor = $state('');
+  /** Grades the collection uses (0 and 1 at least), for the judging buttons. */
+  grades: readonly number[] = $state.raw([0, 1]);
+  /** Unjudged passages of broken, then fixed queries at the explorer's k and candidate. */
+  holes: readonly Hole[] = $state.raw([]);
+  /** What the last import did, or why it failed. */
+  importNote: string | null = $state(null);
+  importError: string | null = $state(null);
+  /** Pairs the last import graded differently from what was there (the imported grade won). */
+  conflicts: readonly JudgmentConflict[] = $state.raw([]);
+  error: string | null = $state(null);
+  /** Passages judged (distinct pairs). */
+  count = $derived(distinctPairs(this.list));
+
+  readonly #lab: Lab;
+  readonly #access: JudgmentsAccess;
+  readonly #stop: () => void;
+  /** Earlier layers, for undo (this session only). */
+  #undo: (readonly Judgment[])[] = [];
+  #restoredFor: string | null = null;
+
+  constructor(lab: Lab, access: JudgmentsAccess = indexedDbJudgments) {
+    this.#lab = lab;
+    this.#access = access;
+    try {
+      this.assessor = globalThis.localStorage?.getItem(ASSESSOR_KEY) ?? '';
+    } catch {
+      // no storage: the assessor is asked again next time
+    }
+    this.#stop = $effect.root(() => {
+      // A newly opened collection: its kept layer comes back (and is applied) before anything is judged.
+      $effect(() => {
+        const id = lab.collectionId;
+        const judged = lab.collection?.judged === true;
+        if (id === null || !judged || id === this.#restoredFor) return;
+        this.#restoredFor = id;
+        void this.#restore(id);
+      });
+      // The queue follows the report (which follows every judgment), the explorer's candidate and k.
+      $effect(() => {
+        const report = lab.report;
+        const k = lab.view.k;
+        const wanted = lab.view.candidate;
+        if (report === null || report.per_query === undefined) {
+          this.holes = [];
+          return;
+        }
+        const di = report.depth_list.indexOf(k);
+        const reference = report.runs.find((r) => r.role === 'reference')?.name;
+        const candidates = report.runs.filter((r) => r.role === 'candidate').map((r) => r.name);
+        const candidate = wanted !== null && candidates.includes(wanted) ? wanted : candidates[0];
+        if (di < 0 || reference === undefined || candidate === undefined) {
+          this.holes = [];
+          return;
+        }
+        const broken: { qid: string; run: string }[] = [];
+        const fixed: { qid: string; run: string }[] = [];
+        for (const row of report.per_query) {
+          const state = row.candidates.find((c) => c.name === candidate)?.states[di];
+          if (state === 'broken') broken.push({ qid: row.qid, run: candidate });
+          else if (state === 'fixed') fixed.push({ qid: row.qid, run: reference });
+        }
+        let stale = false;
+        lab.lab.holes([...broken, ...fixed], k).then(
+          (holes) => {
+            if (!stale) this.holes = holes;
+          },
+          () => undefined,
+        );
+        return () => {
+          stale = true;
+        };
+      });
+    });
+  }
+
+  async #restore(id: string): Promise<void> {
+    try {
+      const [kept, grades] = await Promise.all([this.#access((s) => s.get(id)), this.#lab.lab.grades()]);
+      if (this.#lab.collectionId !== id) return;
+      this.grades = grades;
+      this.#undo = [];
+      this.list = kept;
+      if (kept.length > 0) await this.#lab.setJudgments(kept);
+      this.error = null;
+    } catch (e) {
+      this.error = `Could not restore the judgments kept for this collection: ${errorText(errorInfo(e))}`;
+    }
+  }
+
+  setAssessor(name: string): void {
+    this.assessor = name.trim();
+    try {
+      globalThis.localStorage?.setItem(ASSESSOR_KEY, this.assessor);
+    } catch {
+      // kept for this session only
+    }
+  }
+
+  /** Judge one passage of one query (the analysis recomputes, the layer is kept). */
+  async judge(qid: string, docId: string, grade: number): Promise<void> {
+    const j: Judgment = {
+      qid: asQueryId(qid),
+      docid: asDocId(docId),
+      grade,
+      ...(this.assessor === '' ? {} : { assessor: this.assessor }),
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a timestamp, not state
+      time: new Date().toISOString(),
+    };
+    await this.#replace([...this.list, j]);
+  }
+
+  /**
+   * Take back the last change of this session (a judgment, an import, a clear); after a reload, the last
+   * judgment kept.
+   */
+  async undo(): Promise<void> {
+    const previous = this.#undo.pop() ?? (this.list.length > 0 ? this.list.slice(0, -1) : undefined);
+    if (previous !== undefined) await this.#replace(previous, false);
+  }
+
+  get canUndo(): boolean {
+    return this.list.length > 0 || this.#undo.length > 0;
+  }
+
+  /** Forget every added judgment of this collection (undo brings them back during this session). */
+  async clear(): Promise<void> {
+    await this.#replace([]);
+  }
+
+  /** Remove every judgment of one pair. */
+  async remove(qid: string, docId: string): Promise<void> {
+    await this.#replace(this.list.filter((j) => j.qid !== qid || j.docid !== docId));
+  }
+
+  /**
+   * Add judgments from files (TREC qrels or fliplab JSONL), in the order given: a later file wins per
+   * (query, passage), over what was already added too; disagreements are listed.
+   */
+  async importFiles(files: readonly CollectionFile[]): Promise<void> {
+    this.importError = null;
+    this.importNote = null;
+    try {
+      const sources: { name: string; judgments: readonly Judgment[] }[] = [{ name: 'already added', judgments: this.list }];
+      for (const f of files) sources.push({ name: f.path, judgments: await this.#lab.lab.parseJudgmentsFile(f) });
+      const merged = mergeQrels(sources.map((s) => ({ name: s.name, qrels: judgmentsToQrels(s.judgments) })));
+      this.conflicts = merged.conflicts;
+      const imported = sources.slice(1).flatMap((s) => s.judgments);
+      await this.#replace([...this.list, ...imported]);
+      const files_ = files.map((f) => f.path).join(', ');
+      this.importNote =
+        `Imported ${imported.length.toLocaleString('en-US')} judgment${imported.length === 1 ? '' : 's'} from ${files_}` +
+        (merged.conflicts.length > 0
+          ? `; ${merged.conflicts.length} graded differently before (the later grade counts, listed below).`
+          : '.');
+    } catch (e) {
+      this.importError = errorText(errorInfo(e));
+    }
+  }
+
+  /** The added judgments as TREC qrels (`qid 0 docid grade`, the last grade of each pair). */
+  qrelsText(): string {
+    return formatJudgmentsQrels(this.list);
+  }
+
+  /** Every added judgment with who and when, as JSON Lines. */
+  jsonlText(collection?: string): string {
+    return formatJudgmentsJsonl(this.list, collection);
+  }
+
+  async #replace(next: readonly Judgment[], remember = true): Promise<void> {
+    const id = this.#lab.collectionId;
+    if (id === null) return;
+    if (remember) this.#undo.push(this.list);
+    this.list = next;
+    try {
+      await this.#lab.setJudgments(next);
+      await this.#access((s) => s.put(id, next));
+      this.error = null;
+    } catch (e) {
+      this.error = `Could not keep the judgments: ${errorText(errorInfo(e))}`;
+    }
+  }
+
+  dispose(): void {
+    this.#stop();
+  }
+}
+
+function distinctPairs(list: readonly Judgment[]): number {
+  let n = 0;
+  for (const m of judgmentsToQrels(list).byQuery.values()) n += m.size;
+  return n;
+}

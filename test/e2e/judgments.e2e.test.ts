@@ -1,0 +1,186 @@
+/**
+ * Judgment holes, end to end (the production build in Debian's chromium): TREC-COVID's qrels, Anserini's BM25
+ * run and a second run that puts passages nobody judged into some queries' top 10. The headline says how many
+ * broken queries have unjudged passages; "Next hole" walks them in the explorer, and three judgments made with
+ * the keyboard (0, 0, then 2) change the analysis. The lab's flip report and its exported qrels are then exactly
+ * what `fliplab flips --qrels base --qrels added` computes from the same files, judged-only too; a reload keeps
+ * the judgments; undo and clear take them back.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import { SHARED_DATA } from '../shared-data.ts';
+import { launchChromium } from './browser.ts';
+import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
+
+const COVID = join(SHARED_DATA, 'trec-covid-bm25');
+
+let work: string;
+let server: HubServer;
+let browser: Browser;
+let files: { qrels: string; bm25: string; other: string };
+
+/** The BM25 run with, in every third query, ten passages no one judged put on top (the rest moves down). */
+function holeyRun(text: string): string {
+  const byQuery = new Map<string, string[]>();
+  for (const line of text.trim().split('\n')) {
+    const [q, , d] = line.split(/\s+/);
+    if (!byQuery.has(q!)) byQuery.set(q!, []);
+    byQuery.get(q!)!.push(d!);
+  }
+  const out: string[] = [];
+  for (const [q, docs] of byQuery) {
+    const order = Number(q) % 3 === 0 ? [...Array.from({ length: 10 }, (_, i) => `new-${q}-${i}`), ...docs] : docs;
+    order.slice(0, 1000).forEach((d, i) => out.push(`${q} Q0 ${d} ${i + 1} ${(1000 - i / 10).toFixed(3)} holey`));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'fliplab-judgments-e2e-'));
+  files = { qrels: join(work, 'qrels.test.txt'), bm25: join(work, 'run.bm25-flat.txt'), other: join(work, 'holey.run') };
+  await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
+  await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
+  await writeFile(files.other, holeyRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+  const dist = join(work, 'dist');
+  await buildApp(dist);
+  server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
+  browser = await launchChromium({ webgpu: false });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const saveDownload = async (p: Page, click: () => Promise<void>): Promise<string> => (await saveTo(p, work, click)).text;
+const analysisRuns = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
+
+/** `fliplab flips` on the test's files, as the lab names the runs; extra qrels files layered in order. */
+async function flips(extra: string[], judgedOnly = false): Promise<Record<string, unknown>> {
+  const out = await cli([
+    'flips',
+    '--qrels',
+    files.qrels,
+    ...extra.flatMap((f) => ['--qrels', f]),
+    '--reference',
+    files.bm25,
+    '--candidate',
+    files.other,
+    '--name',
+    'Anserini',
+    '--name',
+    'holey',
+    '--depths',
+    '1,5,10,20,50',
+    '--json',
+    '--per-query',
+    ...(judgedOnly ? ['--judged-only'] : []),
+  ]);
+  expect(out.code).toBe(0);
+  const { recipes: _r, ...report } = JSON.parse(out.stdout) as Record<string, unknown>;
+  return report;
+}
+
+async function labReport(p: Page): Promise<Record<string, unknown>> {
+  const { recipes: _r, ...report } = JSON.parse(await saveDownload(p, () => p.getByTestId('export-report-json').click())) as Record<
+    string,
+    unknown
+  >;
+  return report;
+}
+
+type Row = { broken: number; broken_with_unjudged: number };
+const at10 = (report: Record<string, unknown>): Row =>
+  (report['depths'] as { k: number; candidates: Row[] }[]).find((d) => d.k === 10)!.candidates[0]!;
+
+describe('judgment holes', () => {
+  it('measures the holes, judges three in the explorer, and agrees with fliplab flips --qrels base --qrels added', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const p = await context.newPage();
+    try {
+      await p.goto(server.url);
+      await p.getByTestId('pick-files').setInputFiles([files.qrels, files.bm25, files.other]);
+      await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,holey');
+
+      // Before any judgment: the lab's report is the CLI's, and the headline names the holes.
+      const before = await flips([]);
+      expect(await labReport(p)).toEqual(before);
+      const row = at10(before);
+      expect(row.broken_with_unjudged).toBeGreaterThan(0);
+      const headline = p.getByTestId('headline');
+      expect(await headline.textContent()).toMatch(
+        new RegExp(
+          `${row.broken_with_unjudged === row.broken ? 'All ' : `${row.broken_with_unjudged} of the `}${row.broken} broken ha(s|ve) unjudged passages in holey's top 10: negative-flip rate \\d+\\.\\d%–\\d+\\.\\d%`,
+        ),
+      );
+      expect((await headline.boundingBox())!.y + (await headline.boundingBox())!.height).toBeLessThanOrEqual(800);
+
+      // Next hole: the first broken query's first unjudged passage in the candidate's top 10, opened and focused.
+      await p.getByTestId('next-hole').click();
+      const detail = p.locator('.detail-pane');
+      const focusedRow = () => p.evaluate(() => document.activeElement?.closest('tr')?.getAttribute('data-doc') ?? null);
+      await expect.poll(focusedRow, { timeout: 10_000 }).toMatch(/^new-\d+-0$/);
+      const qid = (await focusedRow())!.split('-')[1]!;
+      expect(await detail.locator('h3').first().textContent()).toContain(qid);
+      await p.keyboard.press('0');
+      await expect.poll(() => detail.locator(`tr[data-doc="new-${qid}-0"] .by-you`).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      await p.getByTestId('next-hole').click();
+      await expect.poll(focusedRow, { timeout: 10_000 }).toBe(`new-${qid}-1`);
+      await p.keyboard.press('0');
+      await expect.poll(() => detail.locator(`tr[data-doc="new-${qid}-1"] .by-you`).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      await p.getByTestId('next-hole').click();
+      await expect.poll(focusedRow, { timeout: 10_000 }).toBe(`new-${qid}-2`);
+      await p.keyboard.press('2');
+      await expect.poll(() => headline.textContent(), { timeout: 10_000 }).toMatch(/With 3 judgments you added\./);
+
+      // The exported layer is TREC qrels of exactly those three; the report is the CLI's over base + added.
+      const added = await saveDownload(p, () => p.getByTestId('export-judgments-qrels').click());
+      expect(added).toBe(`${qid} 0 new-${qid}-0 0\n${qid} 0 new-${qid}-1 0\n${qid} 0 new-${qid}-2 2\n`);
+      const addedPath = join(work, 'added.qrels');
+      await writeFile(addedPath, added);
+      const after = await flips([addedPath]);
+      expect(after).not.toEqual(before);
+      expect(at10(after).broken).toBe(row.broken - 1);
+      expect(await labReport(p)).toEqual(after);
+      const jsonl = await saveDownload(p, () => p.getByTestId('export-judgments-jsonl').click());
+      expect(
+        jsonl
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { grade: number }).grade),
+      ).toEqual([0, 0, 2]);
+
+      // Judged only: the toggle gives `flips --judged-only` over the same qrels.
+      await p.getByTestId('judged-only').check();
+      await expect.poll(() => p.getByTestId('headline-judgments').textContent(), { timeout: 10_000 }).toMatch(/Judged only/);
+      expect(await labReport(p)).toEqual(await flips([addedPath], true));
+      await p.getByTestId('judged-only').uncheck();
+
+      // A reload keeps the layer, and the numbers with it.
+      await p.reload();
+      await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,holey');
+      await expect.poll(() => p.getByTestId('headline').textContent(), { timeout: 30_000 }).toMatch(/With 3 judgments you added\./);
+      expect(await labReport(p)).toEqual(after);
+
+      // Undo takes the last one back; clear takes them all (the collection's qrels were never touched).
+      await p.getByTestId('judgments-undo').click();
+      await expect.poll(() => p.getByTestId('headline').textContent(), { timeout: 10_000 }).toMatch(/With 2 judgments you added\./);
+      await p.getByTestId('judgments-clear').click();
+      await expect.poll(() => p.getByTestId('headline-judgments').count(), { timeout: 10_000 }).toBe(0);
+      expect(await labReport(p)).toEqual(before);
+
+      // Importing the exported file brings them back, as a second assessor's file would.
+      await p.getByTestId('import-judgments').setInputFiles(addedPath);
+      await expect.poll(() => p.getByTestId('import-judgments-note').textContent(), { timeout: 10_000 }).toMatch(/Imported 3 judgments/);
+      expect(await labReport(p)).toEqual(after);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+});
