@@ -96,6 +96,8 @@ export function labMetricsRow(
     measures?: readonly { readonly key: string }[];
     /** The trec_eval release to follow (default 10.0, as `fliplab eval`); the row records it. */
     version?: TrecEvalVersion;
+    /** trec_eval -J: judged documents only. */
+    judgedOnly?: boolean;
   } = {},
 ): MetricsRow {
   const keys = (opts.measures ?? LAB_MEASURES).map((m) => m.key);
@@ -104,6 +106,7 @@ export function labMetricsRow(
     measures: keys,
     version,
     ...(opts.relevanceLevel === undefined ? {} : { relevanceLevel: opts.relevanceLevel }),
+    ...(opts.judgedOnly === true ? { judgedOnly: true } : {}),
   });
   const values: Record<string, number> = {};
   for (const key of keys) {

@@ -97,7 +97,8 @@ export function buildSections(input: ReportInput): Section[] {
     heading: 'Retrievers',
     notes: [
       `Reference "${ref.name}" against ${r.runs.length - 1} candidate(s) on ${r.queries} queries with a positive judgment ` +
-        `(grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}.`,
+        `(grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}` +
+        (r.judged_only ? '; judged passages only (trec_eval -J: unjudged passages removed before any cut).' : '.'),
       'A query missing from a run is unsupported by that run (counted, never dropped).',
     ],
     tables: [

@@ -7,7 +7,7 @@
  * the judgments; undo and clear take them back.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -18,11 +18,13 @@ import { launchChromium } from './browser.ts';
 import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
 
 const COVID = join(SHARED_DATA, 'trec-covid-bm25');
+/** With FLIPLAB_SCREENSHOTS=1 the judging view becomes the README's picture (docs/screenshots/judging.png). */
+const SHOTS = process.env.FLIPLAB_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : null;
 
 let work: string;
 let server: HubServer;
 let browser: Browser;
-let files: { qrels: string; bm25: string; other: string };
+let files: { qrels: string; bm25: string; other: string; corpus: string };
 
 /** The BM25 run with, in every third query, ten passages no one judged put on top (the rest moves down). */
 function holeyRun(text: string): string {
@@ -42,10 +44,24 @@ function holeyRun(text: string): string {
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'fliplab-judgments-e2e-'));
-  files = { qrels: join(work, 'qrels.test.txt'), bm25: join(work, 'run.bm25-flat.txt'), other: join(work, 'holey.run') };
+  files = {
+    qrels: join(work, 'qrels.test.txt'),
+    bm25: join(work, 'run.bm25-flat.txt'),
+    other: join(work, 'holey.run'),
+    corpus: join(work, 'corpus.jsonl'),
+  };
   await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
   await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
   await writeFile(files.other, holeyRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+  // Text for the passages the second run brought (the judge reads them); the rest of the corpus is not needed.
+  const texts = Array.from({ length: 51 }, (_, q) =>
+    Array.from({ length: 10 }, (_, i) => ({
+      _id: `new-${q}-${i}`,
+      title: `Passage ${i + 1} the dense retriever found for topic ${q}`,
+      text: 'Hospitalized adults with COVID-19 who received the antiviral recovered faster than those on placebo; mortality did not differ.',
+    })),
+  ).flat();
+  await writeFile(files.corpus, texts.map((t) => `${JSON.stringify(t)}\n`).join(''));
   const dist = join(work, 'dist');
   await buildApp(dist);
   server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
@@ -107,6 +123,8 @@ describe('judgment holes', () => {
       await p.goto(server.url);
       await p.getByTestId('pick-files').setInputFiles([files.qrels, files.bm25, files.other]);
       await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,holey');
+      await p.getByTestId('pick-passage-text').setInputFiles(files.corpus);
+      await expect.poll(() => p.getByTestId('passage-text').getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
 
       // Before any judgment: the lab's report is the CLI's, and the headline names the holes.
       const before = await flips([]);
@@ -128,6 +146,17 @@ describe('judgment holes', () => {
       await expect.poll(focusedRow, { timeout: 10_000 }).toMatch(/^new-\d+-0$/);
       const qid = (await focusedRow())!.split('-')[1]!;
       expect(await detail.locator('h3').first().textContent()).toContain(qid);
+      // The hole is marked, its text open beside its grade buttons.
+      await expect.poll(() => detail.locator(`tr.passage`).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(await detail.locator(`tr[data-doc="new-${qid}-0"] [data-testid="unjudged"]`).count()).toBeGreaterThan(0);
+      const shots = SHOTS ?? join(work, 'screenshots');
+      await mkdir(shots, { recursive: true });
+      // One screen around the hole: the list, the query's two rankings, the marked passage and its grade buttons.
+      await detail
+        .locator(`tr[data-doc="new-${qid}-0"]`)
+        .first()
+        .evaluate((e) => e.scrollIntoView({ block: 'center' }));
+      await p.screenshot({ path: join(shots, 'judging.png') });
       await p.keyboard.press('0');
       await expect.poll(() => detail.locator(`tr[data-doc="new-${qid}-0"] .by-you`).count(), { timeout: 10_000 }).toBeGreaterThan(0);
       await p.getByTestId('next-hole').click();
@@ -167,6 +196,11 @@ describe('judgment holes', () => {
       await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,holey');
       await expect.poll(() => p.getByTestId('headline').textContent(), { timeout: 30_000 }).toMatch(/With 3 judgments you added\./);
       expect(await labReport(p)).toEqual(after);
+      // Storage lists them with the collection, and can delete them.
+      await p.getByTestId('storage-refresh').click();
+      await expect
+        .poll(() => p.getByTestId('stored-judgments').textContent(), { timeout: 10_000 })
+        .toMatch(/3 judgments\s+added to 1 collection/);
 
       // Undo takes the last one back; clear takes them all (the collection's qrels were never touched).
       await p.getByTestId('judgments-undo').click();

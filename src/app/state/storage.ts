@@ -8,6 +8,7 @@ import { EmbeddingStore, type EncodingRecord } from '../../store/embeddings.ts';
 import { AnswerStore } from '../../store/answers.ts';
 import { AnswerInputStore, type StoredInputsSummary } from '../../store/answer-inputs.ts';
 import { CollectionStore } from '../../lab/data/collection-store.ts';
+import { JudgmentStore } from '../../store/judgments.ts';
 
 export interface ModelFiles {
   /** "host/org/name" (mirrors are listed apart). */
@@ -27,6 +28,8 @@ export interface StorageOverview {
   readonly answers: number;
   /** Gold files and imported predictions, per collection (src/store/answer-inputs.ts), with the collection's name when it is stored. */
   readonly answerInputs: readonly (StoredInputsSummary & { readonly name: string | null })[];
+  /** Judgments the user added, per collection (src/store/judgments.ts). */
+  readonly judgments: readonly { readonly collectionId: string; readonly judgments: number; readonly name: string | null }[];
 }
 
 /** "https://huggingface.co/Xenova/bge-small-en-v1.5/resolve/main/onnx/model.onnx" → "huggingface.co/Xenova/bge-small-en-v1.5". */
@@ -64,6 +67,7 @@ export async function storageOverview(dbName?: string): Promise<StorageOverview>
     const answerStore = await AnswerStore.open();
     const answers = await answerStore.count().finally(() => answerStore.close());
     const answerInputs = await answerInputsOverview();
+    const judgments = await judgmentsOverview();
     return {
       usage: estimate?.usage ?? null,
       quota: estimate?.quota ?? null,
@@ -72,6 +76,7 @@ export async function storageOverview(dbName?: string): Promise<StorageOverview>
       models: await modelFiles(),
       answers,
       answerInputs,
+      judgments,
     };
   } finally {
     store.close();
@@ -112,15 +117,40 @@ async function withAnswerInputs<T>(use: (store: AnswerInputStore) => Promise<T>)
 }
 
 async function answerInputsOverview(): Promise<StorageOverview['answerInputs']> {
-  const summaries = await withAnswerInputs((s) => s.summaries());
-  if (summaries.length === 0) return [];
+  return named(await withAnswerInputs((s) => s.summaries()));
+}
+
+/** Per-collection rows with the collection's name when it is stored. */
+async function named<T extends { readonly collectionId: string }>(rows: readonly T[]): Promise<(T & { readonly name: string | null })[]> {
+  if (rows.length === 0) return [];
   const collections = new CollectionStore();
   try {
     const names = new Map((await collections.list()).map((m) => [m.id, m.name]));
-    return summaries.map((s) => ({ ...s, name: names.get(s.collectionId) ?? null }));
+    return rows.map((s) => ({ ...s, name: names.get(s.collectionId) ?? null }));
   } finally {
     collections.close();
   }
+}
+
+async function withJudgments<T>(use: (store: JudgmentStore) => Promise<T>): Promise<T> {
+  const store = await JudgmentStore.open();
+  try {
+    return await use(store);
+  } finally {
+    store.close();
+  }
+}
+
+async function judgmentsOverview(): Promise<StorageOverview['judgments']> {
+  return named(await withJudgments((s) => s.summaries()));
+}
+
+/**
+ * Delete the judgments added to one collection (all collections without an id). A page showing them keeps
+ * them until that collection is opened again.
+ */
+export async function deleteJudgments(collectionId?: string): Promise<void> {
+  await withJudgments((s) => (collectionId === undefined ? s.clear() : s.put(collectionId, [])));
 }
 
 /**

@@ -85,7 +85,14 @@ export function writtenReport(
   report: FlipReport,
   qrels: Qrels,
   runs: readonly Run[],
-  meta: { collection: string; date: string; relevanceLevel: number; paths: readonly string[]; trecEval?: TrecEvalVersion },
+  meta: {
+    collection: string;
+    date: string;
+    relevanceLevel: number;
+    paths: readonly string[];
+    trecEval?: TrecEvalVersion;
+    judgedOnly?: boolean;
+  },
 ): string {
   const input: ReportInput = {
     title: 'RAGFlip report',
@@ -97,6 +104,7 @@ export function writtenReport(
       labMetricsRow(qrels, forEvaluation(r), {
         relevanceLevel: meta.relevanceLevel,
         ...(meta.trecEval === undefined ? {} : { version: meta.trecEval }),
+        ...(meta.judgedOnly === true ? { judgedOnly: true } : {}),
       }),
     ),
     descriptions: Object.fromEntries(runs.map((r, i) => [r.name, recipeLine(fileRunRecipe(meta.paths[i] ?? r.name, r))])),
@@ -233,6 +241,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
           relevanceLevel: opts.l,
           paths,
           trecEval,
+          judgedOnly: opts.judgedOnly === true,
         });
         writeExport(opts.report, text);
         io.stderr(`wrote ${format === 'html' ? 'HTML' : 'Markdown'} report to ${opts.report}\n`);

@@ -192,7 +192,7 @@ describe('ExportPanel', () => {
     saved = [];
     await fireEvent.change(select, { target: { value: 'E5' } });
     await fireEvent.click(screen.getByTestId('export-trec-eval'));
-    expect(lab.lab.trecEval).toHaveBeenCalledWith('E5', 1);
+    expect(lab.lab.trecEval).toHaveBeenCalledWith('E5', 1, false);
     expect(await only()).toEqual({ name: 'E5.trec_eval.txt', type: 'text/plain', text: 'map\tall\t0.5000\n# E5\n' });
   });
 
