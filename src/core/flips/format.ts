@@ -35,6 +35,8 @@ export function transitionRows(d: DepthBlock): TableRows {
       'negative-flip rate',
       'compatibility',
       'net gain',
+      'broken with unjudged',
+      'negative-flip rate, judged',
     ],
     rows: d.candidates.map((c) => [
       c.name,
@@ -47,6 +49,8 @@ export function transitionRows(d: DepthBlock): TableRows {
       pct(c.negative_flip_rate),
       pct(c.compatibility),
       gain(c.net_gain),
+      `${c.broken_with_unjudged}`,
+      c.negative_flip_rate_low === null ? '—' : `${(100 * c.negative_flip_rate_low).toFixed(1)}%`,
     ]),
   };
 }
@@ -97,7 +101,8 @@ export function formatFlipReport(r: FlipReport): string {
   const ref = r.runs.find((x) => x.role === 'reference')!;
   out.push(
     `RAGFlip transitions against reference "${ref.name}": ${r.queries} queries with a positive judgment (grade ≥ ` +
-      `${r.relevance_level}), label "${r.label}"`,
+      `${r.relevance_level}), label "${r.label}"` +
+      (r.judged_only ? ', judged passages only (unjudged removed before the cut, as trec_eval -J)' : ''),
   );
   for (const run of r.runs) {
     if (run.missing_queries > 0)
