@@ -48,39 +48,45 @@ export interface MergedQrels {
 
 /**
  * Layer `sources` in order: a later source's grade replaces an earlier one's for the same query and passage.
- * Queries and passages keep first-appearance order; no input is modified.
+ * Queries and passages keep first-appearance order; no input is modified. Copy on write: a query's judgments
+ * are copied only when a later source touches them, so layering a few judgments over MS MARCO-sized qrels
+ * costs what the few judgments cost.
  */
 export function mergeQrels(sources: readonly QrelsSource[]): MergedQrels {
   if (sources.length === 0) throw new RangeError('expected at least one qrels source');
-  if (sources.length === 1) return { qrels: sources[0]!.qrels, added: 0, changed: 0, conflicts: [] };
-  const byQuery = new Map<QueryId, Map<DocId, number>>();
-  const history = new Map<string, { source: string; grade: number }[]>();
+  const [first, ...later] = sources as [QrelsSource, ...QrelsSource[]];
+  if (later.length === 0) return { qrels: first.qrels, added: 0, changed: 0, conflicts: [] };
+  const byQuery = new Map<QueryId, ReadonlyMap<DocId, number>>(first.qrels.byQuery);
+  const owned = new Set<QueryId>();
+  // Every grade given to a pair that a later source touched, in order, with its source.
+  const history = new Map<string, { qid: QueryId; docid: DocId; grades: { source: string; grade: number }[] }>();
   let added = 0;
   let changed = 0;
-  sources.forEach((s, si) => {
+  for (const s of later) {
     for (const [qid, docs] of s.qrels.byQuery) {
-      let judged = byQuery.get(qid);
-      if (!judged) byQuery.set(qid, (judged = new Map()));
+      let judged = byQuery.get(qid) as Map<DocId, number> | undefined;
+      if (judged === undefined || !owned.has(qid)) {
+        judged = new Map(judged ?? []);
+        byQuery.set(qid, judged);
+        owned.add(qid);
+      }
       for (const [docid, grade] of docs) {
         const prev = judged.get(docid);
         judged.set(docid, grade);
         const key = `${qid}\u0000${docid}`;
-        if (prev === undefined) {
-          if (si > 0) added++;
-          history.set(key, [{ source: s.name, grade }]);
-          continue;
+        let h = history.get(key);
+        if (h === undefined) {
+          h = { qid, docid, grades: prev === undefined ? [] : [{ source: first.name, grade: prev }] };
+          history.set(key, h);
         }
-        history.get(key)!.push({ source: s.name, grade });
-        if (prev !== grade) changed++;
+        h.grades.push({ source: s.name, grade });
+        if (prev === undefined) added++;
+        else if (prev !== grade) changed++;
       }
     }
-  });
-  const conflicts: JudgmentConflict[] = [];
-  for (const [key, grades] of history) {
-    if (grades.length < 2 || grades.every((g) => g.grade === grades[0]!.grade)) continue;
-    const cut = key.indexOf('\u0000');
-    conflicts.push({ qid: asQueryId(key.slice(0, cut)), docid: asDocId(key.slice(cut + 1)), grades });
   }
+  const conflicts: JudgmentConflict[] = [];
+  for (const h of history.values()) if (h.grades.some((g) => g.grade !== h.grades[0]!.grade)) conflicts.push(h);
   return { qrels: { byQuery }, added, changed, conflicts };
 }
 
