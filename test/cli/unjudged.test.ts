@@ -213,6 +213,7 @@ describe('--qrels given twice', () => {
     const c2 = await cli(...cmp, '--qrels', mergedPath);
     expect(c1.code).toBe(0);
     expect(c1.stdout).toBe(c2.stdout);
+    expect(JSON.parse(c1.stdout).judged_only).toBe(true);
   });
 
   it('refuses a bad added file with its line, and flags that need judgments without them', async () => {

@@ -72,6 +72,8 @@ export function registerCompare(program: Command, io: Io, _setExit: (code: numbe
       const analysed = runs.map((r) => (qrels === undefined ? r.value : judgedOnlyRun(r.value, qrels.value)));
       const [reference, ...candidates] = analysed as [KeptRun | Run, ...(KeptRun | Run)[]];
       const report = compareRuns(reference, candidates, opts.depths, { perQuery: opts.perQuery === true });
-      io.stdout(opts.json ? agreementJson(report, depthNotes) : formatAgreement(report));
+      // A judged-only comparison says so (the key is absent otherwise: the lab's agreement export has no such mode).
+      const shown = qrels === undefined ? report : { ...report, judged_only: true };
+      io.stdout(opts.json ? agreementJson(shown, depthNotes) : formatAgreement(report));
     });
 }
