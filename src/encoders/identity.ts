@@ -4,16 +4,8 @@
  * change is a miss, never a stale hit. Keys use the text's hash, not a document id, so the same passage in
  * two corpora is encoded once.
  */
+import { sha256Hex } from '../core/sha256.ts';
 import type { EncoderConfig, EncoderDtype } from './presets.ts';
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  let out = '';
-  for (const b of digest) out += HEX[b];
-  return out;
-}
 
 /** Everything about an encoding that changes its vectors. */
 export interface EncodingIdentity {
@@ -60,5 +52,5 @@ export async function encodingKey(id: EncodingIdentity): Promise<string> {
 
 /** Text hashes for many texts (the digest is async; batches run concurrently). */
 export function textKeys(texts: readonly string[]): Promise<string[]> {
-  return Promise.all(texts.map(sha256Hex));
+  return Promise.all(texts.map((t) => sha256Hex(t)));
 }

@@ -18,6 +18,7 @@
 import { unzipSync, zipSync } from 'fflate';
 import { float16ToNumber as fromFloat16, toFloat16Bits as toFloat16 } from '../core/float16.ts';
 import { InputError } from '../core/io/errors.ts';
+import { sha256Hex } from '../core/sha256.ts';
 
 export { fromFloat16, toFloat16 };
 import { encodingIdentity, encodingKey, type EncodingIdentity } from './identity.ts';
@@ -104,12 +105,6 @@ export function packIdentity(encoder: PackEncoder, role: PackRole): EncodingIden
 // ------------------------------------------------------------------------------------------- writing
 
 const encoder = new TextEncoder();
-
-/** SHA-256 of a file's exact bytes, in hex. */
-async function sha256OfBytes(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 function rowsText(part: PackPart): string {
   let out = '';
@@ -203,7 +198,7 @@ export async function writePack(input: PackInput): Promise<Map<string, Uint8Arra
     for (const [name, bytes] of entries) files.set(name, bytes);
     parts[role] = {
       count: part.ids.length,
-      sha256: await sha256OfBytes(entries[0]![1]),
+      sha256: await sha256Hex(entries[0]![1]),
       encoding: await encodingKey(packIdentity(enc, role)),
     };
   }
@@ -388,7 +383,7 @@ async function readPart(files: PackFiles, where: string, manifest: PackManifest,
     tokens.push(cols.length === 3 ? Number(cols[2]) : 0);
   });
   if (ids.length !== meta.count) throw new InputError(rowsFile, undefined, `expected ${meta.count} rows (manifest), found ${ids.length}`);
-  const digest = await sha256OfBytes(rowsBytes);
+  const digest = await sha256Hex(rowsBytes);
   if (digest !== meta.sha256)
     throw new InputError(
       rowsFile,

@@ -14,6 +14,7 @@
  * transformers.js's first cache key for a file is `localModelPath + model + '/' + file`, i.e. exactly the keys
  * served here, so no request for a model file ever leaves the worker.
  */
+import { sha256Hex } from '../core/sha256.ts';
 import { locateWeights, MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE, ONNX_FILE_NAME, type EncoderDtype } from '../encoders/presets.ts';
 
 /** URL path root under which picked folders are served (never fetched: the worker answers it itself). */
@@ -202,8 +203,7 @@ export async function fingerprintFiles(files: readonly { readonly path: string; 
       }
     }
   }
-  const digest = await crypto.subtle.digest('SHA-256', await new Blob(parts).arrayBuffer());
-  return `sha256-${Array.from(new Uint8Array(digest).subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return `sha256-${(await sha256Hex(await new Blob(parts).arrayBuffer())).slice(0, 16)}`;
 }
 
 /**

@@ -5,6 +5,7 @@
  * transaction. Works in windows and workers (and in Node tests over fake-indexeddb).
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { sha256Hex } from '../../core/sha256.ts';
 import { catalogId } from './catalog.ts';
 import type { CollectionFile, CollectionMeta, CollectionSource } from './types.ts';
 import { fileSize } from './bytes.ts';
@@ -47,8 +48,7 @@ export async function filesHash(files: readonly CollectionFile[]): Promise<strin
     all.set(p, at);
     at += p.length;
   }
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', all));
-  return Array.from(digest.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join('');
+  return (await sha256Hex(all)).slice(0, 8);
 }
 
 /** `files:<name>-<short hash>`: the same files under the same name get the same id. */

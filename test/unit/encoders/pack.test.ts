@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex, textKeys } from '../../../src/encoders/identity.ts';
+import { sha256Hex } from '../../../src/core/sha256.ts';
+import { textKeys } from '../../../src/encoders/identity.ts';
 import {
   fromFloat16,
   matchPack,
