@@ -1,4 +1,5 @@
 /** Model selection flags shared by `search` and `encode`, and loading an encoder from them. */
+import { errorMessage } from '../core/error-message.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -222,8 +223,7 @@ export async function loadConfiguredEncoder(config: EncoderConfig, opts: ModelOp
       : `. No network? Put the model folder under a directory and use --model-dir <dir> --offline ` +
         `(the folder needs config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx, or model*.onnx at its root)`;
     throw new UsageError(
-      `could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ` +
-        `${e instanceof Error ? e.message : String(e)}${hint}`,
+      `could not load model "${config.model}" (${config.revision}, ${config.dtype}) on ${opts.device}: ` + `${errorMessage(e)}${hint}`,
     );
   });
   return encoder;

@@ -15,6 +15,7 @@
  * values, term ids, the rows' hash against the manifest, and the cache keys against the recipe. Every error
  * names the file and what differs.
  */
+import { errorMessage } from '../core/error-message.ts';
 import { unzipSync, zipSync } from 'fflate';
 import { float16ToNumber as fromFloat16, toFloat16Bits as toFloat16 } from '../core/float16.ts';
 import { InputError } from '../core/io/errors.ts';
@@ -250,7 +251,7 @@ export function parsePackManifest(bytes: Uint8Array, where: string): PackManifes
   try {
     raw = JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
-    throw new InputError(file, undefined, `expected a fliplab vector pack manifest (JSON): ${(e as Error).message}`);
+    throw new InputError(file, undefined, `expected a fliplab vector pack manifest (JSON): ${errorMessage(e)}`);
   }
   const rec = raw as Record<string, unknown>;
   if (rec?.format !== PACK_FORMAT || rec.version !== PACK_VERSION) {
@@ -532,7 +533,7 @@ export function unzipPack(bytes: Uint8Array, where: string): Map<string, Uint8Ar
   try {
     entries = unzipSync(bytes);
   } catch (e) {
-    throw new InputError(where, undefined, `expected a zip file: ${(e as Error).message}`);
+    throw new InputError(where, undefined, `expected a zip file: ${errorMessage(e)}`);
   }
   return packAt(Object.entries(entries), where, {
     none: `no ${MANIFEST} in this zip: not a vector pack`,

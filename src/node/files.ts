@@ -2,6 +2,7 @@
  * Node edge of core/io: files become TextSources, BEIR folders are located. Only the CLI, benches and
  * tests import this; the core itself never touches the file system.
  */
+import { errorMessage } from '../core/error-message.ts';
 import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -55,7 +56,7 @@ export async function readFileBytes(path: string, opts: { shared?: boolean } = {
       throw new InputError(
         path === '-' ? STDIN_NAME : path,
         undefined,
-        `could not decompress (corrupt or truncated gzip): ${(e as Error).message}`,
+        `could not decompress (corrupt or truncated gzip): ${errorMessage(e)}`,
       );
     }
   }

@@ -3,6 +3,7 @@
  * files in a `.zip`. Version 1 folders (passages only: rows.tsv, vectors.f32 | vectors.jsonl) are still read
  * by `fliplab search --vectors`.
  */
+import { errorMessage } from '../core/error-message.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MANIFEST, unzipPack, zipPack, type PackFiles } from '../encoders/pack.ts';
@@ -79,7 +80,7 @@ export function readVectorsFolder(dir: string): VectorsFolder {
   try {
     manifest = JSON.parse(readFileSync(file, 'utf8')) as VectorsManifest;
   } catch (e) {
-    throw new InputError(file, undefined, `expected a fliplab vectors manifest: ${(e as Error).message}`);
+    throw new InputError(file, undefined, `expected a fliplab vectors manifest: ${errorMessage(e)}`);
   }
   if (manifest.format !== VECTORS_FORMAT || manifest.version !== VECTORS_VERSION) {
     throw new InputError(

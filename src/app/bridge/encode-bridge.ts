@@ -6,6 +6,7 @@
  * reloads the model. A call that fails also ends its worker (see #run). Only the worker's *type* is
  * imported: no worker code is bundled into the page.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
@@ -188,8 +189,7 @@ export class EncodeBridge {
         throw error;
       // WebGPU failed mid-job (device lost, out of memory, driver reset). The failed worker is gone; a fresh
       // one on WASM continues from the last committed batch, since committed vectors are cache hits.
-      const reason =
-        `webgpu failed (${error instanceof Error ? error.message : String(error)}); continued on wasm from the ` + `last committed batch`;
+      const reason = `webgpu failed (${errorMessage(error)}); continued on wasm from the last committed batch`;
       const result = await run({ ...request, load: { ...request.load, device: 'wasm' } });
       return { ...result, fallback: reason };
     }

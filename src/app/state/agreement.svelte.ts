@@ -4,6 +4,7 @@
  * collection without judgments, the agreement report (overlap@k and RBO@k with the reference, per query too)
  * that stands in for the flip analysis there: the agreement panel, the explorer and the exports all read it.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import type { AgreementReport } from '../../core/agreement/index.ts';
 import type { DepthWarning } from '../../core/depth.ts';
 import type { Lab } from './lab.svelte.ts';
@@ -46,7 +47,7 @@ export class Agreement {
             this.error = null;
           },
           (e: unknown) => {
-            if (!stale) this.error = e instanceof Error ? e.message : String(e);
+            if (!stale) this.error = errorMessage(e);
           },
         );
         return () => {

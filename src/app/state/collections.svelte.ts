@@ -3,6 +3,7 @@
  * ETA, then kept in IndexedDB) and the user's own files (kept too, so a reload or a deep link reopens
  * them). Opening hands the files to the lab (parsed in its worker).
  */
+import { errorMessage } from '../../core/error-message.ts';
 import { BEIR_CATALOG, catalogEntry, catalogId } from '../../lab/data/catalog.ts';
 import { CollectionStore, uploadId } from '../../lab/data/collection-store.ts';
 import { fetchCatalogCollection } from '../../lab/data/fetch.ts';
@@ -89,7 +90,7 @@ export class Collections {
     try {
       this.stored = await this.#db().list();
     } catch (e) {
-      this.error = `Could not read stored collections: ${e instanceof Error ? e.message : String(e)}`;
+      this.error = `Could not read stored collections: ${errorMessage(e)}`;
     }
   }
 
@@ -123,7 +124,7 @@ export class Collections {
           },
         });
       } catch (e) {
-        const detail = e instanceof Error ? e.message : String(e);
+        const detail = errorMessage(e);
         const problem = controller.signal.aborted ? null : problemOf(e);
         if (problem !== null) {
           const host = hostName(this.lab.settings.dataHost);
@@ -146,7 +147,7 @@ export class Collections {
         await db.put({ id, name: display, source: 'catalog' }, files);
       } catch (e) {
         // Not fatal: the collection opens, it just is not kept for the next visit.
-        this.error = `${display} opened but could not be stored for offline use: ${e instanceof Error ? e.message : String(e)}`;
+        this.error = `${display} opened but could not be stored for offline use: ${errorMessage(e)}`;
       }
       await this.refresh();
     }
@@ -172,7 +173,7 @@ export class Collections {
       await this.#db().put({ id, name, source: 'files' }, files);
       await this.refresh();
     } catch (e) {
-      this.error = `${name} opened but could not be stored for the next visit: ${e instanceof Error ? e.message : String(e)}`;
+      this.error = `${name} opened but could not be stored for the next visit: ${errorMessage(e)}`;
     }
   }
 

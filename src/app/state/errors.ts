@@ -1,4 +1,5 @@
 /** Errors as the panels show them: file, line and reason when the error names them. */
+import { errorMessage } from '../../core/error-message.ts';
 import { isInputError } from '../../core/io/errors.ts';
 
 export interface CollectionError {
@@ -13,7 +14,7 @@ export interface CollectionError {
  */
 export function errorInfo(e: unknown): CollectionError {
   if (isInputError(e)) return { file: e.file, ...(e.line === undefined ? {} : { line: e.line }), message: e.reason };
-  return { message: e instanceof Error ? e.message : String(e) };
+  return { message: errorMessage(e) };
 }
 
 /** The error as one line where it is shown as text (a retriever row): "file, line N: reason", as the collection panel writes it. */

@@ -10,6 +10,7 @@
  * the merged qrels are written back as TREC lines and evaluated the same way, so layering changes which
  * grades are read and nothing else.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import type { Command } from 'commander';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
 import {
@@ -107,7 +108,7 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
         specs = parseMeasures(opts.measure.length > 0 ? opts.measure : ['official'], version);
         plan = new EvalPlan(specs, version);
       } catch (e) {
-        throw new UsageError((e as Error).message);
+        throw new UsageError(errorMessage(e));
       }
       const runName = runPath === '-' ? STDIN_NAME : runPath;
       const evalOpts = {

@@ -3,6 +3,7 @@
  * JSON contract, with an optional CI gate; `--csv` / `--report` write the per-query CSV and a Markdown or
  * HTML report through src/report, the same functions the lab's downloads use.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
@@ -50,7 +51,7 @@ function writeExport(path: string, text: string): void {
   try {
     writeFileSync(path, text);
   } catch (e) {
-    throw new UsageError(`cannot write ${path}: ${(e as Error).message}`);
+    throw new UsageError(`cannot write ${path}: ${errorMessage(e)}`);
   }
 }
 

@@ -5,6 +5,7 @@
  * and gold answers carried by a BEIR queries.jsonl in `metadata` (HotpotQA's BEIR queries have
  * `metadata.answer`; `metadata.answers` as a list is taken too). Every problem names file and line.
  */
+import { errorMessage } from '../error-message.ts';
 import type { Diagnostic } from '../types.ts';
 import { InputError, quote } from './errors.ts';
 import { readLines, type TextSource } from './lines.ts';
@@ -15,7 +16,7 @@ function objectOn(file: string, raw: string, line: number, expected: string): Re
   try {
     v = JSON.parse(raw);
   } catch (e) {
-    throw new InputError(file, line, `expected one JSON object per line (JSONL): ${(e as Error).message}`);
+    throw new InputError(file, line, `expected one JSON object per line (JSONL): ${errorMessage(e)}`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new InputError(file, line, `expected ${expected}, got ${quote(raw)}`);
   return v as Record<string, unknown>;

@@ -2,6 +2,7 @@
  * BEIR `corpus.jsonl` and `queries.jsonl`: one JSON object per line with `_id` and `text` (corpus lines
  * also `title`). Parsed line by line from a stream so a large corpus is never held as one string.
  */
+import { errorMessage } from '../error-message.ts';
 import type { Corpus, Diagnostic, DocId, DocIndex, Queries, QueryId } from '../types.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, asQueryId } from './ids.ts';
@@ -16,7 +17,7 @@ function parseObject(file: string, raw: string, lineNo: number): Record<string, 
   try {
     v = JSON.parse(raw);
   } catch (e) {
-    throw new InputError(file, lineNo, `expected one JSON object per line (JSONL): ${(e as Error).message}`);
+    throw new InputError(file, lineNo, `expected one JSON object per line (JSONL): ${errorMessage(e)}`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw new InputError(file, lineNo, `expected a JSON object with "_id" and "text", got ${quote(raw)}`);

@@ -5,6 +5,7 @@
  */
 
 /** Anything a file can be read from: whole text, whole bytes, or a stream of byte chunks. */
+import { errorMessage } from '../error-message.ts';
 import { InputError, isInputError } from './errors.ts';
 
 export type TextSource = string | Uint8Array | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStream<Uint8Array>;
@@ -124,7 +125,7 @@ export async function readLineRanges(source: TextSource, onRange: LineRangeHandl
   } catch (e) {
     if (isInputError(e)) throw e;
     const what = state.gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
-    throw new InputError(file, undefined, `${what}: ${(e as Error)?.message ?? String(e)}`);
+    throw new InputError(file, undefined, `${what}: ${errorMessage(e)}`);
   }
 }
 
@@ -173,7 +174,7 @@ export async function* byteChunks(source: TextSource, file: string): AsyncGenera
       r = await bytes.next();
     } catch (e) {
       const what = gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
-      throw new InputError(file, undefined, `${what}: ${(e as Error)?.message ?? String(e)}`);
+      throw new InputError(file, undefined, `${what}: ${errorMessage(e)}`);
     }
     if (r.done) return;
     yield r.value;

@@ -19,6 +19,7 @@
  * skipped lines: JSON details inside values other than `_id` (escapes, number syntax), and duplicate ids
  * (finding them would hold every id); a kept id seen twice is an error.
  */
+import { errorMessage } from '../error-message.ts';
 import type { Corpus, Diagnostic, DocId, DocIndex, Run } from '../types.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId } from './ids.ts';
@@ -150,7 +151,7 @@ export async function filterPassages(
           r = await decompressed.read();
         } catch (e) {
           throwIfAborted();
-          throw new InputError(file, undefined, `could not decompress (corrupt or truncated gzip): ${(e as Error)?.message ?? String(e)}`);
+          throw new InputError(file, undefined, `could not decompress (corrupt or truncated gzip): ${errorMessage(e)}`);
         }
         if (r.done) break;
         throwIfAborted();
@@ -480,7 +481,7 @@ class PassageSink {
     try {
       v = JSON.parse(raw);
     } catch (e) {
-      throw new InputError(this.file, lineNo, `expected one JSON object per line (JSONL): ${(e as Error).message}`);
+      throw new InputError(this.file, lineNo, `expected one JSON object per line (JSONL): ${errorMessage(e)}`);
     }
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
       throw new InputError(this.file, lineNo, `expected a JSON object with "_id" and "text", got ${quote(raw)}`);

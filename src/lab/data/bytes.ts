@@ -3,6 +3,7 @@
  * DecompressionStream), UTF-8 decoding of a whole file or of its first lines for sniffing, and
  * path-name helpers. Web-standard APIs only: runs in a worker and in Node.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import { InputError } from '../../core/io/errors.ts';
 import { isGzip } from '../../core/io/lines.ts';
 import type { CollectionFile } from './types.ts';
@@ -40,7 +41,7 @@ export async function maybeGunzip(bytes: Uint8Array, file: string): Promise<Uint
   try {
     return new Uint8Array(await new Response(gunzipStream(bytes)).arrayBuffer());
   } catch (e) {
-    throw new InputError(file, undefined, `could not decompress (corrupt or truncated gzip): ${(e as Error)?.message ?? String(e)}`);
+    throw new InputError(file, undefined, `could not decompress (corrupt or truncated gzip): ${errorMessage(e)}`);
   }
 }
 

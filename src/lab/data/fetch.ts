@@ -3,6 +3,7 @@
  * `fetchCatalogCollection` fetches a BEIR set from the hub (or a mirror) trying the layouts of
  * catalog.ts in order. Web-standard APIs only (fetch, streams), so it runs in a worker and in Node.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import {
   DEFAULT_HUB_BASE,
   LAYOUT_ORDER,
@@ -56,7 +57,7 @@ export async function fetchWithProgress(url: string, options: FetchOptions = {})
     res = await doFetch(url, signal ? { signal } : {});
   } catch (e) {
     if (signal?.aborted || (e as Error)?.name === 'AbortError') throw e;
-    throw withProblem(new Error(`GET ${url} failed: ${(e as Error)?.message ?? String(e)}`, { cause: e }), problemOf(e));
+    throw withProblem(new Error(`GET ${url} failed: ${errorMessage(e)}`, { cause: e }), problemOf(e));
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => undefined);
@@ -86,7 +87,7 @@ export async function fetchWithProgress(url: string, options: FetchOptions = {})
       }
     } catch (e) {
       if (signal?.aborted) throw signal.reason ?? e;
-      throw new Error(`GET ${url} failed while reading the body after ${loaded} bytes: ${(e as Error)?.message ?? String(e)}`, {
+      throw new Error(`GET ${url} failed while reading the body after ${loaded} bytes: ${errorMessage(e)}`, {
         cause: e,
       });
     } finally {

@@ -20,6 +20,7 @@
  * score → TREC run; 4 columns ending in an integer → TREC qrels; `query-id corpus-id score` → BEIR
  * qrels; `id<TAB>text` → queries; JSON objects → as above; other `.txt` → a document.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import { unzipSync } from 'fflate';
 import type { Diagnostic } from '../../core/types.ts';
 import { InputError } from '../../core/io/errors.ts';
@@ -72,7 +73,7 @@ export function expandArchives(files: readonly CollectionFile[], depth = 0): Col
     try {
       entries = unzipSync(f.bytes);
     } catch (e) {
-      throw new InputError(path, undefined, `could not read the .zip archive: ${(e as Error)?.message ?? String(e)}`);
+      throw new InputError(path, undefined, `could not read the .zip archive: ${errorMessage(e)}`);
     }
     const inner = Object.entries(entries)
       .filter(([name]) => !name.endsWith('/'))

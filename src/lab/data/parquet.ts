@@ -4,6 +4,7 @@
  * JSONL/TSV path. "Line" in an InputError from a parquet file is the 1-based row number.
  * Plain ArrayBuffer input only: runs in a worker and in Node.
  */
+import { errorMessage } from '../../core/error-message.ts';
 import { parquetMetadata, parquetReadObjects, type FileMetaData } from 'hyparquet';
 import type { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, isInputError } from '../../core/io/errors.ts';
@@ -26,7 +27,7 @@ function readMetadata(buffer: ArrayBuffer, file: string): FileMetaData {
   try {
     return parquetMetadata(buffer);
   } catch (e) {
-    throw new InputError(file, undefined, `expected a Parquet file: ${(e as Error)?.message ?? String(e)}`);
+    throw new InputError(file, undefined, `expected a Parquet file: ${errorMessage(e)}`);
   }
 }
 
@@ -84,7 +85,7 @@ export async function forEachParquetRow(
     try {
       rows = await parquetReadObjects({ file: buffer, metadata, columns: wanted, rowStart: start, rowEnd: end });
     } catch (e) {
-      throw new InputError(file, undefined, `could not read Parquet rows ${start + 1}–${end}: ${(e as Error)?.message ?? String(e)}`);
+      throw new InputError(file, undefined, `could not read Parquet rows ${start + 1}–${end}: ${errorMessage(e)}`);
     }
     for (const row of rows) {
       rowNo++;
@@ -92,7 +93,7 @@ export async function forEachParquetRow(
         onRow(row, rowNo);
       } catch (e) {
         if (isInputError(e)) throw e;
-        throw new InputError(file, rowNo, (e as Error)?.message ?? String(e));
+        throw new InputError(file, rowNo, errorMessage(e));
       }
     }
     start = end;

@@ -3,6 +3,7 @@
  * `validateDepths` (positive integers; duplicates dropped; sorted), so the UI accepts exactly what the
  * analysis accepts; this module only turns text into numbers and errors into sentences.
  */
+import { errorMessage } from '../../../core/error-message.ts';
 import { validateDepths } from '../../../core/flips/analyze.ts';
 
 export type DepthParse = { readonly ok: true; readonly depths: number[] } | { readonly ok: false; readonly error: string };
@@ -21,7 +22,7 @@ export function parseDepthList(text: string, maxDepth?: number): DepthParse {
   try {
     depths = validateDepths(tokens.map(Number));
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     return { ok: false, error: `${message.charAt(0).toUpperCase()}${message.slice(1)}.` };
   }
   const deepest = depths[depths.length - 1]!;
