@@ -178,27 +178,27 @@ describe('ExportPanel', () => {
 
   test('TREC run and trec_eval text come from the lab worker for the chosen ready run', async () => {
     const { lab } = setup();
-    lab.lab.runText.mockImplementation((name) => Promise.resolve(`q1 Q0 d1 1 1.000000 ${name}\n`));
-    lab.lab.trecEval.mockImplementation((name) => Promise.resolve(`map\tall\t0.5000\n# ${name}\n`));
+    lab.runText.mockImplementation((name) => Promise.resolve(`q1 Q0 d1 1 1.000000 ${name}\n`));
+    lab.trecEvalText.mockImplementation((name) => Promise.resolve(`map\tall\t0.5000\n# ${name}\n`));
     const select = screen.getByTestId('export-run-select') as HTMLSelectElement;
     // Only ready runs are offered, and the select shows the one an export would use (never blank).
     expect([...select.options].map((o) => o.value)).toEqual(['BM25', 'BGE', 'E5']);
     expect(select.value).toBe('BM25');
     expect(select.selectedIndex).toBe(0);
     await fireEvent.click(screen.getByTestId('export-run'));
-    expect(lab.lab.runText).toHaveBeenCalledWith('BM25');
+    expect(lab.runText).toHaveBeenCalledWith('BM25');
     expect(await only()).toEqual({ name: 'BM25.trec', type: 'text/plain', text: 'q1 Q0 d1 1 1.000000 BM25\n' });
 
     saved = [];
     await fireEvent.change(select, { target: { value: 'E5' } });
     await fireEvent.click(screen.getByTestId('export-trec-eval'));
-    expect(lab.lab.trecEval).toHaveBeenCalledWith('E5', 1, false);
+    expect(lab.trecEvalText).toHaveBeenCalledWith('E5');
     expect(await only()).toEqual({ name: 'E5.trec_eval.txt', type: 'text/plain', text: 'map\tall\t0.5000\n# E5\n' });
   });
 
   test('a failed export is an alert, and nothing is downloaded', async () => {
     const { lab } = setup();
-    lab.lab.runText.mockRejectedValue(new Error('no run named BM25'));
+    lab.runText.mockRejectedValue(new Error('no run named BM25'));
     await fireEvent.click(screen.getByTestId('export-run'));
     expect((await screen.findByRole('alert')).textContent).toBe('no run named BM25');
     expect(saved).toHaveLength(0);

@@ -24,8 +24,6 @@ type WorkerCall<K extends keyof LabApi> = LabApi[K] extends (...args: infer A) =
 export interface FakeLabApi {
   compare: Mock<WorkerCall<'compare'>>;
   depthWarnings: Mock<WorkerCall<'depthWarnings'>>;
-  runText: Mock<WorkerCall<'runText'>>;
-  trecEval: Mock<WorkerCall<'trecEval'>>;
 }
 
 export class FakeLab {
@@ -61,12 +59,12 @@ export class FakeLab {
   addBm25 = vi.fn(async (_k1: number, _b: number): Promise<void> => {});
   addRunFile = vi.fn(async (_file: CollectionFile): Promise<void> => {});
   runImportErrors: CollectionError[] = $state.raw([]);
+  runText = vi.fn((_name: string): Promise<string> => Promise.reject(new Error('runText: not set up by the test')));
+  trecEvalText = vi.fn((_name: string): Promise<string> => Promise.reject(new Error('trecEvalText: not set up by the test')));
 
   lab: FakeLabApi = {
     compare: vi.fn(() => Promise.reject(new Error('compare: not set up by the test'))),
     depthWarnings: vi.fn(() => Promise.resolve({ warnings: [], corpus: 0 })),
-    runText: vi.fn(() => Promise.reject(new Error('runText: not set up by the test'))),
-    trecEval: vi.fn(() => Promise.reject(new Error('trecEval: not set up by the test'))),
   };
 }
 

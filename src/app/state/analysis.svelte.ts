@@ -1,0 +1,147 @@
+/**
+ * The lab's analysis (Svelte 5 runes): measures and prepared flip ranks for the view's reference and
+ * candidates, computed in the lab worker when something they depend on changes (scheduled, coalesced: one runs
+ * at a time and the last request wins), and the report for the view's depths and label, re-sliced from the
+ * prepared ranks on the main thread within a frame (bench:flips). Reads the Lab only through `AnalysisHost`.
+ */
+import type { Remote } from 'comlink';
+import { reportFromPrepared, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
+import type { CollectionSummary } from '../../lab/engine.ts';
+import type { LabApi } from '../../lab/api.ts';
+import { errorInfo, errorText } from './errors.ts';
+import type { MetricsRow, RetrieverInfo, ViewState } from '../types.ts';
+
+/** What the analysis reads of the Lab. */
+export interface AnalysisHost {
+  readonly view: ViewState;
+  readonly collection: CollectionSummary | null;
+  readonly retrievers: readonly RetrieverInfo[];
+  readonly reference: string | null;
+  readonly candidates: readonly string[];
+  /** Candidates held back while they restore from the cache. */
+  readonly restoring: readonly string[];
+  /** Runs still growing. */
+  readonly partial: readonly string[];
+  readonly usable: readonly string[];
+  readonly lab: Remote<LabApi>;
+}
+
+export class Analysis {
+  prepared: PreparedFlips | null = $state.raw(null);
+  metrics: MetricsRow[] = $state.raw([]);
+  error: string | null = $state(null);
+  /** Candidates whose runs were partial when the current analysis was computed (what the views badge). */
+  analyzedPartial: string[] = $state.raw([]);
+  /** How much of each partial candidate the current analysis covers (what "x of N passages" says). */
+  partialProgress: Record<string, { readonly encodedDocs: number; readonly totalDocs: number }> = $state.raw({});
+
+  /**
+   * The report for the current depths and label, rebuilt from prepared ranks (one frame). Any view change
+   * replaces `view`, so the last report is kept while prepared ranks, depths and label stay the same: a
+   * change of k (or a filter) then re-renders only what shows k, not the depth plot and every table.
+   */
+  report: FlipReport | null = $derived.by(() => {
+    const p = this.prepared;
+    if (p === null) return null;
+    const view = this.#host.view;
+    const depths = view.depths.filter((k) => k <= p.maxDepth);
+    if (depths.length === 0) return null;
+    const key = `${depths.join(',')}|${view.label}`;
+    const last = this.#lastReport;
+    if (last !== null && last.prepared === p && last.key === key) return last.report;
+    const report = reportFromPrepared(p, { depths, label: view.label, perQuery: true });
+    this.#lastReport = { prepared: p, key, report };
+    return report;
+  });
+  #lastReport: { readonly prepared: PreparedFlips; readonly key: string; readonly report: FlipReport } | null = null;
+
+  readonly #host: AnalysisHost;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | null = null;
+  #again = false;
+
+  constructor(host: AnalysisHost) {
+    this.#host = host;
+  }
+
+  /** Nothing analysed (a collection opens). */
+  reset(): void {
+    this.prepared = null;
+    this.metrics = [];
+  }
+
+  /** Analyse after `delayMs` (0: at the next turn, replacing a pending later one). */
+  schedule(delayMs: number): void {
+    if (this.#timer !== undefined) {
+      if (delayMs > 0) return; // one is pending already
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#analyse();
+    }, delayMs);
+  }
+
+  async #analyse(): Promise<void> {
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    const h = this.#host;
+    const run = (async () => {
+      const reference = h.reference;
+      const restoring = h.restoring;
+      const candidates = h.candidates.filter((c) => !restoring.includes(c));
+      if (h.collection === null) return;
+      if (reference === null || !h.usable.includes(reference)) {
+        // Nothing to compare with (yet): a reference still loading or encoding, failed, or none left. Its row
+        // says why; rows of runs that were removed must not linger.
+        this.metrics = [];
+        this.prepared = null;
+        this.analyzedPartial = [];
+        this.error = null;
+        return;
+      }
+      const partial = h.partial;
+      try {
+        const names = [reference, ...candidates];
+        if (h.collection.judged) {
+          const { level: relevanceLevel, judgedOnly } = h.view;
+          const metrics = await h.lab.metrics(names, partial, relevanceLevel, judgedOnly);
+          const prepared =
+            candidates.length > 0
+              ? await h.lab.prepare(reference, candidates, { maxDepth: Math.max(...h.view.depths), relevanceLevel, judgedOnly })
+              : null;
+          // Published together, so the views never show numbers from one state with badges from another.
+          this.metrics = metrics;
+          this.prepared = prepared;
+          this.analyzedPartial = partial.filter((p) => candidates.includes(p));
+          this.partialProgress = Object.fromEntries(
+            h.retrievers.filter((r) => this.analyzedPartial.includes(r.id) && r.partial).map((r) => [r.id, r.partial!]),
+          );
+        } else {
+          this.metrics = [];
+          this.prepared = null;
+          this.analyzedPartial = [];
+        }
+        this.error = null;
+      } catch (e) {
+        this.error = errorText(errorInfo(e));
+      }
+    })();
+    this.#running = run;
+    await run;
+    this.#running = null;
+    if (this.#again) {
+      this.#again = false;
+      await this.#analyse();
+    }
+  }
+
+  /** Resolves once no analysis is pending (tests and exports). */
+  async settled(): Promise<void> {
+    while (this.#timer !== undefined || this.#running !== null) {
+      await (this.#running ?? new Promise((r) => setTimeout(r, 20)));
+    }
+  }
+}
