@@ -41,3 +41,25 @@ export async function saveDownload(
   await download.saveAs(path);
   return { name: download.suggestedFilename(), text: await readFile(path, 'utf8'), path };
 }
+
+/**
+ * Read `read()` every `everyMs` until `done` holds for its value, and return that value. Fails after
+ * `timeoutMs` saying `what` was awaited and the last value read; `stop()` returning a reason fails at once
+ * (e.g. the job being waited on ended early).
+ */
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  options: { timeoutMs?: number; everyMs?: number; stop?: () => string | undefined } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    const reason = options.stop?.();
+    if (reason !== undefined) throw new Error(`stopped waiting for ${what}: ${reason}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last read: ${JSON.stringify(value)?.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, options.everyMs ?? 25));
+  }
+}

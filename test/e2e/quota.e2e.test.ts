@@ -31,6 +31,7 @@ import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { formatBytes, vectorBytes } from '../../src/store/embeddings.ts';
 import { estimateVectorBytes } from '../../src/store/quota.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from './browser.ts';
+import { pollUntil } from './harness.ts';
 import { buildTestPages } from './build-pages.ts';
 import type { PlainCorpusResult, PlainError } from './pages/configs.ts';
 
@@ -169,17 +170,15 @@ describe('storage quota exceeded (real IndexedDB, quota from the DevTools protoc
         let settled: PlainCorpusResult | PlainError | undefined;
         const job = tryEncodeCorpus(page, db).then((r) => (settled = r));
         job.catch(() => undefined); // awaited below; a failure before that must not go unhandled
-        let committedBefore = 0;
-        for (;;) {
-          const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
-          if (p && p.done - p.cached >= 10 * BATCH) {
-            committedBefore = p.done;
-            break;
-          }
-          if (settled !== undefined)
-            throw new Error(`the job ended before ${10 * BATCH} vectors were committed: ${JSON.stringify(settled).slice(0, 300)}`);
-          await page.waitForTimeout(POLL_MS);
-        }
+        const committedBefore = (await pollUntil(
+          () => page.evaluate(() => window.fliplabTest.corpusProgress()),
+          (p) => p !== null && p !== undefined && p.done - p.cached >= 10 * BATCH,
+          `${10 * BATCH} committed vectors`,
+          {
+            everyMs: POLL_MS,
+            stop: () => (settled === undefined ? undefined : `the job ended first: ${JSON.stringify(settled).slice(0, 300)}`),
+          },
+        ))!.done;
         // Fill what is left, as another tab would, down to less than the headroom. How much a write costs beyond
         // its value differs by version and load (LevelDB vs SQLite pages and journal), so no single size is
         // right: write chunks, halving a chunk the browser refuses, until even a small one is refused.

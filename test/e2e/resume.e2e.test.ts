@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
+import { pollUntil } from './harness.ts';
 import { buildTestPages } from './build-pages.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
@@ -62,15 +63,12 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
         db,
       ] as const);
       // Wait until some batches are committed (progress is reported after each commit), then reload.
-      let before: number;
-      for (;;) {
-        const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
-        if (p && p.done - p.cached >= 20) {
-          before = p.done;
-          break;
-        }
-        await page.waitForTimeout(POLL_MS);
-      }
+      const before = (await pollUntil(
+        () => page.evaluate(() => window.fliplabTest.corpusProgress()),
+        (p) => p !== null && p !== undefined && p.done - p.cached >= 20,
+        '20 committed vectors before the reload',
+        { everyMs: POLL_MS },
+      ))!.done;
       await page.reload();
       await ready(page);
 
@@ -127,15 +125,12 @@ describe('a lost WebGPU device mid-run', () => {
         ([texts]) => window.fliplabTest.startCorpus('webgpu', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-lost-device'),
         [FEW] as const,
       );
-      let committedOnGpu: number;
-      for (;;) {
-        const p = await page.evaluate(() => window.fliplabTest.corpusProgress());
-        if (p && p.done - p.cached >= 4) {
-          committedOnGpu = p.done;
-          break;
-        }
-        await page.waitForTimeout(POLL_MS);
-      }
+      const committedOnGpu = (await pollUntil(
+        () => page.evaluate(() => window.fliplabTest.corpusProgress()),
+        (p) => p !== null && p !== undefined && p.done - p.cached >= 4,
+        '4 vectors committed on WebGPU',
+        { everyMs: POLL_MS },
+      ))!.done;
       expect(await page.evaluate(() => window.fliplabTest.loseWebGpuDevice())).toBe(true);
       const result = (await page.evaluate(() => window.fliplabTest.corpusResult())) as {
         device: string;

@@ -11,21 +11,32 @@ import MetricsTable from '../../../src/app/views/analysis/MetricsTable.svelte';
 import PairedTable from '../../../src/app/views/analysis/PairedTable.svelte';
 import StrataTable from '../../../src/app/views/analysis/StrataTable.svelte';
 import TransitionMatrix from '../../../src/app/views/analysis/TransitionMatrix.svelte';
-import {
-  formatCount,
-  formatMean,
-  formatMeasure,
-  formatNetGain,
-  formatPValue,
-  formatRate,
-  formatShare,
-  formatSigned,
-  undefinedReason,
-} from '../../../src/app/views/analysis/format.ts';
+import { undefinedReason } from '../../../src/app/views/analysis/format.ts';
+
 import { LAB_MEASURES } from '../../../src/app/types.ts';
 import { analyzeFlips } from '../../../src/core/flips/analyze.ts';
 import { BGE_RANKS, E5_RANKS, REFERENCE_RANKS, mainReport, makeQrels, makeRun, undefinedReport, type Ranks } from './fixtures.ts';
 import { metricsRows, readTable, visibleText } from './helpers.ts';
+import type { Estimate } from '../../../src/core/stats/index.ts';
+
+// What a cell must show, written here from the display's definition (not with the views' own formatters, so a
+// formatter that goes wrong fails this test): counts with thousands separators, signed counts, percentages
+// with one decimal and 95% bounds in percent, measures with four decimals, p-values with four significant
+// digits, "—" for anything undefined.
+const DASH = '—';
+const formatCount = (n: number): string => n.toLocaleString('en-US');
+const formatSigned = (n: number): string => (n > 0 ? `+${formatCount(n)}` : formatCount(n));
+const oneDecimal = (x: number): string => x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const formatRate = (e: Estimate): string =>
+  e.value === null || e.lo === null || e.hi === null
+    ? DASH
+    : `${(100 * e.value).toFixed(1)}% [${(100 * e.lo).toFixed(1)}, ${(100 * e.hi).toFixed(1)}]`;
+const formatNetGain = (e: Estimate): string =>
+  e.value === null || e.lo === null || e.hi === null ? DASH : `${formatSigned(e.value)} [${oneDecimal(e.lo)}, ${oneDecimal(e.hi)}]`;
+const formatMeasure = (x: number | undefined): string => (x === undefined ? DASH : x.toFixed(4));
+const formatPValue = (p: number): string => (p < 0.0001 ? '< 0.0001' : p.toPrecision(4));
+const formatShare = (count: number, total: number): string => (total > 0 ? `${((100 * count) / total).toFixed(1)}%` : DASH);
+const formatMean = (x: number): string => oneDecimal(x);
 
 const tableOf = (container: HTMLElement): HTMLTableElement => {
   const t = container.querySelector('table');

@@ -3,6 +3,7 @@
  * loader over synthetic runs), passages as text only, loader errors in place, and stale loads dropped.
  */
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { tick } from 'svelte';
 import { describe, expect, test, vi } from 'vitest';
 import type { ExplainLoader, PassageLoader, QlExplanation, QueryDetail as Detail } from '../../../src/app/types.ts';
 import QueryDetail from '../../../src/app/views/explorer/QueryDetail.svelte';
@@ -281,7 +282,10 @@ describe('QueryDetail', () => {
     pending.get('B')!.resolve(make('B'));
     await screen.findByText('text of B');
     pending.get('A')!.resolve(make('A'));
-    await new Promise((r) => setTimeout(r, 10));
+    // The component's handler was attached to A's promise before this await: once it resumes, the handler has
+    // run, and tick() flushes whatever it rendered. Only then is "A is not shown" a statement about it.
+    await pending.get('A')!.promise;
+    await tick();
     expect(screen.queryByText('text of A')).toBeNull();
     expect(screen.getByText('text of B')).toBeTruthy();
   });
@@ -301,7 +305,9 @@ describe('QueryDetail', () => {
     await rerender({ qid: 'C' });
     pending.get('A')!.resolve(make('A'));
     pending.get('B')!.reject(new Error('B failed'));
-    await new Promise((r) => setTimeout(r, 10));
+    // As above: both stale handlers have run once these settle.
+    await Promise.allSettled([pending.get('A')!.promise, pending.get('B')!.promise]);
+    await tick();
     expect(screen.queryByText('text of A')).toBeNull();
     expect(screen.queryByRole('alert')).toBeNull();
     expect(screen.getByRole('status').textContent).toContain('Loading');
