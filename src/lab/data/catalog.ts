@@ -2,29 +2,7 @@
  * The BEIR catalog: which sets the lab offers, how big they are, and where the Hugging Face hub (or a
  * mirror with the same URL layout) serves their files.
  *
- * What the hub serves (as found on stored hub pages and commits; sources inline):
- * - `BeIR/<name>` was uploaded as `corpus.jsonl.gz` + `queries.jsonl.gz` at the repository root, with a
- *   `<name>.py` loading script (e.g. huggingface.co/datasets/BeIR/scifact/tree/refs%2Fpr%2F1 lists
- *   corpus.jsonl.gz 2.76 MB, queries.jsonl.gz 49.3 kB, scifact.py).
- * - The BEIR maintainers then converted the repositories to Parquet on `main` ("Convert nfcorpus dataset
- *   to Parquet (#6)", huggingface.co/datasets/BeIR/nfcorpus/commit/5c938c5; the same for fever (#3),
- *   scidocs, scifact). The dataset card declares `configs: corpus → corpus/corpus-*`,
- *   `queries → queries/queries-*` with columns `_id`, `title`, `text`; the `datasets` library names the
- *   files `<config>/<split>-NNNNN-of-MMMMM.parquet`, so small sets have
- *   `corpus/corpus-00000-of-00001.parquet`; large ones have several shards, listed by the hub's tree
- *   API (`/api/datasets/BeIR/<name>/tree/main/corpus`).
- * - The hub's own parquet conversion lives on the branch `refs/convert/parquet` (URL-encoded in resolve
- *   URLs as `refs%2Fconvert%2Fparquet`): `<config>/<split>/0000.parquet`, `0001.parquet`, ... (e.g.
- *   huggingface.co/datasets/BeIR/scidocs-qrels/commit/ac835a6 renames files to
- *   `default/test/0000.parquet`; huggingface.co/datasets/BeIR/scifact/tree/refs%2Fconvert%2Fparquet has
- *   `corpus/` and `queries/`). Conversions before mid-2023 used `<config>/<repo>-<split>.parquet`
- *   (e.g. `corpus/nfcorpus-corpus.parquet`); those names are gone from the branch and not tried.
- * - `BeIR/<name>-qrels` still serves `<split>.tsv` (`query-id corpus-id score` with a header) on `main`
- *   (hub card: "Formats: csv"), and `default/<split>/0000.parquet` on `refs/convert/parquet`, where ids
- *   that look numeric were typed int64 by the converter (they are read back as decimal strings; an id
- *   with leading zeros would not survive that, which is why the TSV is preferred).
- * - Mirrors of the original BEIR zip (public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets/<name>.zip)
- *   hold uncompressed `corpus.jsonl` / `queries.jsonl`; a self-hosted mirror may serve those.
+ * What the hub serves, and where that was found: docs/beir-on-the-hub.md.
  *
  * Order of preference (the next layout is tried when a file of the current one answers 404):
  *   1. `parquet`          main: corpus/corpus-*.parquet, queries/queries-*.parquet (what `main` serves now)
