@@ -24,6 +24,7 @@ import {
 import { parseIntFlag } from './args.ts';
 import { UsageError, type Io } from './output.ts';
 import { formatBytes } from '../core/bytes.ts';
+import { ENCODER_DTYPES } from '../core/encoder-recipe.ts';
 
 export interface ModelOpts {
   model?: string;
@@ -42,7 +43,6 @@ export interface ModelOpts {
 }
 
 const DEVICES = ['cpu', 'cuda'] as const;
-const DTYPES = ['fp32', 'fp16', 'q8'] as const;
 const POOLINGS = ['cls', 'mean', 'splade'] as const;
 
 /** The manifest a local model folder may carry (the generated fixtures do) naming the model's pooling. */
@@ -78,8 +78,8 @@ export function resolveEncoderConfig(given: ModelOpts): EncoderConfig {
   if (opts.pooling !== undefined && !(POOLINGS as readonly string[]).includes(opts.pooling)) {
     throw new UsageError(`--pooling expects one of ${POOLINGS.join(', ')}, got "${opts.pooling}"`);
   }
-  if (opts.dtype !== undefined && !(DTYPES as readonly string[]).includes(opts.dtype)) {
-    throw new UsageError(`--dtype expects one of ${DTYPES.join(', ')}, got "${opts.dtype}"`);
+  if (opts.dtype !== undefined && !(ENCODER_DTYPES as readonly string[]).includes(opts.dtype)) {
+    throw new UsageError(`--dtype expects one of ${ENCODER_DTYPES.join(', ')}, got "${opts.dtype}"`);
   }
   const sparse = pooling === 'splade-max';
   const sparseTopK =
@@ -119,7 +119,7 @@ export function checkLocalModel(config: EncoderConfig, modelDir: string | undefi
       throw new UsageError(`model "${config.model}" is incomplete or missing under ${modelDir}: expected ${join(folder, f)} ${layout}`);
     }
   }
-  const weights = ONNX_FILE_NAME[(DTYPES as readonly string[]).includes(dtype) ? (dtype as EncoderDtype) : 'fp32'];
+  const weights = ONNX_FILE_NAME[(ENCODER_DTYPES as readonly string[]).includes(dtype) ? (dtype as EncoderDtype) : 'fp32'];
   const found = locateWeights(weights, (p) => existsSync(join(folder, p)));
   if (found === null) {
     throw new UsageError(
@@ -165,7 +165,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--host <url>', 'hub-compatible model host or mirror (default https://huggingface.co/)')
     .option('--offline', 'never contact a host; only --model-dir')
     .option('--device <d>', `inference device: ${DEVICES.join(' or ')}`, 'cpu')
-    .option('--dtype <t>', `weights: ${DTYPES.join(', ')} (default: the preset's, fp32)`)
+    .option('--dtype <t>', `weights: ${ENCODER_DTYPES.join(', ')} (default: the preset's, fp32)`)
     .option('--pooling <p>', `custom models: ${POOLINGS.join(', ')}`)
     .option('--query-prefix <s>', 'custom models: text put before each query')
     .option('--passage-prefix <s>', 'custom models: text put before each passage')

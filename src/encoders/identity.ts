@@ -5,22 +5,18 @@
  * two corpora is encoded once.
  */
 import { sha256Hex } from '../core/sha256.ts';
-import type { EncoderConfig, EncoderDtype } from './presets.ts';
+import type { EncoderDtype, EncoderRecipe } from '../core/encoder-recipe.ts';
 
-/** Everything about an encoding that changes its vectors. */
-export interface EncodingIdentity {
-  readonly model: string;
-  readonly revision: string;
-  readonly dtype: EncoderDtype;
-  readonly pooling: EncoderConfig['pooling'];
-  readonly normalize: boolean;
+/**
+ * Everything about an encoding that changes its vectors: the encoder's recipe with the one prefix its role
+ * uses, and the role.
+ */
+export interface EncodingIdentity extends Omit<EncoderRecipe, 'queryPrefix' | 'passagePrefix'> {
   readonly prefix: string;
-  readonly maxLength: number;
-  readonly sparseTopK: number | null;
   readonly role: 'query' | 'passage';
 }
 
-export function encodingIdentity(config: EncoderConfig, role: 'query' | 'passage', dtype: EncoderDtype = config.dtype): EncodingIdentity {
+export function encodingIdentity(config: EncoderRecipe, role: 'query' | 'passage', dtype: EncoderDtype = config.dtype): EncodingIdentity {
   return {
     model: config.model,
     revision: config.revision,

@@ -20,11 +20,19 @@ import { unzipSync, zipSync } from 'fflate';
 import { float16ToNumber as fromFloat16, toFloat16Bits as toFloat16 } from '../core/float16.ts';
 import { InputError } from '../core/io/errors.ts';
 import { sha256Hex } from '../core/sha256.ts';
+import {
+  ENCODER_DTYPES,
+  POOLINGS,
+  pickEncoderRecipe,
+  type EncoderDtype,
+  type EncoderRecipe,
+  type Pooling,
+} from '../core/encoder-recipe.ts';
 
 export { fromFloat16, toFloat16 };
 import { encodingIdentity, encodingKey, type EncodingIdentity } from './identity.ts';
 import type { StoredVector } from './pooling.ts';
-import type { EncoderConfig, EncoderDtype, Pooling } from './presets.ts';
+import type { EncoderConfig } from './presets.ts';
 
 export const PACK_FORMAT = 'fliplab-vectors';
 /** Version 1 was a passages-only folder (rows.tsv + vectors.f32 | vectors.jsonl); `fliplab search` still reads it. */
@@ -34,18 +42,8 @@ export const MANIFEST = 'manifest.json';
 export type PackRole = 'passage' | 'query';
 export type PackValueType = 'float32' | 'float16';
 
-/** The recipe: everything of an encoder configuration that changes its vectors (the cache key's fields). */
-export interface PackEncoder {
-  readonly model: string;
-  readonly revision: string;
-  readonly dtype: EncoderDtype;
-  readonly pooling: Pooling;
-  readonly normalize: boolean;
-  readonly queryPrefix: string;
-  readonly passagePrefix: string;
-  readonly maxLength: number;
-  readonly sparseTopK: number | null;
-}
+/** The recipe as a manifest writes it: everything of an encoder configuration that changes its vectors. */
+export type PackEncoder = EncoderRecipe;
 
 export interface PackPartManifest {
   readonly count: number;
@@ -90,8 +88,7 @@ export type PackFiles = ReadonlyMap<string, Uint8Array>;
 const PART_FILE: Record<PackRole, string> = { passage: 'passages', query: 'queries' };
 
 export function packEncoder(config: EncoderConfig, dtype: EncoderDtype = config.dtype): PackEncoder {
-  const { model, revision, pooling, normalize, queryPrefix, passagePrefix, maxLength, sparseTopK } = config;
-  return { model, revision, dtype, pooling, normalize, queryPrefix, passagePrefix, maxLength, sparseTopK };
+  return pickEncoderRecipe(config, dtype);
 }
 
 /** The encoder configuration a pack's vectors belong to (id and label: the model). */
@@ -100,7 +97,7 @@ export function packConfig(encoder: PackEncoder): EncoderConfig {
 }
 
 export function packIdentity(encoder: PackEncoder, role: PackRole): EncodingIdentity {
-  return encodingIdentity(packConfig(encoder), role, encoder.dtype);
+  return encodingIdentity(encoder, role);
 }
 
 // ------------------------------------------------------------------------------------------- writing
@@ -222,9 +219,6 @@ export async function writePack(input: PackInput): Promise<Map<string, Uint8Arra
 
 // ------------------------------------------------------------------------------------------- reading
 
-const POOLINGS: readonly Pooling[] = ['cls', 'mean', 'splade-max'];
-const DTYPES: readonly EncoderDtype[] = ['fp32', 'fp16', 'q8'];
-
 type Check = (v: unknown) => boolean;
 const isString: Check = (v) => typeof v === 'string';
 const isNonEmpty: Check = (v) => typeof v === 'string' && v.length > 0;
@@ -276,7 +270,7 @@ export function parsePackManifest(bytes: Uint8Array, where: string): PackManifes
   checkFields(`${file} (encoder)`, rec.encoder, {
     model: [isNonEmpty, 'a model id'],
     revision: [isNonEmpty, 'a revision'],
-    dtype: [(v) => DTYPES.includes(v as EncoderDtype), DTYPES.join(' | ')],
+    dtype: [(v) => ENCODER_DTYPES.includes(v as EncoderDtype), ENCODER_DTYPES.join(' | ')],
     pooling: [(v) => POOLINGS.includes(v as Pooling), POOLINGS.join(' | ')],
     normalize: [(v) => typeof v === 'boolean', 'true or false'],
     queryPrefix: [isString, 'a string'],

@@ -3,28 +3,16 @@
  * any Hugging Face repo id in the transformers.js layout, a mirror host or a local folder works the same.
  */
 
-export type Pooling = 'cls' | 'mean' | 'splade-max';
-export type EncoderDtype = 'fp32' | 'fp16' | 'q8';
+import type { EncoderDtype, EncoderKind, EncoderRecipe } from '../core/encoder-recipe.ts';
 
-export interface EncoderConfig {
+export type { EncoderDtype, EncoderKind, Pooling } from '../core/encoder-recipe.ts';
+
+/** An encoder: its recipe (core/encoder-recipe.ts: the settings that change its vectors), named. */
+export interface EncoderConfig extends EncoderRecipe {
   /** Stable key used in cache keys and run names. */
   readonly id: string;
   readonly label: string;
-  /** Model repo id (transformers.js layout: config.json, tokenizer.json, onnx/model*.onnx) or local folder name. */
-  readonly model: string;
-  /** Git revision on the hub (branch, tag or commit); recorded with every result. */
-  readonly revision: string;
-  readonly kind: 'dense' | 'sparse';
-  readonly pooling: Pooling;
-  /** L2-normalize dense vectors (inner product then equals cosine). */
-  readonly normalize: boolean;
-  readonly queryPrefix: string;
-  readonly passagePrefix: string;
-  /** Tokens per input after truncation (special tokens included). */
-  readonly maxLength: number;
-  /** SPLADE: keep this many largest positive weights; null keeps every positive weight (Appendix A.7). */
-  readonly sparseTopK: number | null;
-  readonly dtype: EncoderDtype;
+  readonly kind: EncoderKind;
 }
 
 const BGE_QUERY_PREFIX = 'Represent this sentence for searching relevant passages: ';

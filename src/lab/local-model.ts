@@ -14,6 +14,7 @@
  * transformers.js's first cache key for a file is `localModelPath + model + '/' + file`, i.e. exactly the keys
  * served here, so no request for a model file ever leaves the worker.
  */
+import { ENCODER_DTYPES } from '../core/encoder-recipe.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { locateWeights, MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE, ONNX_FILE_NAME, type EncoderDtype } from '../encoders/presets.ts';
 
@@ -108,8 +109,6 @@ export interface LocalModelSelection<F> {
   readonly files: readonly { readonly path: string; readonly file: F }[];
 }
 
-const DTYPES: readonly EncoderDtype[] = ['fp32', 'fp16', 'q8'];
-
 /** Files kept besides the required ones: small configs transformers.js may ask for, and external weights. */
 function isExtraFile(path: string, dtype: EncoderDtype): boolean {
   if (!path.includes('/') && path.endsWith('.json')) return true;
@@ -149,7 +148,7 @@ export function selectLocalModelFiles<F>(
   // weights of each dtype are is presets.ts's rule (`locateWeights`, the CLI's too); weights found at the root
   // (and their external data) are served under the onnx/ names transformers.js loads by default.
   const present = new Set(inFolder.keys());
-  for (const d of DTYPES) {
+  for (const d of ENCODER_DTYPES) {
     const found = locateWeights(ONNX_FILE_NAME[d], (p) => present.has(p));
     if (found === null || found.folder === 'onnx') continue;
     for (const suffix of ['', '_data']) {
@@ -159,7 +158,7 @@ export function selectLocalModelFiles<F>(
       inFolder.set(ONNX_FILE_BY_DTYPE[d] + suffix, file);
     }
   }
-  const availableDtypes = DTYPES.filter((d) => inFolder.has(ONNX_FILE_BY_DTYPE[d]));
+  const availableDtypes = ENCODER_DTYPES.filter((d) => inFolder.has(ONNX_FILE_BY_DTYPE[d]));
   const missing = requiredModelFiles(dtype).filter((p) => !inFolder.has(p));
   if (missing.length > 0) {
     const alternatives =
@@ -247,7 +246,7 @@ export function validateRegisteredModel(name: string, paths: readonly string[]):
     );
   const have = new Set(paths);
   const missing: string[] = MODEL_CONFIG_FILES.filter((p) => !have.has(p));
-  if (!DTYPES.some((d) => have.has(ONNX_FILE_BY_DTYPE[d])))
+  if (!ENCODER_DTYPES.some((d) => have.has(ONNX_FILE_BY_DTYPE[d])))
     missing.push(`onnx/model.onnx (or ${ONNX_FILE_BY_DTYPE.fp16}, ${ONNX_FILE_BY_DTYPE.q8})`);
   if (missing.length > 0) throw new LocalModelError(`local model ${name} is missing ${missing.join(', ')}.`, missing);
 }

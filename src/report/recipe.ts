@@ -3,20 +3,12 @@
  * (the reports' description column, the flip report JSON's `recipes`). Plain label/value pairs, so the CLI
  * and the page say the same thing in the same words.
  */
+import type { EncoderKind, EncoderRecipe } from '../core/encoder-recipe.ts';
 import { DEFAULT_RM3_PARAMS, type Rm3Params } from '../core/retrieve/rm3.ts';
 
-/** What an encoder recipe needs of an encoder configuration (src/encoders' EncoderConfig has it all). */
-export interface EncoderRecipeInput {
-  readonly kind: 'dense' | 'sparse';
-  readonly model: string;
-  readonly revision: string;
-  readonly dtype: string;
-  readonly pooling: string;
-  readonly normalize: boolean;
-  readonly queryPrefix: string;
-  readonly passagePrefix: string;
-  readonly maxLength: number;
-  readonly sparseTopK: number | null;
+/** What an encoder's recipe lines need: its recipe and its kind (src/encoders' EncoderConfig has both). */
+export interface EncoderRecipeInput extends EncoderRecipe {
+  readonly kind: EncoderKind;
 }
 
 export interface RecipeItem {
