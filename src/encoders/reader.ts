@@ -8,12 +8,10 @@ import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedModel, type PreTrai
 import { cleanAnswer, type ChatMessage, type ReaderTemplate } from '../core/answers/prompt.ts';
 import { applySource, downloadProgress, type DownloadCallback, type EncoderDevice, type ModelSource } from './encoder.ts';
 import type { WeightsFolder } from './presets.ts';
+import { ReaderError } from './reader-error.ts';
 import type { ReaderConfig, ReaderDtype } from './reader-presets.ts';
 
-/** A reader that cannot be used, or a prompt it cannot take; the message says which and what to do. */
-export class ReaderError extends Error {
-  override readonly name = 'ReaderError';
-}
+export { ReaderError };
 
 export interface ReaderLoadOptions {
   readonly device: EncoderDevice;

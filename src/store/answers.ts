@@ -3,35 +3,24 @@
  * (core/answers/prompt.ts `answerKey`: model, revision, dtype, template name, k, passage ids, question).
  * Each answer is committed as soon as it exists, so a reload mid-generation loses at most the question in
  * flight and the next run starts where this one stopped. A separate database from the embeddings: no
- * schema migration couples the two.
+ * schema migration couples the two. The record is the answer job's `AnswerRecord`, the one shape the CLI's
+ * answers file maps its lines to as well.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { AnswerCache, AnswerRecord } from '../encoders/answer-job.ts';
+
+export type { AnswerRecord };
 
 export const ANSWERS_DB_NAME = 'fliplab-answers';
+/** Version 1 stores `AnswerRecord` as the answer job makes it (device, newTokens and createdAt always set). */
 const DB_VERSION = 1;
-
-export interface AnswerRecord {
-  readonly key: string;
-  readonly queryId: string;
-  readonly prediction: string;
-  readonly model: string;
-  readonly revision: string;
-  readonly dtype: string;
-  readonly template: string;
-  readonly k: number;
-  readonly passageIds: readonly string[];
-  readonly question: string;
-  /** Device that generated it (recorded, not part of the key: greedy decoding gives the same tokens). */
-  readonly device: string;
-  readonly newTokens: number;
-  readonly createdAt: number;
-}
 
 interface AnswersDB extends DBSchema {
   answers: { key: string; value: AnswerRecord; indexes: { byModel: string } };
 }
 
-export class AnswerStore {
+/** The lab's answer cache (`answerWithCache` in src/encoders/answer-job.ts). */
+export class AnswerStore implements AnswerCache {
   private constructor(private readonly db: IDBPDatabase<AnswersDB>) {}
 
   static async open(name: string = ANSWERS_DB_NAME): Promise<AnswerStore> {

@@ -3,20 +3,24 @@
  *  [--queries flips.json|all] --out P.jsonl`: a reader's answers from one run's top k (RAGFlip §3.5) with
  * onnxruntime-node, written as the predictions JSONL `answers flips` and the lab read.
  *
- * The output file is also the cache: each line records what the answer depends on (reader, revision, dtype,
- * template, k, passage ids, question), so running the command again, or after Ctrl-C, only answers what is
- * missing. Lines made with other settings are kept out of the new file and counted in a warning.
+ * The output file is also the cache (src/node/answers-file.ts, driven by `answerWithCache`, the loop the lab
+ * runs too): each line records what the answer depends on (reader, revision, dtype, template, k, passage ids,
+ * question), so running the command again, or after Ctrl-C, only answers what is missing. Lines made with
+ * other settings are kept out of the new file and counted in a warning.
  */
 import { existsSync, statSync } from 'node:fs';
-import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { answerKey, READER_TEMPLATE, readerTasks, templateName, type ReaderTask, type ReaderTemplate } from '../../core/answers/prompt.ts';
+import { READER_TEMPLATE, readerTasks, templateName, type ReaderTemplate } from '../../core/answers/prompt.ts';
 import { InputError } from '../../core/io/errors.ts';
 import { parseRun } from '../../core/io/trec.ts';
 import type { QueryId } from '../../core/types.ts';
-import { etaMs } from '../../core/progress.ts';
 import { formatBytes } from '../../core/bytes.ts';
+import { errorMessage } from '../../core/error-message.ts';
+import { answerWithCache } from '../../encoders/answer-job.ts';
+import type { LoadedReader } from '../../encoders/reader.ts';
+import { AnswersFile } from '../../node/answers-file.ts';
 import { fileSource, loadBeirFolder } from '../../node/files.ts';
 import {
   isReaderDtype,
@@ -46,20 +50,6 @@ interface GenerateOpts {
   host?: string;
   offline?: boolean;
   template?: string;
-}
-
-/** One line of an answers file (predictions JSONL with the provenance the cache needs). */
-export interface AnswerRecord {
-  readonly query_id: string;
-  readonly prediction: string;
-  readonly question: string;
-  readonly reader: string;
-  readonly revision: string;
-  readonly dtype: string;
-  readonly template: string;
-  readonly k: number;
-  readonly passage_ids: readonly string[];
-  readonly run: string;
 }
 
 /** The reader config and model source for `--reader`: a preset, a folder on disk, or a repo id (under --model-dir or on the host). */
@@ -168,51 +158,6 @@ async function readTemplate(path: string | undefined): Promise<ReaderTemplate> {
   return template;
 }
 
-/**
- * The answers an earlier run wrote to `out`. A line that is not one (no `passage_ids`, `reader`, `prediction`)
- * means `out` is some other file: refused, so it is never overwritten.
- */
-async function previousAnswers(out: string): Promise<AnswerRecord[]> {
-  if (!existsSync(out)) return [];
-  const records: AnswerRecord[] = [];
-  (await readFile(out, 'utf8')).split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    let r: Partial<AnswerRecord> | null = null;
-    try {
-      r = JSON.parse(line) as Partial<AnswerRecord>;
-    } catch {
-      // reported below
-    }
-    const ok =
-      r !== null &&
-      typeof r.query_id === 'string' &&
-      typeof r.prediction === 'string' &&
-      typeof r.reader === 'string' &&
-      Array.isArray(r.passage_ids);
-    if (!ok)
-      throw new InputError(
-        out,
-        i + 1,
-        'is not a line `answers generate` wrote (expected query_id, prediction, reader and passage_ids): ' +
-          'this --out would be overwritten; choose another file',
-      );
-    records.push(r as AnswerRecord);
-  });
-  return records;
-}
-
-function recordKey(r: Pick<AnswerRecord, 'reader' | 'revision' | 'dtype' | 'template' | 'k' | 'passage_ids' | 'question'>): string {
-  return answerKey({
-    model: r.reader,
-    revision: r.revision,
-    dtype: r.dtype,
-    template: r.template,
-    k: r.k,
-    passageIds: r.passage_ids,
-    question: r.question,
-  });
-}
-
 /** Bytes per file on stderr, at most once a second per file (and when a file completes). */
 function downloadPrinter(io: Io): (p: { file: string; loaded: number; total: number }) => void {
   const last = new Map<string, { at: number; loaded: number }>();
@@ -250,6 +195,7 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
     .option('--template <file>', 'a prompt template JSON (default: fliplab answers template)')
     .action(async (dir: string, opts: GenerateOpts) => {
       if (opts.device !== 'cpu' && opts.device !== 'cuda') throw new UsageError(`--device expects cpu or cuda, got "${opts.device}"`);
+      const device = opts.device;
       const template = await readTemplate(opts.template);
       const { config, modelDir, folder } = resolveReader(opts);
       const col = await loadBeirFolder(dir, opts.split);
@@ -273,110 +219,71 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
         io.stderr(`warning: ${set.missingPassages} ranked documents are not in the corpus and were left out of the passages\n`);
 
       // A folder is named by its absolute path: two folders called "model" are two readers.
-      const provenance = {
-        reader: folder ?? config.model,
-        revision: config.revision,
-        dtype: config.dtype,
-        template: templateName(template),
-        k,
-        run: run.value.name,
-      };
-      const record = (task: ReaderTask, prediction: string): AnswerRecord => ({
-        query_id: task.queryId,
-        prediction,
-        question: task.question,
-        ...provenance,
-        passage_ids: task.passageIds,
-      });
-      const previous = await previousAnswers(opts.out);
-      const byKey = new Map(previous.map((r) => [recordKey(r), r]));
-      const reused: AnswerRecord[] = [];
-      const todo: ReaderTask[] = [];
-      for (const task of set.tasks) {
-        const old = byKey.get(recordKey({ ...provenance, passage_ids: task.passageIds, question: task.question }));
-        if (old) reused.push({ ...old, query_id: task.queryId });
-        else todo.push(task);
-      }
-      const kept = new Set(reused.map((r) => recordKey(r)));
-      const other = previous.filter((r) => !kept.has(recordKey(r)));
-      if (other.length > 0) {
-        // Nothing is thrown away: answers made with other settings or for other queries move aside.
-        const aside = `${opts.out}.replaced.jsonl`;
-        await appendFile(aside, other.map((r) => `${JSON.stringify(r)}\n`).join(''));
-        io.stderr(
-          `warning: ${other.length} answers in ${opts.out} were made with other settings or for other queries: moved to ${aside}\n`,
-        );
-      }
-      // Written whole, then renamed into place: an interruption leaves the old file or the new one.
-      const staging = `${opts.out}.tmp-${process.pid}`;
-      await writeFile(staging, reused.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      await rename(staging, opts.out);
-      io.stderr(
-        `answers: ${set.tasks.length} questions, ${reused.length} already answered, ${todo.length} to generate ` +
-          `with ${config.model} (${config.dtype}, ${opts.device})\n`,
-      );
-      if (todo.length === 0) return;
-
-      const known = READER_WEIGHTS_BYTES[config.model]?.[config.dtype];
-      if (known !== undefined && !modelDir)
-        io.stderr(`reader: ${config.model} ${config.dtype} weights are ${formatBytes(known)} (downloaded once, then kept in the cache)\n`);
-      const onnxFolder = localReaderWeights(config, modelDir, opts.offline === true || folder !== undefined);
-      const { loadReader, ReaderError } = await import('../../encoders/reader.ts');
-      const { DEFAULT_REMOTE_HOST } = await import('../../encoders/encoder.ts');
-      const reader = await loadReader(config, {
-        device: opts.device,
-        source: {
-          ...(modelDir ? { localModelPath: modelDir.endsWith('/') ? modelDir : `${modelDir}/` } : {}),
-          ...(opts.host ? { remoteHost: opts.host } : {}),
-          // A folder is read from disk only: a missing file is an error, not a request to the hub.
-          allowRemote: opts.offline !== true && folder === undefined,
-          cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
-        },
-        onDownload: downloadPrinter(io),
-        ...(onnxFolder === undefined ? {} : { onnxFolder }),
-      }).catch((e: unknown) => {
-        if (e instanceof ReaderError) throw new UsageError(e.message, { cause: e });
-        throw new UsageError(
-          `could not load reader "${config.model}" (${config.dtype}) on ${opts.device}: ${e instanceof Error ? e.message : String(e)}`,
-          {
-            cause: e,
+      const identity = { model: folder ?? config.model, revision: config.revision, dtype: config.dtype };
+      const file = await AnswersFile.open(opts.out, run.value.name);
+      let reader: LoadedReader | null = null;
+      const load = async (): Promise<LoadedReader> => {
+        const known = READER_WEIGHTS_BYTES[config.model]?.[config.dtype];
+        if (known !== undefined && !modelDir)
+          io.stderr(
+            `reader: ${config.model} ${config.dtype} weights are ${formatBytes(known)} (downloaded once, then kept in the cache)\n`,
+          );
+        const onnxFolder = localReaderWeights(config, modelDir, opts.offline === true || folder !== undefined);
+        const { loadReader, ReaderError } = await import('../../encoders/reader.ts');
+        const { DEFAULT_REMOTE_HOST } = await import('../../encoders/encoder.ts');
+        reader = await loadReader(config, {
+          device,
+          source: {
+            ...(modelDir ? { localModelPath: modelDir.endsWith('/') ? modelDir : `${modelDir}/` } : {}),
+            ...(opts.host ? { remoteHost: opts.host } : {}),
+            // A folder is read from disk only: a missing file is an error, not a request to the hub.
+            allowRemote: opts.offline !== true && folder === undefined,
+            cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
           },
-        );
-      });
+          onDownload: downloadPrinter(io),
+          ...(onnxFolder === undefined ? {} : { onnxFolder }),
+        }).catch((e: unknown) => {
+          if (e instanceof ReaderError) throw new UsageError(e.message, { cause: e });
+          throw new UsageError(`could not load reader "${config.model}" (${config.dtype}) on ${opts.device}: ${errorMessage(e)}`, {
+            cause: e,
+          });
+        });
+        return reader;
+      };
+      let last = 0;
       try {
-        const started = performance.now();
-        let tokens = 0;
-        let last = 0;
-        let refused = 0;
-        for (let i = 0; i < todo.length; i++) {
-          const task = todo[i]!;
-          let answer;
-          try {
-            answer = await reader.answer(task.messages, template);
-          } catch (e) {
-            if (!(e instanceof ReaderError)) throw e;
-            // One question the reader cannot take (a prompt past its context) does not stop the others.
-            refused++;
-            io.stderr(`warning: query ${task.queryId} not answered: ${e.message}\n`);
-            continue;
-          }
-          tokens += answer.newTokens;
-          // One line per answer, appended at once: an interrupted run keeps everything answered so far.
-          await appendFile(opts.out, `${JSON.stringify(record(task, answer.text))}\n`);
-          const now = performance.now();
-          if (now - last > 1000 || i === todo.length - 1) {
-            last = now;
-            const eta = etaMs(i + 1, todo.length, now - started);
-            const rate = tokens / ((now - started) / 1000);
+        const result = await answerWithCache({ load }, file, set.tasks, {
+          identity,
+          template,
+          k,
+          onLookup: async ({ total, hits, toAnswer }) => {
+            // Nothing is thrown away: answers made with other settings or for other queries move aside.
+            const { moved, aside } = await file.keep(hits.map((h) => ({ key: h.record.key, queryId: h.task.queryId })));
+            if (moved > 0)
+              io.stderr(`warning: ${moved} answers in ${opts.out} were made with other settings or for other queries: moved to ${aside}\n`);
             io.stderr(
-              `answers: ${i + 1}/${todo.length}, ${rate.toFixed(1)} new tokens/s` +
+              `answers: ${total} questions, ${hits.length} already answered, ${toAnswer} to generate ` +
+                `with ${config.model} (${config.dtype}, ${opts.device})\n`,
+            );
+          },
+          // One question the reader cannot take (a prompt past its context) does not stop the others.
+          onRefused: (queryId, reason) => io.stderr(`warning: query ${queryId} not answered: ${reason}\n`),
+          onProgress: (p) => {
+            if (p.device === null) return;
+            const now = performance.now();
+            if (now - last <= 1000 && p.done < p.total) return;
+            last = now;
+            const eta = p.etaMs;
+            io.stderr(
+              `answers: ${p.done - p.cached}/${p.total - p.cached}, ${(p.tokensPerSecond ?? 0).toFixed(1)} new tokens/s` +
                 `${eta === null ? '' : `, ETA ${(eta / 1000).toFixed(0)} s`}\n`,
             );
-          }
-        }
-        if (refused > 0) io.stderr(`warning: ${refused} of ${todo.length} questions were not answered (see above)\n`);
+          },
+        });
+        if (result.refused.length > 0)
+          io.stderr(`warning: ${result.refused.length} of ${set.tasks.length - result.cached} questions were not answered (see above)\n`);
       } finally {
-        await reader.dispose();
+        await (reader as LoadedReader | null)?.dispose();
       }
     });
 }
