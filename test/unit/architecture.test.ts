@@ -1,15 +1,26 @@
 /**
- * Import directions, read from every source file's imports (TypeScript's own pre-processor; the `<script>`
- * blocks of Svelte components). The layers, lowest first:
+ * The layout's rules, read from every source file's imports (TypeScript's parser; the `<script>` blocks of
+ * Svelte components). The layers, lowest first:
  *
  *   core ← report ← encoders ← store ← lab ← workers ← app (the UI)
  *                               node ← cli ← bin
  *
- * src/core imports nothing outside itself (no package either); nothing outside src/app imports src/app
- * (UI tests and the UI frame bench aside); the encoders never import the store (the store keeps what the
- * encoders make, not the other way round). DESIGN.md's "Layout" section draws the same picture.
+ * - directions: each product area imports only the areas its row below names; nothing outside src/app
+ *   imports src/app (UI tests and the UI frame bench aside); the encoders never import the store (the store
+ *   keeps what the encoders make, not the other way round);
+ * - packages: src/core and src/report import no package at all (pure code that runs anywhere); Node's
+ *   built-ins (`node:*`), onnxruntime-node and sharp only in the Node side (src/node, src/cli, bin, bench,
+ *   scripts, test);
+ * - the page imports the workers' types only (`import type`): a value import would bundle worker code into
+ *   the page;
+ * - every folder under src/ is an area of the table and workers/ holds worker entries only, so new code
+ *   cannot sit where no rule sees it.
+ *
+ * Each checker is a plain function of files and imports, tested on planted wrong edges below as well as on
+ * the real tree. DESIGN.md's "Layout" section states the same rules.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -17,9 +28,10 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '../..');
 
 type Area = 'core' | 'report' | 'encoders' | 'store' | 'lab' | 'node' | 'cli' | 'workers' | 'app' | 'bin' | 'test' | 'bench' | 'scripts';
+type ProductArea = Exclude<Area, 'test' | 'bench' | 'scripts'>;
 
 /** What each product area may import (besides packages). */
-const ALLOWED: Readonly<Record<Exclude<Area, 'test' | 'bench' | 'scripts'>, readonly Area[]>> = {
+const ALLOWED: Readonly<Record<ProductArea, readonly Area[]>> = {
   core: ['core'],
   report: ['core', 'report'],
   encoders: ['core', 'encoders'],
@@ -33,6 +45,21 @@ const ALLOWED: Readonly<Record<Exclude<Area, 'test' | 'bench' | 'scripts'>, read
   app: ['core', 'report', 'encoders', 'store', 'lab', 'workers', 'app'],
 };
 
+/** The folders under src/: one per area. A folder not named here fails the layout test. */
+const SRC_AREAS: readonly Area[] = ['core', 'report', 'encoders', 'store', 'lab', 'node', 'cli', 'app'];
+
+/** Areas that run only in Node: they may import Node's built-ins and Node-only packages. */
+const NODE_SIDE: ReadonlySet<Area> = new Set(['node', 'cli', 'bin', 'bench', 'scripts', 'test']);
+/** Areas that import no package at all, only their own and lower areas' modules. */
+const NO_PACKAGES: ReadonlySet<Area> = new Set(['core', 'report']);
+
+const NODE_BUILTINS = new Set(builtinModules);
+/** Packages that exist only in Node: its built-ins (`node:fs`, or bare `fs`), the Node ONNX Runtime, sharp. */
+function isNodeOnly(spec: string): boolean {
+  const name = spec.split('/')[0]!;
+  return spec.startsWith('node:') || NODE_BUILTINS.has(name) || name === 'onnxruntime-node' || name === 'sharp';
+}
+
 /**
  * Files outside any area that an area may import: the CLI reads its version from package.json; the app
  * bundles the demo collection (`#demo` opens it with no download).
@@ -45,16 +72,21 @@ const ALLOWED_FILES: Readonly<Partial<Record<Area, readonly string[]>>> = {
 /** Files outside src/app that may import the UI: its own tests, the e2e pages, the UI frame benchmark. */
 const MAY_IMPORT_APP = [/^test\/component\//, /^test\/unit\/app\//, /^test\/e2e\//, /^bench\/app-recompute\.ts$/];
 
+/** The area of a repository path; undefined for a path no rule covers (workers/ holds files only). */
 function areaOf(file: string): Area | undefined {
-  const m = /^src\/(core|report|encoders|store|lab|node|cli|app)\//.exec(file) ?? /^(workers|bin|test|bench|scripts)\//.exec(file);
-  return m?.[1] as Area | undefined;
+  const m = /^src\/([^/]+)\//.exec(file);
+  if (m) return SRC_AREAS.includes(m[1] as Area) ? (m[1] as Area) : undefined;
+  if (/^workers\/[^/]+$/.test(file)) return 'workers';
+  return /^(bin|test|bench|scripts)\//.exec(file)?.[1] as Area | undefined;
 }
+
+const SOURCE = /\.(ts|mts|mjs|svelte)$/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
     const path = `${dir}/${e.name}`;
     if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'fixtures' ? [] : sourceFiles(path);
-    return /\.(ts|mts|mjs|svelte)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [path] : [];
+    return SOURCE.test(e.name) && !e.name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
@@ -63,67 +95,247 @@ interface Import {
   /** A repository path for relative imports, else the package specifier. */
   readonly to: string;
   readonly relative: boolean;
+  /** `import type …` / `export type … from` / `import('…').T` in a type: erased, nothing is loaded. */
+  readonly typeOnly: boolean;
 }
 
-export function importsOf(file: string): Import[] {
-  let code = readFileSync(join(ROOT, file), 'utf8');
-  if (file.endsWith('.svelte')) code = [...code.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).join('\n');
-  return ts.preProcessFile(code, true, true).importedFiles.map(({ fileName }) => {
-    const spec = fileName.replace(/\?.*$/, '');
+/** Every import of one file: static, re-exports, dynamic `import()`, `require()` and import types. */
+export function importsOf(file: string, source: string = readFileSync(join(ROOT, file), 'utf8')): Import[] {
+  const code = file.endsWith('.svelte') ? [...source.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).join('\n') : source;
+  const kind = file.endsWith('.mjs') ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const sf = ts.createSourceFile(file, code, ts.ScriptTarget.Latest, true, kind);
+  const out: Import[] = [];
+  const add = (specifier: ts.Node | undefined, typeOnly: boolean) => {
+    if (specifier === undefined || !ts.isStringLiteralLike(specifier)) return;
+    const spec = specifier.text.replace(/\?.*$/, '');
     const isRelative = spec.startsWith('.');
-    return { from: file, to: isRelative ? relative(ROOT, normalize(join(ROOT, dirname(file), spec))) : spec, relative: isRelative };
+    out.push({
+      from: file,
+      to: isRelative ? relative(ROOT, normalize(join(ROOT, dirname(file), spec))) : spec,
+      relative: isRelative,
+      typeOnly,
+    });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, node.importClause?.isTypeOnly ?? false);
+    else if (ts.isExportDeclaration(node)) add(node.moduleSpecifier, node.isTypeOnly);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      add(node.moduleReference.expression, node.isTypeOnly);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, true);
+    else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+        add(node.arguments[0], false);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------- checkers
+// Each returns the offending edges or paths as "from → to" lines (empty when the rule holds).
+
+/** Source files under src/ or workers/ that no area covers: a new folder must be placed in the table first. */
+export function unplacedFiles(files: readonly string[]): string[] {
+  return files.filter((f) => /^(src|workers)\//.test(f) && areaOf(f) === undefined);
+}
+
+/** Folders under src/ that are not an area, and any folder under workers/ (worker entries are files). */
+export function unknownFolders(folders: readonly string[]): string[] {
+  return folders.filter((d) => {
+    const m = /^src\/([^/]+)$/.exec(d);
+    return m ? !SRC_AREAS.includes(m[1] as Area) : d.startsWith('workers/');
   });
 }
 
-const FILES = ['src', 'workers', 'bin', 'test', 'bench', 'scripts'].flatMap(sourceFiles);
-const IMPORTS = FILES.flatMap(importsOf);
+/** Relative imports against the direction table (and the files an area may import from outside areas). */
+export function directionViolations(imports: readonly Import[]): string[] {
+  const bad: string[] = [];
+  for (const i of imports) {
+    const from = areaOf(i.from);
+    if (!i.relative || from === undefined || !(from in ALLOWED)) continue;
+    const to = areaOf(i.to);
+    if (to === undefined && ALLOWED_FILES[from]?.includes(i.to)) continue;
+    if (to === undefined || !ALLOWED[from as ProductArea].includes(to)) bad.push(`${i.from} → ${i.to}`);
+  }
+  return bad;
+}
 
-describe('import directions', () => {
+/** Imports of src/app from outside it (but the UI's own tests and the UI frame bench). */
+export function appImportViolations(imports: readonly Import[]): string[] {
+  return imports
+    .filter(
+      (i) => i.relative && i.to.startsWith('src/app/') && !i.from.startsWith('src/app/') && !MAY_IMPORT_APP.some((re) => re.test(i.from)),
+    )
+    .map((i) => `${i.from} → ${i.to}`);
+}
+
+/** Packages where they may not be: any in core and report, Node-only ones outside the Node side. */
+export function packageViolations(imports: readonly Import[]): string[] {
+  const bad: string[] = [];
+  for (const i of imports) {
+    if (i.relative) continue;
+    const from = areaOf(i.from);
+    if (from === undefined) continue; // unplacedFiles reports the file itself
+    if (NO_PACKAGES.has(from)) bad.push(`${i.from} → ${i.to} (src/${from} imports no package)`);
+    else if (isNodeOnly(i.to) && !NODE_SIDE.has(from)) bad.push(`${i.from} → ${i.to} (Node-only, outside the Node side)`);
+  }
+  return bad;
+}
+
+/** Value imports of workers/ from the page: only `import type` (and `export type … from`) may cross. */
+export function workerValueImports(imports: readonly Import[]): string[] {
+  return imports
+    .filter((i) => i.relative && !i.typeOnly && areaOf(i.from) === 'app' && areaOf(i.to) === 'workers')
+    .map((i) => `${i.from} → ${i.to} (not import type)`);
+}
+
+// ------------------------------------------------------------------------------------------- the tree
+
+const ROOTS = ['src', 'workers', 'bin', 'test', 'bench', 'scripts'];
+const FILES = ROOTS.flatMap(sourceFiles);
+const IMPORTS = FILES.flatMap((f) => importsOf(f));
+const FOLDERS = ['src', 'workers'].flatMap((dir) =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `${dir}/${e.name}`),
+);
+
+describe('the layout (read from the tree)', () => {
   it('reads the imports of every source file, Svelte components included', () => {
     expect(FILES.some((f) => f.endsWith('.svelte'))).toBe(true);
     expect(IMPORTS.length).toBeGreaterThan(500);
-    // A check of the reader itself: a known edge is seen.
-    expect(IMPORTS).toContainEqual({ from: 'workers/lab.worker.ts', to: 'src/lab/api.ts', relative: true });
+    // A check of the reader itself: known edges are seen, with their kind.
+    expect(IMPORTS).toContainEqual({ from: 'workers/lab.worker.ts', to: 'src/lab/api.ts', relative: true, typeOnly: false });
+    expect(IMPORTS).toContainEqual({ from: 'src/cli/main.ts', to: 'commander', relative: false, typeOnly: false });
+    expect(IMPORTS.some((i) => i.typeOnly)).toBe(true);
+    expect(FOLDERS).toContain('src/core');
   });
 
   it('every relative import names a file that exists (so the rules below see real edges)', () => {
     const known = new Set(FILES);
-    const missing = IMPORTS.filter((i) => i.relative && /\.(ts|mts|mjs|svelte)$/.test(i.to) && !known.has(i.to) && !i.to.endsWith('.d.ts'));
+    const missing = IMPORTS.filter((i) => i.relative && SOURCE.test(i.to) && !known.has(i.to) && !i.to.endsWith('.d.ts'));
     expect(missing).toEqual([]);
   });
 
-  it('src/core imports nothing outside itself, no package either', () => {
-    const bad = IMPORTS.filter((i) => i.from.startsWith('src/core/') && !(i.relative && i.to.startsWith('src/core/')));
-    expect(bad).toEqual([]);
+  it('every folder under src/ is an area of the table; workers/ holds worker entries only', () => {
+    expect(unknownFolders(FOLDERS)).toEqual([]);
+    expect(unplacedFiles(FILES)).toEqual([]);
+  });
+
+  it('src/core imports nothing outside itself', () => {
+    expect(IMPORTS.filter((i) => i.from.startsWith('src/core/') && i.relative && !i.to.startsWith('src/core/'))).toEqual([]);
   });
 
   it('nothing outside src/app imports src/app (but the UI tests and the UI frame bench)', () => {
-    const bad = IMPORTS.filter(
-      (i) => i.relative && i.to.startsWith('src/app/') && !i.from.startsWith('src/app/') && !MAY_IMPORT_APP.some((re) => re.test(i.from)),
-    );
-    expect(bad).toEqual([]);
+    expect(appImportViolations(IMPORTS)).toEqual([]);
   });
 
   it('each product area imports only the layers below it', () => {
-    const bad: string[] = [];
-    for (const i of IMPORTS) {
-      const from = areaOf(i.from);
-      if (!i.relative || from === undefined || !(from in ALLOWED)) continue;
-      const to = areaOf(i.to);
-      if (to === undefined && ALLOWED_FILES[from]?.includes(i.to)) continue;
-      if (to === undefined || !ALLOWED[from as keyof typeof ALLOWED].includes(to)) bad.push(`${i.from} → ${i.to}`);
-    }
-    expect(bad).toEqual([]);
+    expect(directionViolations(IMPORTS)).toEqual([]);
+    // The metadata allowance is in use (the CLI's version), not a dead rule.
+    expect(IMPORTS).toContainEqual({ from: 'src/cli/main.ts', to: 'package.json', relative: true, typeOnly: false });
   });
 
-  it('a wrong direction is caught (the rules can fail)', () => {
-    const wrong = [
-      { from: 'src/store/embeddings.ts', to: 'src/app/types.ts' },
-      { from: 'src/encoders/job.ts', to: 'src/store/embeddings.ts' },
-      { from: 'src/report/metrics.ts', to: 'src/lab/types.ts' },
-    ];
-    for (const w of wrong) expect(ALLOWED[areaOf(w.from) as keyof typeof ALLOWED]).not.toContain(areaOf(w.to));
-    // The metadata allowance is in use (the CLI's version), not a dead rule.
-    expect(IMPORTS).toContainEqual({ from: 'src/cli/main.ts', to: 'package.json', relative: true });
+  it('core and report import no package; Node built-ins, onnxruntime-node and sharp stay on the Node side', () => {
+    expect(packageViolations(IMPORTS)).toEqual([]);
+    // The Node side does use them (the rule is not vacuous).
+    expect(IMPORTS.some((i) => areaOf(i.from) === 'cli' && i.to === 'onnxruntime-node')).toBe(true);
+  });
+
+  it('the page imports the workers’ types only', () => {
+    expect(workerValueImports(IMPORTS)).toEqual([]);
+  });
+});
+
+// ------------------------------------------------------------------------------------------- planted edges
+
+/** The imports of made-up files: path → source, read by the same reader as the tree. */
+const planted = (files: Record<string, string>) => Object.entries(files).flatMap(([file, code]) => importsOf(file, code));
+
+describe('the checkers catch planted wrong edges', () => {
+  it('a Node built-in in the lab, the encoders, the workers or a component; a Node-only package outside the Node side', () => {
+    const imports = planted({
+      'src/lab/x.ts': "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;",
+      'src/lab/y.ts': "import 'node:fs';",
+      'src/encoders/z.ts': "import { join } from 'path';\nimport * as ort from 'onnxruntime-node';",
+      'workers/w.worker.ts': "const sharp = await import('sharp');",
+      'src/app/views/P.svelte': '<script lang="ts">\n  import { cpus } from \'node:os\';\n</script>\n<p>{cpus().length}</p>',
+      // Allowed: the same imports on the Node side, and browser packages in the browser areas.
+      'src/cli/ok.ts': "import { readFileSync } from 'node:fs';\nimport * as ort from 'onnxruntime-node';",
+      'scripts/ok.mjs': "const { createHash } = require('node:crypto');",
+      'src/lab/ok.ts': "import { unzipSync } from 'fflate';",
+    });
+    expect(packageViolations(imports)).toEqual([
+      'src/lab/x.ts → node:fs (Node-only, outside the Node side)',
+      'src/lab/y.ts → node:fs (Node-only, outside the Node side)',
+      'src/encoders/z.ts → path (Node-only, outside the Node side)',
+      'src/encoders/z.ts → onnxruntime-node (Node-only, outside the Node side)',
+      'workers/w.worker.ts → sharp (Node-only, outside the Node side)',
+      'src/app/views/P.svelte → node:os (Node-only, outside the Node side)',
+    ]);
+  });
+
+  it('any package in core or report, even a browser one or a type', () => {
+    const imports = planted({
+      'src/core/io/x.ts': "import { openDB } from 'idb';",
+      'src/report/y.ts': "export type { Remote } from 'comlink';",
+      'src/core/ok.ts': "import { x } from './metrics/registry.ts';",
+    });
+    expect(packageViolations(imports)).toEqual([
+      'src/core/io/x.ts → idb (src/core imports no package)',
+      'src/report/y.ts → comlink (src/report imports no package)',
+    ]);
+  });
+
+  it('a value import of a worker from the page, in any of its forms', () => {
+    const imports = planted({
+      'src/app/a.ts': "import { api } from '../../workers/encode.worker.ts';",
+      // verbatimModuleSyntax keeps `import { type X }` as a side-effect import of the worker module
+      'src/app/b.ts': "import { type EncodeApi } from '../../workers/encode.worker.ts';",
+      'src/app/c.ts': "export { api } from '../../workers/lab.worker.ts';",
+      'src/app/d.ts': "const w = await import('../../workers/lab.worker.ts');",
+      'src/app/ok1.ts': "import type { EncodeApi } from '../../workers/encode.worker.ts';",
+      'src/app/ok2.ts': "export type { LabApi } from '../../workers/lab.worker.ts';",
+      'src/app/ok3.ts': "let api: import('../../workers/lab.worker.ts').LabApi;",
+    });
+    expect(workerValueImports(imports)).toEqual([
+      'src/app/a.ts → workers/encode.worker.ts (not import type)',
+      'src/app/b.ts → workers/encode.worker.ts (not import type)',
+      'src/app/c.ts → workers/lab.worker.ts (not import type)',
+      'src/app/d.ts → workers/lab.worker.ts (not import type)',
+    ]);
+  });
+
+  it('a wrong direction, and the UI imported from outside it', () => {
+    const imports = planted({
+      'src/store/embeddings.ts': "import type { X } from '../app/types.ts';",
+      'src/encoders/job.ts': "import { EmbeddingStore } from '../store/embeddings.ts';",
+      'src/report/metrics.ts': "import type { LabApi } from '../lab/types.ts';",
+      'src/core/x.ts': "import { recipeLine } from '../report/recipe.ts';",
+      'workers/x.worker.ts': "import { Lab } from '../src/app/state/lab.svelte.ts';",
+      'src/lab/ok.ts': "import { writePack } from '../encoders/pack.ts';",
+    });
+    expect(directionViolations(imports)).toEqual([
+      'src/store/embeddings.ts → src/app/types.ts',
+      'src/encoders/job.ts → src/store/embeddings.ts',
+      'src/report/metrics.ts → src/lab/types.ts',
+      'src/core/x.ts → src/report/recipe.ts',
+      'workers/x.worker.ts → src/app/state/lab.svelte.ts',
+    ]);
+    expect(appImportViolations(imports)).toEqual([
+      'src/store/embeddings.ts → src/app/types.ts',
+      'workers/x.worker.ts → src/app/state/lab.svelte.ts',
+    ]);
+  });
+
+  it('a folder the table does not know, under src/ or workers/', () => {
+    expect(unknownFolders(['src/core', 'src/widgets', 'workers/helpers'])).toEqual(['src/widgets', 'workers/helpers']);
+    expect(unplacedFiles(['src/lab/ok.ts', 'src/widgets/w.ts', 'src/loose.ts', 'workers/helpers/h.ts', 'workers/ok.worker.ts'])).toEqual([
+      'src/widgets/w.ts',
+      'src/loose.ts',
+      'workers/helpers/h.ts',
+    ]);
   });
 });
