@@ -6,6 +6,7 @@
  */
 import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from './identity.ts';
 import type { StoredVector } from './pooling.ts';
+import { errorMessage } from '../core/error-message.ts';
 import { etaMs } from '../core/progress.ts';
 import { planBatches, type BatchPlan } from './batching.ts';
 import type { EncodedBatch, LoadedEncoder } from './encoder.ts';
@@ -232,7 +233,7 @@ export async function encodeWithCache(
       encoded = await encodeAdaptively(active, batchTexts, role);
     } catch (e) {
       if (!options.fallback || options.signal?.aborted) throw e;
-      fallbackReason = `${active.device} failed (${e instanceof Error ? e.message : String(e)}); continuing on the fallback`;
+      fallbackReason = `${active.device} failed (${errorMessage(e)}); continuing on the fallback`;
       active = await options.fallback(e);
       current = active;
       encoded = await encodeAdaptively(active, batchTexts, role);
@@ -262,7 +263,7 @@ export async function encodeAdaptively(encoder: LoadedEncoder, texts: readonly s
   try {
     return await encoder.encode(texts, role);
   } catch (e) {
-    if (texts.length < 2 || !OUT_OF_MEMORY.test(e instanceof Error ? e.message : String(e))) throw e;
+    if (texts.length < 2 || !OUT_OF_MEMORY.test(errorMessage(e))) throw e;
     const mid = Math.ceil(texts.length / 2);
     const a = await encodeAdaptively(encoder, texts.slice(0, mid), role);
     const b = await encodeAdaptively(encoder, texts.slice(mid), role);

@@ -3,14 +3,15 @@
  * call, calls run one at a time, every call takes an AbortSignal, and the worker is ended after
  * WORKER_IDLE_MS without calls. Aborting a running call terminates the worker (the only way to stop an
  * ONNX Runtime session mid-run) and rejects with an AbortError; the next call starts a fresh worker and
- * reloads the model. A call that fails also ends its worker (see #run). Only the worker's *type* is
- * imported: no worker code is bundled into the page.
+ * reloads the model. A call that fails also ends its worker (see #run). Only the worker API's *types* are
+ * imported (src/lab/encode-api.ts, encode-types.ts): no worker code is bundled into the page.
  */
 import { errorMessage } from '../../core/error-message.ts';
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
+import type { EncodeApi } from '../../lab/encode-api.ts';
 import type {
   AnswerCallback,
   AnswerProgress,
@@ -19,13 +20,15 @@ import type {
   CorpusProgress,
   CorpusRequest,
   CorpusResult,
-  EncodeApi,
+  DenseRows,
+  DenseSearchResult,
   VectorsCallback,
+  WorkerDevice,
   WorkerInitOptions,
   WorkerLoadOptions,
   WorkerLoadResult,
   ModelCallback,
-} from '../../../workers/encode.worker.ts';
+} from '../../lab/encode-types.ts';
 import { asBlob, validateRegisteredModel, type LocalModelFile } from '../../lab/local-model.ts';
 
 export type {
@@ -42,7 +45,7 @@ export type {
   WorkerInitOptions,
   WorkerLoadOptions,
   WorkerLoadResult,
-} from '../../../workers/encode.worker.ts';
+} from '../../lab/encode-types.ts';
 
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
 installErrorTransfer();
@@ -223,13 +226,7 @@ export class EncodeBridge {
   }
 
   /** Exact dense top-k in the worker (WebGPU when granted, else WASM). */
-  denseSearch(
-    docs: { data: Float32Array; rows: number; dim: number },
-    queries: { data: Float32Array; rows: number; dim: number },
-    k: number,
-    device: 'webgpu' | 'wasm',
-    signal?: AbortSignal,
-  ): Promise<{ indices: Uint32Array[]; scores: Float32Array[]; device: 'webgpu' | 'wasm'; reason: string | null }> {
+  denseSearch(docs: DenseRows, queries: DenseRows, k: number, device: WorkerDevice, signal?: AbortSignal): Promise<DenseSearchResult> {
     return this.#run(signal, (api) => api.denseSearch(docs, queries, k, device));
   }
 

@@ -8,7 +8,7 @@ import { localModelSource, prepareLocalModel, type PickedFile } from '../../../s
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
 import { READER_TEMPLATE, type ReaderTask } from '../../../src/core/answers/prompt.ts';
 import type { ReaderConfig } from '../../../src/encoders/reader-presets.ts';
-import type { WorkerDevice, WorkerLoadOptions } from '../../../workers/encode.worker.ts';
+import type { WorkerDevice, WorkerLoadOptions } from '../../../src/lab/encode-types.ts';
 import {
   testConfig,
   type PlainCorpusResult,
