@@ -286,6 +286,9 @@ describe('fliplab flips', () => {
       'broken_with_unjudged',
       'fixed_with_unjudged',
       'negative_flip_rate_low',
+      'nfr_all',
+      'btc',
+      'bec',
     ]);
     expect(Object.keys(block.candidates[0].net_gain)).toEqual(['value', 'lo', 'hi']);
     expect(Object.keys(report.hybrids[0])).toEqual(

@@ -6,6 +6,7 @@
  *   broken_with_unjudged = broken queries whose candidate top k holds an unjudged passage
  *   fixed_with_unjudged  = fixed queries whose reference top k holds an unjudged passage
  *   negative_flip_rate_low = (broken − broken_with_unjudged) / queries the reference supports
+ *   nfr_all = broken / cohort; btc = compatibility; bec = unchanged / (unchanged + broken)
  * (the cohort: queries with a judgment of grade ≥ 1; broken: the reference has one in its top k, the candidate not).
  * With `--judged-only` the same definitions hold on each list with its unjudged passages removed first (trec_eval
  * -J), also when the runs are kept to a depth (`--keep`: the judged passages below it come up from the tails).
@@ -25,6 +26,12 @@ async function cli(...argv: string[]) {
   return { code, stdout };
 }
 
+interface Est {
+  value: number | null;
+  lo: number | null;
+  hi: number | null;
+}
+
 interface Block {
   k: number;
   reference: { supported: number; unjudged_at_k: number };
@@ -35,6 +42,10 @@ interface Block {
     broken_with_unjudged: number;
     fixed_with_unjudged: number;
     negative_flip_rate_low: number | null;
+    compatibility: Est;
+    nfr_all: Est;
+    btc: Est;
+    bec: Est;
   }[];
 }
 
@@ -99,6 +110,13 @@ function literal(data: Data, judgedOnly: boolean) {
       expect(c.broken_with_unjudged).toBe(brokenWithUnjudged);
       expect(c.fixed_with_unjudged).toBe(fixed.filter((q) => unjudgedIn(q, ref.get(q), k) > 0).length);
       expect(c.negative_flip_rate_low).toBeCloseTo((broken.length - brokenWithUnjudged) / refSupported.length, 12);
+      // The field's other names: NFR over all queries, backward trust and backward error compatibility.
+      const unchanged = cohort.filter((q) => !supports(q, ref.get(q), k) && !supports(q, cand.get(q), k)).length;
+      expect(c.nfr_all.value).toBeCloseTo(broken.length / cohort.length, 12);
+      expect(c.btc).toEqual(c.compatibility);
+      expect(c.btc.value).toBeCloseTo((refSupported.length - broken.length) / refSupported.length, 12);
+      expect(c.bec.value).toBeCloseTo(unchanged / (unchanged + broken.length), 12);
+      for (const e of [c.nfr_all, c.bec]) expect(e.lo! <= e.value! && e.value! <= e.hi!).toBe(true);
     },
   };
 }

@@ -48,6 +48,12 @@ export interface CandidateRow {
    * candidate top k is fully judged count (null when the reference supports no query).
    */
   negative_flip_rate_low: number | null;
+  /** Negative flips over all cohort queries: broken / n (Yan et al. 2021's denominator). */
+  nfr_all: Estimate;
+  /** Backward trust compatibility (Srivastava et al. 2020): equal to `compatibility`. */
+  btc: Estimate;
+  /** Backward error compatibility: unchanged / (unchanged + broken), the candidate's failures the reference shares. */
+  bec: Estimate;
 }
 
 export interface DepthBlock {
@@ -386,6 +392,9 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
           broken_with_unjudged: brokenWithUnjudged,
           fixed_with_unjudged: fixedWithUnjudged,
           negative_flip_rate_low: s.referenceSupported === 0 ? null : (s.broken - brokenWithUnjudged) / s.referenceSupported,
+          nfr_all: s.nfrAll,
+          btc: s.compatibility,
+          bec: s.backwardErrorCompatibility,
         };
       }),
     };

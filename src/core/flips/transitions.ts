@@ -8,6 +8,13 @@
  * n_B = C + R. Fix rate = F / (n − n_B); negative-flip rate = R / n_B; compatibility = C / n_B
  * (each with a 95% Wilson interval, undefined when its denominator is 0); net gain = F − R with a Wald
  * interval on the per-query ±1 differences (see stats/net-gain.ts).
+ *
+ * The same table in neighbouring fields' words, each with a 95% Wilson interval:
+ * - NFR over all queries = R / n (model-update regression, Yan et al. 2021, "Positive-congruent training");
+ * - backward trust compatibility = C / n_B (Bansal et al. 2019; Srivastava et al. 2020): the paper's compatibility;
+ * - backward error compatibility = U / (U + R), U the unchanged failures (Srivastava et al. 2020, "An empirical
+ *   analysis of backward compatibility in machine learning systems"): of the queries the candidate fails, the
+ *   share the reference failed too.
  */
 import { netGainInterval, wilson, type Estimate } from '../stats/index.ts';
 
@@ -28,6 +35,8 @@ export interface TransitionSummary extends TransitionCounts {
   readonly negativeFlipRate: Estimate;
   readonly compatibility: Estimate;
   readonly netGain: Estimate;
+  readonly nfrAll: Estimate;
+  readonly backwardErrorCompatibility: Estimate;
 }
 
 /** Count transitions at depth k from per-query support ranks (reference `b`, candidate `d`). */
@@ -64,6 +73,8 @@ export function summarize(c: TransitionCounts): TransitionSummary {
     negativeFlipRate: wilson(c.broken, c.referenceSupported),
     compatibility: wilson(c.preserved, c.referenceSupported),
     netGain: netGainInterval(c.fixed, c.broken, c.n),
+    nfrAll: wilson(c.broken, c.n),
+    backwardErrorCompatibility: wilson(c.unchanged, c.unchanged + c.broken),
   };
 }
 
