@@ -6,6 +6,7 @@
  * `sparseSearch` (float64 accumulation in the query's term order; only documents sharing a query term are
  * ranked), and the same tie rule (lower corpus index first), which does not depend on arrival order.
  */
+import { grow } from '../core/grow.ts';
 import { TopKHeap } from '../core/retrieve/topk.ts';
 import type { SparseVector } from '../encoders/pooling.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
@@ -97,7 +98,7 @@ export class IncrementalVectorRun {
     if (!doc) throw new RangeError(`document ${d}: expected a sparse vector`);
     let maxTerm = 0;
     for (let i = 0; i < doc.indices.length; i++) maxTerm = Math.max(maxTerm, doc.indices[i]!);
-    if (this.#docWeights.length <= maxTerm) this.#docWeights = new Float64Array(Math.max(maxTerm + 1, this.#docWeights.length * 2));
+    if (this.#docWeights.length <= maxTerm) this.#docWeights = grow(this.#docWeights, maxTerm + 1);
     const w = this.#docWeights;
     const has = new Set<number>();
     for (let i = 0; i < doc.indices.length; i++) {

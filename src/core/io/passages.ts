@@ -20,6 +20,7 @@
  * (finding them would hold every id); a kept id seen twice is an error.
  */
 import { errorMessage } from '../error-message.ts';
+import { grow } from '../grow.ts';
 import type { Corpus, Diagnostic, DocId, DocIndex, Run } from '../types.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId } from './ids.ts';
@@ -262,6 +263,9 @@ function gunzipReader(head: Uint8Array, input: AsyncGenerator<Uint8Array>): Read
   return (compressed as ReadableStream<Uint8Array<ArrayBuffer>>).pipeThrough(ds).getReader() as ReadableStreamDefaultReader<Uint8Array>;
 }
 
+/** The first buffer for a line that spans chunks. */
+const MIN_CARRY_BYTES = 1024;
+
 /** Splits byte chunks into lines (LF; a CR before it is dropped later); a line spanning chunks is copied once. */
 class ByteLines {
   private carry = new Uint8Array(0);
@@ -295,11 +299,7 @@ class ByteLines {
 
   private append(chunk: Uint8Array, start: number, end: number): void {
     const need = this.carryLength + (end - start);
-    if (need > this.carry.length) {
-      const grown = new Uint8Array(Math.max(need, this.carry.length * 2, 1024));
-      grown.set(this.carry.subarray(0, this.carryLength));
-      this.carry = grown;
-    }
+    if (need > this.carry.length) this.carry = grow(this.carry, Math.max(need, MIN_CARRY_BYTES));
     this.carry.set(chunk.subarray(start, end), this.carryLength);
     this.carryLength = need;
   }

@@ -14,7 +14,8 @@
  * (`ScatteredRunError`) — `readRunTop` then reads the file again with `parseRun` and keeps the same top.
  */
 import type { Diagnostic, DocId, QueryId, RankedList, Run } from '../types.ts';
-import { doubled, FNV_OFFSET, FNV_PRIME, hashBytes, SCORE, scoreBytes } from '../metrics/byte-input.ts';
+import { grow } from '../grow.ts';
+import { FNV_OFFSET, FNV_PRIME, hashBytes, SCORE, scoreBytes } from '../metrics/byte-input.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, asQueryId } from './ids.ts';
 import { byteChunks, type TextSource } from './lines.ts';
@@ -78,14 +79,6 @@ const HASH = 0x23;
 const CLASS = new Uint8Array(256);
 for (const c of [32, 9, 11, 12, 13]) CLASS[c] = 1;
 CLASS[NL] = 2;
-
-function grownBytes(a: Uint8Array, need: number): Uint8Array<ArrayBuffer> {
-  let n = a.length;
-  while (n < need) n *= 2;
-  const b = new Uint8Array(n);
-  b.set(a);
-  return b;
-}
 
 /**
  * trec.ts's parseIntRange on bytes: a sign and up to 15 digits exactly; NaN where that parser would hand the
@@ -178,7 +171,7 @@ export class RunTopReader {
 
   push(chunk: Uint8Array): void {
     const need = this.filled + chunk.length;
-    if (need > this.buf.length) this.buf = grownBytes(this.buf, need);
+    if (need > this.buf.length) this.buf = grow(this.buf, need);
     this.buf.set(chunk, this.filled);
     this.filled = need;
     if (!this.started) {
@@ -379,15 +372,16 @@ export class RunTopReader {
 
   private add(bytes: Uint8Array, ds: number, de: number, rank: number, score: number): void {
     if (this.n === this.ranks.length) {
-      this.ranks = doubled(this.ranks);
-      this.scores = doubled(this.scores);
-      this.lines = doubled(this.lines);
-      this.docOff = doubled(this.docOff);
-      this.docLen = doubled(this.docLen);
-      this.docHash = doubled(this.docHash);
+      const need = this.n + 1;
+      this.ranks = grow(this.ranks, need);
+      this.scores = grow(this.scores, need);
+      this.lines = grow(this.lines, need);
+      this.docOff = grow(this.docOff, need);
+      this.docLen = grow(this.docLen, need);
+      this.docHash = grow(this.docHash, need);
     }
     const len = de - ds;
-    if (this.arenaUsed + len > this.arena.length) this.arena = grownBytes(this.arena, this.arenaUsed + len);
+    if (this.arenaUsed + len > this.arena.length) this.arena = grow(this.arena, this.arenaUsed + len);
     // Copied and hashed in one loop (a subarray per line would be an allocation per line).
     const arena = this.arena;
     let h = FNV_OFFSET;

@@ -8,6 +8,7 @@
  * anything it does not take, so that callers hand the file to those parsers, which report the problem with
  * file and line — bad input gets exactly the messages it always got.
  */
+import { grow } from '../grow.ts';
 import { summarizeGrades, type JudgedQuery } from './judged.ts';
 import { sortScoreThenDoc } from './ranking.ts';
 import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED } from './measure.ts';
@@ -209,13 +210,6 @@ function fastQrelsLine(bytes: Uint8Array, pos: number, end: number, qs: number, 
   return p + 1;
 }
 
-/** A typed array twice as long with `a`'s values first. */
-export function doubled<T extends Int32Array | Float64Array>(a: T): T {
-  const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-  b.set(a);
-  return b;
-}
-
 /**
  * One judgment line per index: docid start, length and hash, grade, query index. Plain typed arrays with
  * one capacity check per line (the parse runs once per process, mostly before the JIT has optimised it,
@@ -235,11 +229,12 @@ class Judgments {
     this.query = new Int32Array(capacity);
   }
   grow(): void {
-    this.start = doubled(this.start);
-    this.length = doubled(this.length);
-    this.hash = doubled(this.hash);
-    this.grade = doubled(this.grade);
-    this.query = doubled(this.query);
+    const need = this.start.length + 1;
+    this.start = grow(this.start, need);
+    this.length = grow(this.length, need);
+    this.hash = grow(this.hash, need);
+    this.grade = grow(this.grade, need);
+    this.query = grow(this.query, need);
   }
 }
 
@@ -522,11 +517,12 @@ export class QueryLines {
 
   push(): number {
     if (this.n === this.docStart.length) {
-      this.docStart = doubled(this.docStart);
-      this.docLen = doubled(this.docLen);
-      this.docHash = doubled(this.docHash);
-      this.scores = doubled(this.scores);
-      this.codes = doubled(this.codes);
+      const need = this.n + 1;
+      this.docStart = grow(this.docStart, need);
+      this.docLen = grow(this.docLen, need);
+      this.docHash = grow(this.docHash, need);
+      this.scores = grow(this.scores, need);
+      this.codes = grow(this.codes, need);
       this.order = new Uint32Array(this.docStart.length);
     }
     return this.n++;

@@ -12,6 +12,7 @@
  * and the rest close ranks in their order; num_ret is what is left, and nothing unjudged is counted.
  */
 import type { DocId, RankedList } from '../types.ts';
+import { grow } from '../grow.ts';
 import type { JudgedQuery } from './judged.ts';
 import { countAtLeast } from './judged.ts';
 import { RELVALUE_NONPOOL, RELVALUE_UNJUDGED, type QueryContext } from './measure.ts';
@@ -123,7 +124,7 @@ export class ContextBuilder implements QueryContext {
   relevantPrefix(): Int32Array {
     if (this.prefixValid) return this.prefix;
     const n = this.numRet;
-    if (this.prefix.length < n + 1) this.prefix = new Int32Array(Math.max(n + 1, this.prefix.length * 2));
+    if (this.prefix.length < n + 1) this.prefix = grow(this.prefix, n + 1);
     const { prefix, rels, relevanceLevel: level } = this;
     let count = 0;
     prefix[0] = 0;
@@ -137,7 +138,7 @@ export class ContextBuilder implements QueryContext {
 
   /** Make room for `n` relevance codes in `rels` (callers that write codes themselves, then `commit`). */
   reserve(n: number): Int32Array {
-    if (this.rels.length < n) this.rels = new Int32Array(Math.max(n, this.rels.length * 2));
+    if (this.rels.length < n) this.rels = grow(this.rels, n);
     return this.rels;
   }
 
@@ -195,7 +196,7 @@ export class ContextBuilder implements QueryContext {
 
   /** Fill the context for one query: order the list, truncate to maxRetrieved, look up grades (then `commit`). */
   fill(list: RankedList, grades: ReadonlyMap<DocId, number>, judged: JudgedQuery): QueryContext {
-    if (this.order.length < list.docs.length) this.order = new Uint32Array(Math.max(list.docs.length, this.order.length * 2));
+    if (this.order.length < list.docs.length) this.order = grow(this.order, list.docs.length);
     const order = trecEvalOrder(list, this.order);
     const n = Math.min(list.docs.length, this.maxRetrieved);
     const rels = this.reserve(n);

@@ -15,6 +15,7 @@
  * line (or evaluates the rare file this path declines). So bad input gets exactly the messages it always got.
  */
 import type { QueryId } from '../types.ts';
+import { grow } from '../grow.ts';
 import { asQueryId } from '../io/ids.ts';
 import {
   compareBytes,
@@ -199,11 +200,7 @@ export class RangeEvaluator {
     const depth = ctx.depthOf(lines.n);
     lines.ordered(bytes, ctx.reserve(depth), depth);
     const base = this.#qids.length * slots;
-    if (this.#rows.length < base + slots) {
-      const grown = new Float64Array(this.#rows.length * 2);
-      grown.set(this.#rows);
-      this.#rows = grown;
-    }
+    if (this.#rows.length < base + slots) this.#rows = grow(this.#rows, base + slots);
     this.#texts.push(this.#plan.compute(ctx.commit(depth, table.judged), this.#rows, base));
     this.#qids.push(qid);
     return true;
@@ -504,9 +501,7 @@ export function evaluateChunks(
       cut = complete > 0 ? lastQueryStart(buf, complete) : 0;
       if (cut === 0) {
         // one query (or one line) fills the buffer: make room for the rest of it
-        const grown = new Uint8Array(buf.length * 2);
-        grown.set(buf);
-        buf = grown;
+        buf = grow(buf, buf.length + 1);
         continue;
       }
     }

@@ -7,6 +7,7 @@
  * non-ASCII letters or digits take `tokenize`'s string path (Python-exact lowercasing) and are then
  * interned the same way. Stop words sit in the table with a negative id, so they cost one lookup.
  */
+import { grow } from '../grow.ts';
 import { RAGFLIP_STOP_WORD_LIST } from './stopwords.ts';
 import { scanTokens, isAlnumCodePoint } from './tokenize.ts';
 
@@ -74,14 +75,10 @@ export class TermTable {
   private insert(token: string, h: number, id: number): number {
     const e = this.keys.length;
     this.keys.push(token);
-    if (e === this.ids.length) {
-      const ids = new Int32Array(e * 2);
-      ids.set(this.ids);
-      this.ids = ids;
-    }
+    if (e === this.ids.length) this.ids = grow(this.ids, e + 1);
     this.ids[e] = id;
     // Keep the load factor ≤ 1/2.
-    if ((e + 1) * 2 > this.mask + 1) this.grow();
+    if ((e + 1) * 2 > this.mask + 1) this.rehash();
     this.place(e, h, this.slots);
     return e;
   }
@@ -93,7 +90,7 @@ export class TermTable {
     slots[2 * s + 1] = h;
   }
 
-  private grow(): void {
+  private rehash(): void {
     const old = this.slots;
     const slots = new Int32Array(old.length * 2);
     this.mask = slots.length / 2 - 1;
@@ -121,7 +118,7 @@ export class TermTable {
    */
   scan(text: string, visit: (termId: number) => void): number {
     const need = (text.length + 1) >> 1;
-    if (this.scratch.length < need) this.scratch = new Uint32Array(Math.max(need, this.scratch.length * 2));
+    if (this.scratch.length < need) this.scratch = grow(this.scratch, need);
     const count = this.scanInto(text, this.scratch, 0);
     const ids = this.scratch;
     for (let i = 0; i < count; i++) visit(ids[i]!);
