@@ -39,7 +39,7 @@ import type {
 import { asBlob, createLocalModelCache, LocalModelError, validateRegisteredModel, type LocalModelFile } from './local-model.ts';
 import { findMissingFiles, inBrowserCache, isLocalLoad } from './model-files.ts';
 import { configureRuntime, loseWebGpuDevice, pickDevice, pickSearchDevice, type OrtWasmPaths } from './onnx-runtime.ts';
-import { problemOf, withProblem } from './problems.ts';
+import { problemOf, withFailure, withProblem } from './problems.ts';
 
 export interface EncodeApiOptions {
   /** ONNX Runtime for `denseSearch`: onnxruntime-web in the worker (the module transformers.js uses), onnxruntime-node in Node. */
@@ -121,9 +121,13 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
         // Checked before loading: transformers.js would report a missing file obscurely (or not at all).
         const problem = await findMissingFiles(config, dtype, load.source, localModels);
         if (problem !== null) {
-          throw new LocalModelError(
-            `Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ` +
-              `${problem.text}${localModels.has(config.model) ? '' : ' (register the folder first)'}`,
+          const registered = localModels.has(config.model);
+          throw withFailure(
+            new LocalModelError(
+              `Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ` +
+                `${problem.text}${registered ? '' : ' (register the folder first)'}`,
+            ),
+            registered ? 'model-load' : 'folder-not-registered',
           );
         }
       }
@@ -149,9 +153,12 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
         // 'tokenizer_class')": find out which required files the host does not serve.
         const missing = await findMissingFiles(config, dtype, load.source, localModels);
         const detail = missing === null ? errorMessage(error) : `${missing.text} (${errorMessage(error)})`;
-        throw withProblem(
-          new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error }),
-          missing?.problem ?? problemOf(error),
+        throw withFailure(
+          withProblem(
+            new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error }),
+            missing?.problem ?? problemOf(error),
+          ),
+          'model-load',
         );
       }
       const result: WorkerLoadResult = { device, reason, adapterInfo, dtype, model: config.model };
@@ -220,7 +227,8 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
               isCached: (path) => inBrowserCache(request.config, loadOptions.source, path),
             });
             const problem = planProblem(plan);
-            if (problem !== null) throw withProblem(new Error(`Could not load ${request.config.model}: ${problem}`), 'not-found');
+            if (problem !== null)
+              throw withFailure(withProblem(new Error(`Could not load ${request.config.model}: ${problem}`), 'not-found'), 'model-load');
             await onModel?.({ kind: 'plan', plan });
             if (plan.onnxFolder !== null) loadOptions = { ...loadOptions, onnxFolder: plan.onnxFolder, externalData: plan.externalData };
           }

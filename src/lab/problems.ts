@@ -34,6 +34,27 @@ export function problemOf(e: unknown, online = globalThis.navigator?.onLine ?? t
   return cause === undefined || cause === e ? null : problemOf(cause, online);
 }
 
+/**
+ * What failed, as a code the page acts on (kept across workers like `problem`), so the page never re-reads a
+ * message composed in a worker:
+ * - folder-not-registered  a picked model folder the encode worker does not hold (a reload forgot it)
+ * - model-load             the model did not load (any cause: its message says which)
+ */
+export type Failure = 'folder-not-registered' | 'model-load';
+
+const FAILURES: readonly Failure[] = ['folder-not-registered', 'model-load'];
+
+/** Mark an error with what failed (kept across workers). */
+export function withFailure<E extends Error>(error: E, failure: Failure): E {
+  return Object.assign(error, { failure });
+}
+
+/** What failed, from an error's `failure` field; null for any other error. */
+export function failureOf(e: unknown): Failure | null {
+  const field = typeof e === 'object' && e !== null ? (e as { failure?: unknown }).failure : undefined;
+  return typeof field === 'string' && (FAILURES as readonly string[]).includes(field) ? (field as Failure) : null;
+}
+
 /** Mark an error with its kind (kept across workers). */
 export function withProblem<E extends Error>(error: E, problem: Problem | null): E {
   if (problem !== null) Object.assign(error, { problem });

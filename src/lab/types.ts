@@ -6,7 +6,7 @@
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { QlExplanation as CoreQlExplanation } from '../core/retrieve/ql.ts';
 import type { MetricsRow } from '../report/metrics.ts';
-import type { Problem } from './problems.ts';
+import type { Failure, Problem } from './problems.ts';
 import type { Recipe } from '../report/recipe.ts';
 
 export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported';
@@ -81,6 +81,8 @@ export interface RetrieverInfo {
   readonly folderAccess?: boolean;
   /** For a failed download or model load: what kind of network problem it was (what to advise). */
   readonly problem?: Problem;
+  /** What failed, when the page acts on it (the model did not load: a pack cannot be completed). */
+  readonly failure?: Failure;
   /** What produced the run (parameters, model, device, file): shown on screen and written into exports. */
   readonly recipe?: Recipe;
 }

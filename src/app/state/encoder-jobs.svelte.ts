@@ -10,7 +10,7 @@ import { etaMs } from '../../core/progress.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
 import { encoderConfig, encoderRunId, isRecipeRunId, parseEncoderRunId, LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
 import { encoderRecipe } from '../../report/recipe.ts';
-import { problemOf } from '../../lab/problems.ts';
+import { failureOf, problemOf } from '../../lab/problems.ts';
 import type { EncodeProgress } from '../../encoders/job.ts';
 import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
@@ -250,7 +250,7 @@ export class EncoderJobs {
       this.#host.scheduleAnalysis(0);
     } catch (e) {
       if (isAbort(e) || signal.aborted) patch({ status: 'cancelled', offer: null });
-      else if (config.model.startsWith(LOCAL_MODEL_PREFIX) && /no local model folder registered/.test(String(e))) {
+      else if (failureOf(e) === 'folder-not-registered') {
         const folder = config.model.slice(LOCAL_MODEL_PREFIX.length);
         const handle = await this.#folderHandle(config.model);
         if (handle && (await folderReadable(handle, false).catch(() => false))) {
@@ -272,7 +272,8 @@ export class EncoderJobs {
         }
       } else {
         const problem = problemOf(e);
-        patch({ status: 'error', error: errorText(errorInfo(e)), ...(problem ? { problem } : {}) });
+        const failure = failureOf(e);
+        patch({ status: 'error', error: errorText(errorInfo(e)), ...(problem ? { problem } : {}), ...(failure ? { failure } : {}) });
       }
       this.#host.scheduleAnalysis(0);
     } finally {
@@ -487,7 +488,7 @@ export class EncoderJobs {
       // A model that does not load (an embedding API's name, say) cannot complete the pack: say what it lacks.
       void job.then(() => {
         const row = this.#host.retrievers.find((r) => r.id === id);
-        if (result.missing !== null && row?.status === 'error' && row.error?.includes(`Could not load ${result.config.model}`))
+        if (result.missing !== null && row?.status === 'error' && row.failure === 'model-load')
           this.#host.patch(id, { error: `${result.missing}, and its model did not load, so the pack must carry them: ${row.error}` });
       });
     } catch (e) {

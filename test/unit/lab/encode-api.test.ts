@@ -16,6 +16,8 @@ import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
 import { createEncodeApi, type EncodeApi } from '../../../src/lab/encode-api.ts';
 import type { AnswerProgress, CorpusProgress, WorkerLoadOptions } from '../../../src/lab/encode-types.ts';
 import { installErrorTransfer } from '../../../src/lab/errors.ts';
+import { localModelSource } from '../../../src/lab/local-model.ts';
+import { failureOf } from '../../../src/lab/problems.ts';
 
 const MODEL_LOAD_TIMEOUT_MS = 60_000;
 const DIM = 32;
@@ -74,6 +76,12 @@ describe('createEncodeApi over comlink (onnxruntime-node)', () => {
       const absent = { ...bgeLike, model: 'fliplab/absent' };
       await expect(api.load(absent, fromDisk)).rejects.toThrow(
         /^Could not load fliplab\/absent@main \(fp32, wasm\) from .*\/generated\/models\/: /,
+      );
+      // What failed crosses the worker as a code the page acts on, not as a message to re-read.
+      expect(failureOf(await api.load(absent, fromDisk).catch((e: unknown) => e))).toBe('model-load');
+      const forgotten = { ...bgeLike, model: 'local/forgotten-folder' };
+      expect(failureOf(await api.load(forgotten, { device: 'wasm', source: localModelSource() }).catch((e: unknown) => e))).toBe(
+        'folder-not-registered',
       );
     },
     MODEL_LOAD_TIMEOUT_MS,
