@@ -1,8 +1,9 @@
 /**
- * The BM25 index (bm25s-style precomputed impacts, bm25s `bm25s/__init__.py`): term → postings in
- * column-compressed typed arrays, `postingDocs` (corpus indices) and `postingImpacts` (w(t, d)). Impacts are
- * float64 on purpose: storing float32 would round twice, `fround(acc + fround(w64))`, which is not
- * `fround(acc + w64)`. Measured on SciFact: float32 impacts change at least one top-50 score (by an ulp)
+ * The BM25 index (bm25s-style precomputed impacts, bm25s `bm25s/__init__.py`), built from the term–document
+ * pass (`term-docs.ts`) the instant candidates' index shares: term → postings in column-compressed typed
+ * arrays, `postingDocs` (corpus indices) and `postingImpacts` (w(t, d), with the reference's tf cap).
+ * Impacts are float64 on purpose: storing float32 would round twice, `fround(acc + fround(w64))`, which is
+ * not `fround(acc + w64)`. Measured on SciFact: float32 impacts change at least one top-50 score (by an ulp)
  * in 299 of the 300 test queries; no list changed order there, but near-ties can flip, and the scores
  * would no longer be the reference's. 12 bytes per posting. Long lists are also split into impact layers
  * and the most common terms get a dense impact column plus a column of 8-bit impact codes (each code
@@ -10,8 +11,8 @@
  * the pruned search (`bm25-maxscore.ts`).
  */
 import type { Corpus } from '../types.ts';
-import { TermTable } from '../text/term-table.ts';
 import { BM25_MAX_DEPTH, BM25_MAX_TF, bm25Idf, resolveBm25Params, type Bm25Params } from './bm25-params.ts';
+import { countTermDocs, type TermDocs, type TermDocsOptions } from './term-docs.ts';
 import { kthLargest } from './topk.ts';
 
 /**
@@ -22,7 +23,7 @@ export interface Bm25Index {
   readonly params: Bm25Params;
   /** N: documents in the corpus, empty ones included. */
   readonly docCount: number;
-  /** Mean document length over all N documents (tokens after stop-word removal). */
+  /** Mean document length over all N documents (tokens after stop-word removal); 0 when N = 0. */
   readonly avgdl: number;
   /** Document length per corpus index. */
   readonly docLengths: Uint32Array;
@@ -67,14 +68,10 @@ export interface Bm25Index {
 
 /**
  * Index-time options. The layout knobs change speed and memory only, never results (tests set them low to
- * exercise every code path on small corpora).
+ * exercise every code path on small corpora). Progress and abort (`TermDocsOptions`) apply to the
+ * term–document pass, the bulk of the work; progress is reported once more at the end.
  */
-export interface Bm25BuildOptions {
-  /** Called every `progressEveryDocs` documents and once at the end with (done, total). */
-  readonly onProgress?: (done: number, total: number) => void;
-  readonly progressEveryDocs?: number;
-  /** Checked at each progress point. */
-  readonly signal?: AbortSignal;
+export interface Bm25BuildOptions extends TermDocsOptions {
   /** Lists at least this long are split into impact layers. Default 4096. */
   readonly layerMinDf?: number;
   /**
@@ -90,7 +87,6 @@ export interface Bm25BuildOptions {
   readonly denseMinDf?: number;
 }
 
-const PROGRESS_EVERY_DOCS = 2048;
 const LAYER_MIN_DF = 4096;
 const LAYER_TOP_SHARES: readonly number[] = [1 / 8];
 const DENSE_MIN_SHARE = 1 / 8;
@@ -98,104 +94,35 @@ const DENSE_MIN_DF = 256;
 /** Codes per dense column in `denseCodes` (0 = absent, 1..255 = impact bins). */
 export const DENSE_CODES = 256;
 
-function grownU32(a: Uint32Array, need: number): Uint32Array {
-  if (need <= a.length) return a;
-  const out = new Uint32Array(Math.max(need, a.length * 2));
-  out.set(a);
-  return out;
-}
-
-function grownI32(a: Int32Array, need: number, fill: number): Int32Array {
-  if (need <= a.length) return a;
-  const out = new Int32Array(Math.max(need, a.length * 2)).fill(fill);
-  out.set(a);
-  return out;
-}
-
 /**
- * Tokenizes every passage once and builds the index: O(total tokens) plus a few passes over the postings.
- * Memory ≈ 12 bytes per (term, document) pair, plus the dense columns, plus 8 bytes per pair while building.
+ * Tokenizes every passage once (`countTermDocs`) and builds the index: O(total tokens) plus a few passes
+ * over the postings. Memory ≈ 12 bytes per (term, document) pair, plus the dense columns, plus the pass's
+ * 8 bytes per pair while building.
  */
 export function buildBm25Index(corpus: Corpus, params: Partial<Bm25Params> = {}, options: Bm25BuildOptions = {}): Bm25Index {
   const p = resolveBm25Params(params);
-  const n = corpus.ids.length;
-  const every = Math.max(1, options.progressEveryDocs ?? PROGRESS_EVERY_DOCS);
-  const table = new TermTable();
+  checkLayerTopShares(options); // before the long pass, not after it
+  return bm25IndexFrom(countTermDocs(corpus, options), p, options);
+}
 
-  // Per-term state, grown as the vocabulary grows.
-  let df: Uint32Array = new Uint32Array(1024);
-  let lastDoc: Int32Array = new Int32Array(1024).fill(-1);
-  let tfNow: Uint32Array = new Uint32Array(1024);
-  // Unique terms of the current document, then (term, tf) pairs of all documents in document order.
-  let docTerms: Uint32Array = new Uint32Array(256);
-  // Sized from the text (about one distinct term per 12 characters in English prose), grown if short.
-  let chars = 0;
-  for (let d = 0; d < n; d++) chars += (corpus.titles[d]?.length ?? 0) + (corpus.texts[d]?.length ?? 0);
-  let pairTerm: Uint32Array = new Uint32Array(Math.max(1024, Math.ceil(chars / 12)));
-  // tf is capped at 65,535 (BM25_MAX_TF), so it fits 16 bits.
-  let pairTf: Uint16Array = new Uint16Array(pairTerm.length);
-  const pairEnd = new Uint32Array(n);
-  const docLengths = new Uint32Array(n);
-
-  let tokens: Uint32Array = new Uint32Array(1024);
-
-  let totalLength = 0;
-  let pairs = 0;
-  for (let d = 0; d < n; d++) {
-    // The passage is `${title}. ${text}`.trim() (passageText); ". " and the trimmed whitespace are not
-    // alphanumeric, so its tokens are the title's followed by the text's, without building the string.
-    const title = corpus.titles[d] ?? '';
-    const text = corpus.texts[d] ?? '';
-    const room = ((title.length + 1) >> 1) + ((text.length + 1) >> 1);
-    if (tokens.length < room) tokens = new Uint32Array(Math.max(room, tokens.length * 2));
-    const length = table.scanInto(text, tokens, table.scanInto(title, tokens, 0));
-    if (table.size > df.length) {
-      df = grownU32(df, table.size);
-      tfNow = grownU32(tfNow, table.size);
-      lastDoc = grownI32(lastDoc, table.size, -1);
-    }
-    if (docTerms.length < length) docTerms = grownU32(docTerms, length);
-    let unique = 0;
-    for (let i = 0; i < length; i++) {
-      const t = tokens[i]!;
-      if (lastDoc[t] !== d) {
-        lastDoc[t] = d;
-        tfNow[t] = 1;
-        docTerms[unique++] = t;
-      } else {
-        tfNow[t]!++;
-      }
-    }
-    docLengths[d] = length;
-    totalLength += length;
-    if (pairs + unique > pairTerm.length) {
-      const size = Math.max(pairs + unique, Math.ceil(pairTerm.length * 1.5));
-      const terms = new Uint32Array(size);
-      terms.set(pairTerm);
-      pairTerm = terms;
-      const tfs = new Uint16Array(size);
-      tfs.set(pairTf);
-      pairTf = tfs;
-    }
-    for (let i = 0; i < unique; i++) {
-      const t = docTerms[i]!;
-      pairTerm[pairs] = t;
-      const tf = tfNow[t]!;
-      pairTf[pairs] = tf > BM25_MAX_TF ? BM25_MAX_TF : tf;
-      pairs++;
-      df[t]!++;
-    }
-    pairEnd[d] = pairs;
-    if ((d + 1) % every === 0) {
-      options.signal?.throwIfAborted();
-      options.onProgress?.(d + 1, n);
-    }
+function checkLayerTopShares(options: Bm25BuildOptions): readonly number[] {
+  const topShares = options.layerTopShares ?? LAYER_TOP_SHARES;
+  if (topShares.some((x, i) => !(x > 0 && x < 1) || (i > 0 && !(x > topShares[i - 1]!)))) {
+    throw new RangeError(`layerTopShares must increase strictly within (0, 1), got [${topShares.join(', ')}]`);
   }
+  return topShares;
+}
 
-  const termCount = table.size;
+/**
+ * The index over an existing term–document pass (its vocabulary, df and lengths are shared, not copied), so
+ * a caller that keeps the pass builds an index per k1/b without tokenizing again. Reports (N, N) when done.
+ */
+export function bm25IndexFrom(pass: TermDocs, params: Partial<Bm25Params> = {}, options: Bm25BuildOptions = {}): Bm25Index {
+  const p = resolveBm25Params(params);
+  const topShares = checkLayerTopShares(options);
+  const { docCount: n, avgdl, docLengths, df, docStart, docTerms, docTfs } = pass;
+  const termCount = df.length;
   const f32 = p.precision === 'float32';
-  // The reference: avgdl = float(doc_len.mean()); integer sums are exact in float64.
-  const avgdl = n > 0 ? totalLength / n : 1;
   const idf = new Float64Array(termCount);
   const termOffsets = new Uint32Array(termCount + 1);
   for (let t = 0; t < termCount; t++) {
@@ -206,21 +133,23 @@ export function buildBm25Index(corpus: Corpus, params: Partial<Bm25Params> = {},
   }
 
   // Transpose document-major pairs into term-major postings; documents arrive in ascending order.
+  const pairs = docStart[n]!;
   const cursor = termOffsets.slice(0, termCount);
   const postingDocs = new Uint32Array(pairs);
   const postingImpacts = new Float64Array(pairs);
   const { k1, b } = p;
   const k1p1 = k1 + 1;
   const oneMinusB = 1 - b;
-  let j = 0;
   for (let d = 0; d < n; d++) {
-    const end = pairEnd[d]!;
-    if (j === end) continue;
+    const start = docStart[d]!;
+    const end = docStart[d + 1]!;
+    if (start === end) continue;
     // Same operation order as the reference: freq + 1.5 * (0.25 + 0.75 * doc_len[doc] / avgdl).
     const norm = k1 * (oneMinusB + (b * docLengths[d]!) / avgdl);
-    for (; j < end; j++) {
-      const t = pairTerm[j]!;
-      const tf = pairTf[j]!;
+    for (let j = start; j < end; j++) {
+      const t = docTerms[j]!;
+      const raw = docTfs[j]!;
+      const tf = raw > BM25_MAX_TF ? BM25_MAX_TF : raw;
       const pos = cursor[t]!++;
       postingDocs[pos] = d;
       // weight * freq * 2.5 / denom, left to right, in float64.
@@ -240,10 +169,6 @@ export function buildBm25Index(corpus: Corpus, params: Partial<Bm25Params> = {},
     for (let i = termOffsets[t]!; i < termOffsets[t + 1]!; i++) denseImpacts[base + postingDocs[i]!] = postingImpacts[i]!;
   }
   const { denseCodes, denseCodeLow, denseCodeHigh } = denseCodesOf(termOffsets, postingDocs, postingImpacts, denseColumn, columns, n);
-  const topShares = options.layerTopShares ?? LAYER_TOP_SHARES;
-  if (topShares.some((x, i) => !(x > 0 && x < 1) || (i > 0 && !(x > topShares[i - 1]!)))) {
-    throw new RangeError(`layerTopShares must increase strictly within (0, 1), got [${topShares.join(', ')}]`);
-  }
   const layers = splitLayers(termOffsets, postingDocs, postingImpacts, {
     minDf: Math.max(2, options.layerMinDf ?? LAYER_MIN_DF),
     topShares,
@@ -256,8 +181,8 @@ export function buildBm25Index(corpus: Corpus, params: Partial<Bm25Params> = {},
     docCount: n,
     avgdl,
     docLengths,
-    vocabulary: table.toMap(),
-    df: df.slice(0, termCount),
+    vocabulary: pass.vocabulary,
+    df,
     idf,
     ...layers,
     postingDocs,

@@ -2,6 +2,7 @@
  * The pruned BM25 search: exact top-k by MaxScore (see `searchMaxScore`), returning exactly what the
  * reference algorithm (`searchExhaustive` in `bm25-search.ts`) returns, lists and scores.
  */
+import { grow } from '../grow.ts';
 import { DENSE_CODES, type Bm25Index } from './bm25-index.ts';
 import { drainHits, gallop, HIST_BUCKETS, MASK_SLOTS, scratchFor, type Bm25Hits, type Scratch } from './bm25-search.ts';
 import { kthLargestBounded, kthLargestGathered } from './topk.ts';
@@ -693,7 +694,7 @@ class MaxScoreSearch {
     const { listLayer, listSlot, slotTerm, slotCount, listCount } = this;
     const { candidates, matchedSlots } = s;
     const count = this.candidateCount;
-    if (s.replay.length < count * slotCount) s.replay = new Float64Array(Math.max(count * slotCount, s.replay.length * 2));
+    if (s.replay.length < count * slotCount) s.replay = grow(s.replay, count * slotCount);
     const replay = s.replay;
     replay.fill(0, 0, count * slotCount);
     for (let u = 0; u < slotCount; u++) {

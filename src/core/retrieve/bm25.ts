@@ -22,7 +22,8 @@
  * reference rather than the textbook. 'float64' keeps idf, weights and sums in double precision (the
  * formula as written, query-token order) for users who do not need the reference's lists.
  *
- * The index (`bm25-index.ts`) holds bm25s-style precomputed impacts. Query evaluation is exact top-k: MaxScore-style
+ * The index (`bm25-index.ts`) holds bm25s-style precomputed impacts, built from the term–document pass
+ * (`term-docs.ts`) that the instant candidates' index shares. Query evaluation is exact top-k: MaxScore-style
  * pruning (Turtle & Flood 1995) over term-at-a-time accumulation, then an exact rescoring of the survivors
  * in the reference's order (`bm25-maxscore.ts`). Queries with few postings skip the pruning and run the
  * reference algorithm directly (`bm25-search.ts`), and `strategy: 'exhaustive'` forces it (every posting,
@@ -50,7 +51,7 @@ export {
   type Bm25Params,
   type Bm25Precision,
 } from './bm25-params.ts';
-export { buildBm25Index, type Bm25BuildOptions, type Bm25Index } from './bm25-index.ts';
+export { bm25IndexFrom, buildBm25Index, type Bm25BuildOptions, type Bm25Index } from './bm25-index.ts';
 export { queryTermIds, type Bm25Hits, type Bm25SearchOptions } from './bm25-search.ts';
 
 /**
