@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { bm25RunName, buildBm25Index, DEFAULT_BM25_PARAMS, runBm25, searchBm25 } from '../../core/retrieve/bm25.ts';
+import { bm25IndexFrom, bm25RunName, buildBm25Index, DEFAULT_BM25_PARAMS, runBm25, searchBm25 } from '../../core/retrieve/bm25.ts';
 import { buildLexicalIndex } from '../../core/retrieve/lexical.ts';
 import { QL_DEFAULT_MU, qlRunName, runQl } from '../../core/retrieve/ql.ts';
 import { DEFAULT_RM3_PARAMS, rm3RunName, runRm3 } from '../../core/retrieve/rm3.ts';
@@ -86,9 +86,11 @@ export function registerBm25(program: Command, io: Io, _setExit: (code: number) 
             }
           : { name: 'bm25', settings };
         await rankCollection(io, dir, opts, what, (col, selected) => {
-          const index = buildBm25Index(col.corpus, bm25);
-          if (!opts.rm3) return runBm25(index, col.corpus, col.queries, selected, opts.depth, opts.tag ?? bm25RunName(bm25));
+          if (!opts.rm3)
+            return runBm25(buildBm25Index(col.corpus, bm25), col.corpus, col.queries, selected, opts.depth, opts.tag ?? bm25RunName(bm25));
+          // one term–document pass for both indexes: the collection is tokenized once
           const lex = buildLexicalIndex(col.corpus);
+          const index = bm25IndexFrom(lex, bm25);
           const first = (text: string, n: number) => searchBm25(index, text, n);
           return runRm3(lex, col.corpus, col.queries, selected, opts.depth, first, rm3, opts.tag ?? rm3RunName(rm3));
         });
