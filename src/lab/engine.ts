@@ -15,7 +15,7 @@ import { selectEvaluationQueries } from '../core/io/validate.ts';
 import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures } from '../core/metrics/index.ts';
 import {
   bm25Idf,
-  buildBm25Index,
+  bm25IndexFrom,
   parseBm25RunName,
   resolveBm25Params,
   runBm25,
@@ -23,7 +23,8 @@ import {
   type Bm25Index,
   type Bm25Params,
 } from '../core/retrieve/bm25.ts';
-import { buildLexicalIndex, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
+import { lexicalIndexFrom, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
+import { countTermDocs, type TermDocs } from '../core/retrieve/term-docs.ts';
 import { explainQl, parseQlRunName, runQl } from '../core/retrieve/ql.ts';
 import { parseRm3RunName, resolveRm3Params, rm3Expand, runRm3, type ExpandedQuery, type Rm3Params } from '../core/retrieve/rm3.ts';
 import { readerTasks, type ReaderTaskSet, type ReaderTemplate } from '../core/answers/prompt.ts';
@@ -102,6 +103,8 @@ export class LabEngine {
   readonly #vectorRuns = new Map<string, IncrementalVectorRun>();
   #bm25: { key: string; index: Bm25Index } | null = null;
   #lexical: LexicalIndex | null = null;
+  /** The term–document pass both indexes above are built from: the collection is tokenized once. */
+  #terms: TermDocs | null = null;
   /** Judgments the user added (core/io/judgments.ts), layered over the collection's qrels; null: none. */
   #added: Qrels | null = null;
   #merged: Qrels | null = null;
@@ -138,6 +141,7 @@ export class LabEngine {
     this.#vectorRuns.clear();
     this.#bm25 = null;
     this.#lexical = null;
+    this.#terms = null;
     this.#added = null;
     this.#merged = null;
     const all = collection.queries.ids.map((_, i) => i);
@@ -200,7 +204,7 @@ export class LabEngine {
    */
   runLexical(name: string, spec: LexicalSpec, onProgress?: (done: number, total: number) => void): RunSummary {
     const c = this.#collection();
-    this.#lexical ??= buildLexicalIndex(c.corpus, onProgress ? { onProgress } : {});
+    this.#lexical ??= lexicalIndexFrom(this.#termDocs(onProgress), onProgress ? { onProgress } : {});
     if (spec.kind === 'ql') return this.#store(runQl(this.#lexical, c.corpus, c.queries, this.#evaluated, RUN_DEPTH, spec.mu, name));
     const p = resolveRm3Params(spec.params);
     const first = this.#bm25Index({ k1: p.k1, b: p.b });
@@ -220,7 +224,7 @@ export class LabEngine {
     const qi = c.queries.indexOf.get(qid as QueryId);
     const d = c.corpus.indexOf.get(docId as DocId);
     if (params === null || qi === undefined || d === undefined) return null;
-    this.#lexical ??= buildLexicalIndex(c.corpus);
+    this.#lexical ??= lexicalIndexFrom(this.#termDocs());
     const lex = this.#lexical;
     const { terms, counts } = queryTermCounts(lex, c.queries.texts[qi] ?? '');
     const tfOf = new Map<number, number>();
@@ -248,7 +252,7 @@ export class LabEngine {
     const qi = c.queries.indexOf.get(qid as QueryId);
     const d = c.corpus.indexOf.get(docId as DocId);
     if (params === null || qi === undefined || d === undefined) return null;
-    this.#lexical ??= buildLexicalIndex(c.corpus);
+    this.#lexical ??= lexicalIndexFrom(this.#termDocs());
     return { kind: 'ql', run, ...explainQl(this.#lexical, c.queries.texts[qi] ?? '', d, params.mu) };
   }
 
@@ -266,7 +270,7 @@ export class LabEngine {
     const c = this.#collection();
     const qi = c.queries.indexOf.get(qid as QueryId);
     if (params === null || qi === undefined) return null;
-    this.#lexical ??= buildLexicalIndex(c.corpus);
+    this.#lexical ??= lexicalIndexFrom(this.#termDocs());
     const text = c.queries.texts[qi] ?? '';
     const first = searchBm25(this.#bm25Index({ k1: params.k1, b: params.b }), text, params.fbDocs);
     return rm3Expand(this.#lexical, text, first, params);
@@ -277,8 +281,13 @@ export class LabEngine {
     const resolved = resolveBm25Params(params);
     const key = JSON.stringify(resolved);
     if (this.#bm25?.key !== key)
-      this.#bm25 = { key, index: buildBm25Index(this.#collection().corpus, resolved, onProgress ? { onProgress } : {}) };
+      this.#bm25 = { key, index: bm25IndexFrom(this.#termDocs(onProgress), resolved, onProgress ? { onProgress } : {}) };
     return this.#bm25.index;
+  }
+
+  #termDocs(onProgress?: (done: number, total: number) => void): TermDocs {
+    this.#terms ??= countTermDocs(this.#collection().corpus, onProgress ? { onProgress } : {});
+    return this.#terms;
   }
 
   #store(run: Run): RunSummary {
