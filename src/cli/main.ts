@@ -17,6 +17,7 @@ import { registerBm25 } from './commands/bm25.ts';
 import { registerEval } from './commands/eval.ts';
 import { registerFlips } from './commands/flips.ts';
 import { registerCompare } from './commands/compare.ts';
+import { registerFuse } from './commands/fuse.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerAnswers } from './commands/answers.ts';
@@ -52,6 +53,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerEval(program, io, setExit);
   registerFlips(program, io, setExit);
   registerCompare(program, io, setExit);
+  registerFuse(program, io, setExit);
   registerEncode(program, io, setExit, packageJson.version);
   registerSearch(program, io, setExit);
   registerAnswers(program, io, setExit);

@@ -71,3 +71,84 @@ export function reciprocalRankFusion(candidate: readonly DocId[], reference: rea
   for (let i = 0; i < n; i++) out[i] = docs[idx[i]!]!;
   return out;
 }
+
+/**
+ * Rank alternation with a ratio: `a` documents from the candidate, then `b` from the reference, and again,
+ * skipping documents already taken; when one list runs out the other continues. `a = b = 1` is `alternate`.
+ */
+export function alternateRatio(candidate: readonly DocId[], reference: readonly DocId[], limit: number, a: number, b: number): DocId[] {
+  if (!(Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0 && a + b > 0))
+    throw new RangeError(`expected a ratio of non-negative integers, not both 0, got ${a}:${b}`);
+  const out: DocId[] = [];
+  const seen = new Set<DocId>();
+  const next = [0, 0];
+  const lists = [candidate, reference] as const;
+  const take = (which: 0 | 1): boolean => {
+    const list = lists[which];
+    while (next[which]! < list.length) {
+      const d = list[next[which]!++]!;
+      if (seen.has(d)) continue;
+      seen.add(d);
+      out.push(d);
+      return true;
+    }
+    return false;
+  };
+  while (out.length < limit && (next[0]! < candidate.length || next[1]! < reference.length)) {
+    let took = false;
+    for (let i = 0; i < a && out.length < limit; i++) took = take(0) || took;
+    for (let i = 0; i < b && out.length < limit; i++) took = take(1) || took;
+    // One list is spent and its turn took nothing: the other continues alone.
+    if (!took && a > 0 && b > 0) continue;
+    if (a === 0 && next[1]! >= reference.length) while (out.length < limit && take(0));
+    if (b === 0 && next[0]! >= candidate.length) while (out.length < limit && take(1));
+  }
+  return out;
+}
+
+/**
+ * CombSUM of min-max normalised scores: each run's scores for the query are mapped to [0, 1] over its full
+ * list ((s − min) / (max − min); every score 1 when max = min), and a document scores
+ * α·norm_candidate + (1 − α)·norm_reference, a list that lacks it contributing 0. Ties go to the document
+ * rank alternation would take first, as in `reciprocalRankFusion`. Returns up to `limit` documents.
+ */
+export function combSum(
+  candidate: { readonly docs: readonly DocId[]; readonly scores: ArrayLike<number> },
+  reference: { readonly docs: readonly DocId[]; readonly scores: ArrayLike<number> },
+  limit: number,
+  alpha: number,
+): { docs: DocId[]; scores: number[] } {
+  if (!(alpha >= 0 && alpha <= 1)) throw new RangeError(`expected α in [0, 1], got ${alpha}`);
+  const slot = new Map<DocId, number>();
+  const docs: DocId[] = [];
+  const score: number[] = [];
+  const order: number[] = [];
+  const add = (list: typeof candidate, weight: number, position: (i: number) => number): void => {
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < list.docs.length; i++) {
+      const s = list.scores[i]!;
+      if (s < min) min = s;
+      if (s > max) max = s;
+    }
+    list.docs.forEach((d, i) => {
+      const norm = max === min ? 1 : (list.scores[i]! - min) / (max - min);
+      const at = slot.get(d);
+      if (at === undefined) {
+        slot.set(d, docs.length);
+        docs.push(d);
+        score.push(weight * norm);
+        order.push(position(i));
+      } else {
+        score[at] = score[at]! + weight * norm;
+        order[at] = Math.min(order[at]!, position(i));
+      }
+    });
+  };
+  add(candidate, alpha, (i) => 2 * (i + 1) - 1);
+  add(reference, 1 - alpha, (i) => 2 * (i + 1));
+  const idx = Array.from({ length: docs.length }, (_, i) => i);
+  idx.sort((x, y) => score[y]! - score[x]! || order[x]! - order[y]!);
+  const top = idx.slice(0, limit);
+  return { docs: top.map((i) => docs[i]!), scores: top.map((i) => score[i]!) };
+}
