@@ -42,6 +42,8 @@ export interface ViewState {
   readonly level: number;
   /** Judged-only rankings: unjudged passages removed before any cut (trec_eval's -J). */
   readonly judgedOnly: boolean;
+  /** One cohort across depths: the queries the reference supports at this depth (null: every judged query). */
+  readonly cohortAt: number | null;
   /** Explorer filters. */
   readonly state: ExplorerFilter;
   /** Candidate the explorer compares with the reference (null: the first candidate). */
@@ -59,6 +61,7 @@ export const DEFAULT_VIEW: ViewState = {
   label: 'any',
   level: 1,
   judgedOnly: false,
+  cohortAt: null,
   state: 'all',
   candidate: null,
   text: '',

@@ -3,7 +3,7 @@
  * a URL hash — never the data — so a link reopens the same view on a machine that has the same data
  * cached. Pure: no DOM access; the app reads/writes `location.hash` itself.
  *
- * Format: `#c=beir:scifact&ref=bm25&cand=bge-large,e5-large&k=10&d=1,5,10,20,50&label=any&l=2&J=1&state=broken&q=…`
+ * Format: `#c=beir:scifact&ref=bm25&cand=bge-large,e5-large&k=10&d=1,5,10,20,50&label=any&l=2&J=1&c0=10&state=broken&q=…`
  * - keys in a fixed order, values equal to `DEFAULT_VIEW` omitted (so links stay short);
  * - every id is escaped with `encodeURIComponent` (`,` `&` `#` `=` `+` space and non-ASCII all become
  *   %XX), so lists split on a literal `,` and any id round-trips exactly; `+` is never read as a space;
@@ -24,6 +24,7 @@ export const VIEW_KEYS = {
   label: 'label',
   level: 'l',
   judgedOnly: 'J',
+  cohortAt: 'c0',
   state: 'state',
   candidate: 'vs',
   text: 'text',
@@ -59,6 +60,7 @@ export function encodeView(view: ViewState): string {
   if (view.label !== DEFAULT_VIEW.label) put(K.label, view.label);
   if (view.level !== DEFAULT_VIEW.level) put(K.level, String(view.level));
   if (view.judgedOnly) put(K.judgedOnly, '1');
+  if (view.cohortAt !== null) put(K.cohortAt, String(view.cohortAt));
   if (view.state !== DEFAULT_VIEW.state) put(K.state, view.state);
   if (view.candidate !== null) put(K.candidate, escapeId(view.candidate));
   if (view.text !== DEFAULT_VIEW.text) put(K.text, escapeId(view.text));
@@ -158,6 +160,13 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     else problems.push(`"J": expected 1 (judged only) or 0, got ${JSON.stringify(judgedRaw)}; using all passages`);
   }
 
+  let cohortAt = DEFAULT_VIEW.cohortAt;
+  const cohortRaw = raw.get(K.cohortAt);
+  if (cohortRaw !== undefined) {
+    if (/^[1-9][0-9]{0,8}$/.test(cohortRaw)) cohortAt = Number(cohortRaw);
+    else problems.push(`"c0": expected a positive integer depth, got ${JSON.stringify(cohortRaw)}; using every judged query`);
+  }
+
   let state = DEFAULT_VIEW.state;
   const stateRaw = raw.get(K.state);
   if (stateRaw !== undefined) {
@@ -180,6 +189,7 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     label,
     level,
     judgedOnly,
+    cohortAt,
     state,
     candidate: id('candidate'),
     text,

@@ -11,6 +11,7 @@ import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
 import type { ReaderTaskSet, ReaderTemplate } from '../core/answers/prompt.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
+import type { SupportLabel } from '../core/flips/cohort.ts';
 import type { Bm25Params } from '../core/retrieve/bm25.ts';
 import type { ExpandedQuery } from '../core/retrieve/rm3.ts';
 import type { AgreementReport } from '../core/agreement/index.ts';
@@ -99,7 +100,7 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
     prepare(
       reference: string,
       candidates: readonly string[],
-      options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean },
+      options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean; cohortAt?: number; label?: SupportLabel },
     ): PreparedFlips {
       const prepared = engine.prepare(reference, candidates, options);
       return transfer(prepared, preparedBuffers(prepared));

@@ -6,6 +6,7 @@
  * query's side-by-side lists, one passage.
  */
 import { prepareFlips, type PreparedFlips } from '../core/flips/analyze.ts';
+import type { SupportLabel } from '../core/flips/cohort.ts';
 import { passageText } from '../core/io/beir.ts';
 import { formatRun } from '../core/io/trec.ts';
 import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
@@ -355,7 +356,7 @@ export class LabEngine {
   prepare(
     reference: string,
     candidates: readonly string[],
-    options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean },
+    options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean; cohortAt?: number; label?: SupportLabel },
   ): PreparedFlips {
     const qrels = this.#qrels();
     if (qrels === null) throw new Error('this collection has no judgments: flips need qrels (compare runs by overlap instead)');

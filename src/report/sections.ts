@@ -98,7 +98,10 @@ export function buildSections(input: ReportInput): Section[] {
     notes: [
       `Reference "${ref.name}" against ${r.runs.length - 1} candidate(s) on ${r.queries} queries with a positive judgment ` +
         `(grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}` +
-        (r.judged_only ? '; judged passages only (trec_eval -J: unjudged passages removed before any cut).' : '.'),
+        (r.judged_only ? '; judged passages only (trec_eval -J: unjudged passages removed before any cut)' : '') +
+        (r.cohort_at === null
+          ? '.'
+          : `; one cohort at every depth: the ${r.queries} queries the reference supports at k = ${r.cohort_at}.`),
       'A query missing from a run is unsupported by that run (counted, never dropped).',
     ],
     tables: [

@@ -106,11 +106,16 @@ export class Analysis {
       try {
         const names = [reference, ...candidates];
         if (h.collection.judged) {
-          const { level: relevanceLevel, judgedOnly } = h.view;
+          const { level: relevanceLevel, judgedOnly, cohortAt, label } = h.view;
           const metrics = await h.lab.metrics(names, partial, relevanceLevel, judgedOnly);
           const prepared =
             candidates.length > 0
-              ? await h.lab.prepare(reference, candidates, { maxDepth: Math.max(...h.view.depths), relevanceLevel, judgedOnly })
+              ? await h.lab.prepare(reference, candidates, {
+                  maxDepth: Math.max(...h.view.depths),
+                  relevanceLevel,
+                  judgedOnly,
+                  ...(cohortAt === null ? {} : { cohortAt, label }),
+                })
               : null;
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;

@@ -382,6 +382,9 @@ export class Lab {
       patch.candidates !== undefined ||
       (patch.level !== undefined && patch.level !== this.view.level) ||
       (patch.judgedOnly !== undefined && patch.judgedOnly !== this.view.judgedOnly) ||
+      (patch.cohortAt !== undefined && patch.cohortAt !== this.view.cohortAt) ||
+      // A fixed cohort is chosen under the support label: a new label chooses it again.
+      (patch.label !== undefined && patch.label !== this.view.label && next.cohortAt !== null) ||
       (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
     this.view = next;
     if (analysisChanged) this.analysis.schedule(0);

@@ -44,6 +44,7 @@ interface FlipsOpts {
   keep?: number;
   qrels: string[];
   judgedOnly?: boolean;
+  cohortAt?: number;
 }
 
 /** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
@@ -167,6 +168,11 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .argument('[qrels]', 'TREC qrels or BEIR qrels TSV (or give them with --qrels)')
     .option('--qrels <file>', QRELS_HELP, collect, [])
     .option('--judged-only', 'analyse judged-only rankings: unjudged passages removed before any cut (trec_eval -J)')
+    .option(
+      '--cohort-at <k0>',
+      'one cohort across depths: analyse only the queries the reference supports at k0, at every depth',
+      parseIntFlag('--cohort-at', 1),
+    )
     .requiredOption('--reference <run>', 'the run being replaced (e.g. BM25)')
     .option('--candidate <run>', 'a replacement run; repeatable', collect, [])
     .option(
@@ -224,6 +230,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
         relevanceLevel: opts.l,
         perQuery: opts.perQuery === true || opts.csv !== undefined,
         judgedOnly: opts.judgedOnly === true,
+        ...(opts.cohortAt === undefined ? {} : { cohortAt: opts.cohortAt }),
       });
       // --csv needs per-query states; the printed report carries them only when --per-query asks.
       const printed: FlipReport = { ...report };

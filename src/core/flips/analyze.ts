@@ -24,6 +24,11 @@ export interface FlipOptions {
   readonly perQuery?: boolean;
   /** Analyse judged-only rankings: unjudged passages removed before any cut (trec_eval's -J; core/judged-only.ts). */
   readonly judgedOnly?: boolean;
+  /**
+   * One cohort across depths: only the queries the reference supports at this depth (under `label`) are
+   * analysed, at every depth, so a depth curve follows one group of queries (default: every judged query).
+   */
+  readonly cohortAt?: number;
 }
 
 export interface CandidateRow {
@@ -117,6 +122,8 @@ export interface FlipReport {
   relevance_level: number;
   /** Whether the rankings were judged-only (unjudged passages removed before any cut). */
   judged_only: boolean;
+  /** The depth whose reference-supported queries are the cohort at every depth; null: every judged query. */
+  cohort_at: number | null;
   depth_list: number[];
   runs: { name: string; role: 'reference' | 'candidate'; missing_queries: number }[];
   depths: DepthBlock[];
@@ -182,6 +189,8 @@ export interface PreparedFlips {
   readonly queries: readonly QueryId[];
   readonly relevanceLevel: number;
   readonly judgedOnly: boolean;
+  /** The depth the cohort was fixed at (`FlipOptions.cohortAt`), or null. */
+  readonly cohortAt: number | null;
   readonly maxDepth: number;
   readonly reference: { readonly name: string; readonly missing: number; readonly ranks: LabelRanks; readonly unjudged: Uint16Array };
   readonly candidates: readonly PreparedCandidate[];
@@ -286,14 +295,13 @@ export function prepareFlips(
   qrels: Qrels,
   reference: Run,
   candidates: readonly Run[],
-  options: { relevanceLevel?: number; maxDepth: number; judgedOnly?: boolean },
+  options: { relevanceLevel?: number; maxDepth: number; judgedOnly?: boolean; cohortAt?: number; label?: SupportLabel },
 ): PreparedFlips {
   if (candidates.length === 0) throw new RangeError('expected at least one candidate run');
   if (options.maxDepth > 0xffff) throw new RangeError(`depths up to 65,535 can be analysed, got ${options.maxDepth}`);
   const relevanceLevel = options.relevanceLevel ?? 1;
-  const cohort = buildCohort(qrels, relevanceLevel);
-  const n = cohort.queries.length;
-  if (n === 0) {
+  let cohort = buildCohort(qrels, relevanceLevel);
+  if (cohort.queries.length === 0) {
     throw new RangeError(`no query has a positive judgment (grade ≥ ${relevanceLevel}): nothing to analyse — check the qrels file and -l`);
   }
   const judgedOnly = options.judgedOnly === true;
@@ -301,11 +309,22 @@ export function prepareFlips(
     reference = judgedOnlyRun(reference, qrels);
     candidates = candidates.map((c) => judgedOnlyRun(c, qrels));
   }
+  const cohortAt = options.cohortAt ?? null;
+  if (cohortAt !== null) {
+    if (!Number.isInteger(cohortAt) || cohortAt < 1)
+      throw new RangeError(`expected the cohort depth to be a positive integer, got ${cohortAt}`);
+    const profile = supportProfile(reference, cohort);
+    const ranks = options.label === 'strict' ? profile.all : profile.first;
+    const keep = cohort.queries.map((_, i) => ranks[i]! <= cohortAt);
+    cohort = { ...cohort, queries: cohort.queries.filter((_, i) => keep[i]), positives: cohort.positives.filter((_, i) => keep[i]) };
+    if (cohort.queries.length === 0) throw new RangeError(`the reference supports no query at k = ${cohortAt}: the cohort would be empty`);
+  }
   const refProfile = supportProfile(reference, cohort);
   return {
     queries: cohort.queries,
     relevanceLevel,
     judgedOnly,
+    cohortAt,
     maxDepth: options.maxDepth,
     reference: {
       name: reference.name,
@@ -340,6 +359,8 @@ export function analyzeFlips(qrels: Qrels, reference: Run, candidates: readonly 
     maxDepth: depths[depths.length - 1]!,
     judgedOnly: options.judgedOnly === true,
     ...(options.relevanceLevel === undefined ? {} : { relevanceLevel: options.relevanceLevel }),
+    ...(options.cohortAt === undefined ? {} : { cohortAt: options.cohortAt }),
+    ...(options.label === undefined ? {} : { label: options.label }),
   });
   return reportFromPrepared(prepared, options);
 }
@@ -459,6 +480,7 @@ export function reportFromPrepared(p: PreparedFlips, options: Omit<FlipOptions, 
     label,
     relevance_level: p.relevanceLevel,
     judged_only: p.judgedOnly,
+    cohort_at: p.cohortAt,
     depth_list: depths,
     runs: [
       { name: p.reference.name, role: 'reference', missing_queries: p.reference.missing },

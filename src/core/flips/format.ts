@@ -102,7 +102,8 @@ export function formatFlipReport(r: FlipReport): string {
   out.push(
     `RAGFlip transitions against reference "${ref.name}": ${r.queries} queries with a positive judgment (grade ≥ ` +
       `${r.relevance_level}), label "${r.label}"` +
-      (r.judged_only ? ', judged passages only (unjudged removed before the cut, as trec_eval -J)' : ''),
+      (r.judged_only ? ', judged passages only (unjudged removed before the cut, as trec_eval -J)' : '') +
+      (r.cohort_at === null ? '' : `; one cohort at every depth: the queries the reference supports at k = ${r.cohort_at}`),
   );
   for (const run of r.runs) {
     if (run.missing_queries > 0)

@@ -19,6 +19,7 @@ function reportOf(names: string[], depthList: number[], perQuery: PerQueryRow[])
     label: 'any',
     relevance_level: 1,
     judged_only: false,
+    cohort_at: null,
     depth_list: depthList,
     runs: [
       { name: 'ref', role: 'reference', missing_queries: 0 },

@@ -6,6 +6,7 @@
  * Flip counts are checked against a literal computation from the runs' lists as the worker returns them
  * (top-k slices tested against the positives, test/unit/flips/oracle.ts).
  */
+import { withFailure } from '../../../src/lab/problems.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expose } from 'comlink';
@@ -209,7 +210,10 @@ function fakeEncodeWorkers(options: FakeEncodeOptions = {}) {
               await onModel({ kind: 'download', file: 'onnx/model.onnx', loaded: options.downloadBytes, total: options.downloadBytes });
             }
             if (options.noLocalFolder && request.load.source.localModelPath !== undefined) {
-              throw new Error(`Could not load ${request.config.model}: no local model folder registered as ${request.config.model}`);
+              throw withFailure(
+                new Error(`Could not load ${request.config.model}: no local model folder registered as ${request.config.model}`),
+                'folder-not-registered',
+              );
             }
             modelLoaded = true;
           }

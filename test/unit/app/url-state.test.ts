@@ -27,6 +27,7 @@ const view: fc.Arbitrary<ViewState> = fc.record({
   label: fc.constantFrom('any' as const, 'strict' as const),
   level: fc.integer({ min: -3, max: 100 }),
   judgedOnly: fc.boolean(),
+  cohortAt: fc.option(fc.integer({ min: 1, max: 999_999_999 }), { nil: null }),
   state: fc.constantFrom<ExplorerFilter>('all', 'broken', 'fixed', 'preserved', 'unchanged'),
   candidate: fc.option(id, { nil: null }),
   text: id,
