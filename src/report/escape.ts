@@ -29,3 +29,19 @@ export function escapeMarkdown(s: string): string {
 export function markdownUrl(s: string): string {
   return encodeURI(s).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
+
+/** Text for LaTeX: the ten special characters escaped (a name like `bm25_k1=0.9` stays readable, never a macro). */
+export function escapeLatex(s: string): string {
+  return s.replace(/[\\{}&%$#_^~]/g, (c) => {
+    switch (c) {
+      case '\\':
+        return '\\textbackslash{}';
+      case '^':
+        return '\\textasciicircum{}';
+      case '~':
+        return '\\textasciitilde{}';
+      default:
+        return `\\${c}`;
+    }
+  });
+}

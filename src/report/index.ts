@@ -10,6 +10,7 @@ export { runText, formatRunLines } from './runs.ts';
 export { evaluateRun, labMetricsRow, trecEvalName, trecEvalResultText, trecEvalText, type TrecEvalOptions } from './metrics.ts';
 export { buildSections, type ReportInput, type ReportPlot, type Section, type Table } from './sections.ts';
 export { reportMarkdown } from './markdown.ts';
+export { reportLatex } from './latex.ts';
 export { checkedSvg, reportHtml } from './html.ts';
 export { csvField, toCsv, type CsvCell } from './csv.ts';
-export { escapeHtml, escapeMarkdown } from './escape.ts';
+export { escapeHtml, escapeLatex, escapeMarkdown } from './escape.ts';

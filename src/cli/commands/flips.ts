@@ -21,6 +21,7 @@ import { labMetricsRow } from '../../report/metrics.ts';
 import { perQueryCsv } from '../../report/per-query.ts';
 import { reportHtml } from '../../report/html.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
+import { reportLatex } from '../../report/latex.ts';
 import type { ReportInput } from '../../report/sections.ts';
 import { collect, parseIntFlag, parseIntList } from '../args.ts';
 import { EXIT_GATE_FAILED, EXIT_OK, reportDiagnostics, UsageError, type Io } from '../output.ts';
@@ -45,6 +46,7 @@ interface FlipsOpts {
   qrels: string[];
   judgedOnly?: boolean;
   cohortAt?: number;
+  latex?: string;
 }
 
 /** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
@@ -83,7 +85,7 @@ function fileRunRecipe(path: string, run: Run): Recipe {
 
 /** Markdown or HTML report of an analysis, with each run's trec_eval measures (no plots from the CLI). */
 export function writtenReport(
-  format: 'markdown' | 'html',
+  format: 'markdown' | 'html' | 'latex',
   report: FlipReport,
   qrels: Qrels,
   runs: readonly Run[],
@@ -111,7 +113,7 @@ export function writtenReport(
     ),
     descriptions: Object.fromEntries(runs.map((r, i) => [r.name, recipeLine(fileRunRecipe(meta.paths[i] ?? r.name, r))])),
   };
-  return format === 'html' ? reportHtml(input) : reportMarkdown(input);
+  return format === 'html' ? reportHtml(input) : format === 'latex' ? reportLatex(input) : reportMarkdown(input);
 }
 
 /** "0.05" or "5%" → 0.05. */
@@ -190,6 +192,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .option('--at <k>', 'depth the gate checks (default 10)', parseIntFlag('--at', 1))
     .option('--csv <file>', 'also write per-query states as CSV (one row per query and candidate)')
     .option('--report <file>', 'also write a report with every table: Markdown (.md) or self-contained HTML (.html)')
+    .option('--latex <file>', "also write the report's tables as LaTeX (booktabs): measures, every depth, hybrids, strata, paired tests")
     .option('--collection <name>', 'collection name shown in the --report (default: BEIR folder and split, or the qrels file name)')
     .option('--date <text>', 'date shown in the --report (default: today, UTC)')
     .option('--keep <n>', KEEP_HELP, parseIntFlag('--keep', 1))
@@ -242,17 +245,21 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
         writeExport(opts.csv, perQueryCsv(report));
         io.stderr(`wrote per-query CSV to ${opts.csv}\n`);
       }
+      const reportMeta = {
+        collection: opts.collection ?? collectionName(qrelsPath),
+        date: opts.date ?? new Date().toISOString().slice(0, 10),
+        relevanceLevel: opts.l,
+        paths,
+        trecEval,
+        judgedOnly: opts.judgedOnly === true,
+      };
       if (opts.report !== undefined && format !== undefined) {
-        const text = writtenReport(format, printed, qrels.value, [reference, ...candidates], {
-          collection: opts.collection ?? collectionName(qrelsPath),
-          date: opts.date ?? new Date().toISOString().slice(0, 10),
-          relevanceLevel: opts.l,
-          paths,
-          trecEval,
-          judgedOnly: opts.judgedOnly === true,
-        });
-        writeExport(opts.report, text);
+        writeExport(opts.report, writtenReport(format, printed, qrels.value, [reference, ...candidates], reportMeta));
         io.stderr(`wrote ${format === 'html' ? 'HTML' : 'Markdown'} report to ${opts.report}\n`);
+      }
+      if (opts.latex !== undefined) {
+        writeExport(opts.latex, writtenReport('latex', printed, qrels.value, [reference, ...candidates], reportMeta));
+        io.stderr(`wrote LaTeX tables to ${opts.latex}\n`);
       }
 
       if (gate) {

@@ -166,6 +166,18 @@ describe('ExportPanel', () => {
     expect(html.type).toBe('text/html');
     expect(html.text).toContain('fliplab: BM25 vs BGE, E5');
     expect(html.text).toContain('<svg');
+    saved = [];
+    await fireEvent.click(screen.getByTestId('export-latex'));
+    const tex = await only();
+    expect(tex.name).toBe('SciFact-tables.tex');
+    expect(tex.text).toContain('\\begin{tabular}');
+    // Each depth's table carries every candidate's broken count as the report has it.
+    const report = mainReport({ perQuery: true });
+    for (const block of report.depths) {
+      const table = tex.text.split('\\caption{').find((t) => t.startsWith(`k = ${block.k}:`))!;
+      for (const c of block.candidates)
+        expect(table).toMatch(new RegExp(`\\n${c.name} & ${c.supported} & ${c.preserved} & ${c.broken} & ${c.fixed} & `));
+    }
   });
 
   test('without a report the flip exports are disabled, and say why', () => {
