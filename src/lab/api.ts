@@ -12,6 +12,7 @@ import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
 import type { ReaderTaskSet, ReaderTemplate } from '../core/answers/prompt.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { SupportLabel } from '../core/flips/cohort.ts';
+import type { FusionParams, PreparedFrontier } from '../core/flips/fusion.ts';
 import type { Bm25Params } from '../core/retrieve/bm25.ts';
 import type { ExpandedQuery } from '../core/retrieve/rm3.ts';
 import type { AgreementReport } from '../core/agreement/index.ts';
@@ -113,6 +114,20 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
     /** Replace the judgments layer (what the user judged, over the collection's qrels). */
     setJudgments(judgments: readonly Judgment[]): void {
       engine.setJudgments(judgments);
+    },
+
+    addFused(name: string, reference: string, candidate: string, params: FusionParams): RunSummary {
+      return engine.addFused(name, reference, candidate, params);
+    },
+
+    prepareFrontier(
+      reference: string,
+      candidate: string,
+      options: { maxDepth: number; relevanceLevel?: number; label?: SupportLabel },
+    ): PreparedFrontier {
+      const prepared = engine.prepareFrontier(reference, candidate, options);
+      const buffers = [prepared.reference, prepared.candidate, ...prepared.mixes.map((m) => m.ranks)].map((a) => a.buffer as ArrayBuffer);
+      return transfer(prepared, buffers);
     },
 
     holes(items: readonly { readonly qid: string; readonly run: string }[], k: number): { qid: string; run: string; docId: string }[] {

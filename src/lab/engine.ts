@@ -7,6 +7,7 @@
  */
 import { prepareFlips, type PreparedFlips } from '../core/flips/analyze.ts';
 import type { SupportLabel } from '../core/flips/cohort.ts';
+import { fuseRuns, prepareFrontier, type FusionParams, type PreparedFrontier } from '../core/flips/fusion.ts';
 import { passageText } from '../core/io/beir.ts';
 import { formatRun } from '../core/io/trec.ts';
 import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
@@ -289,6 +290,27 @@ export class LabEngine {
   #termDocs(onProgress?: (done: number, total: number) => void): TermDocs {
     this.#terms ??= countTermDocs(this.#collection().corpus, onProgress ? { onProgress } : {});
     return this.#terms;
+  }
+
+  /**
+   * A fused run of a candidate with the reference (core/flips/fusion.ts), RUN_DEPTH deep, added as `name`:
+   * the whole analysis and the explorer then apply to it.
+   */
+  addFused(name: string, reference: string, candidate: string, params: FusionParams): RunSummary {
+    const run = fuseRuns(this.run(reference), this.run(candidate), params, RUN_DEPTH, name);
+    this.#runs.set(name, run);
+    return { name, queries: run.byQuery.size, depth: RUN_DEPTH, lines: entries(run) };
+  }
+
+  /** The fusion frontier of `candidate` with `reference`, prepared for any budget up to maxDepth (core/flips/fusion.ts). */
+  prepareFrontier(
+    reference: string,
+    candidate: string,
+    options: { maxDepth: number; relevanceLevel?: number; label?: SupportLabel },
+  ): PreparedFrontier {
+    const qrels = this.#qrels();
+    if (qrels === null) throw new Error('this collection has no judgments: the frontier counts broken and fixed queries');
+    return prepareFrontier(qrels, this.run(reference), this.run(candidate), options);
   }
 
   #store(run: Run): RunSummary {

@@ -69,6 +69,16 @@ export function encoderRecipe(config: EncoderRecipeInput, run: EncoderRun = {}):
   return out;
 }
 
+/** A fused run (core/flips/fusion.ts): its method and parameter, and the two runs it mixes. */
+export function fusedRecipe(method: string, candidate: string, reference: string): Recipe {
+  return [
+    item('retriever', 'fusion of a candidate with the reference'),
+    item('method', method),
+    item('candidate', candidate),
+    item('reference', reference),
+  ];
+}
+
 export function importedRecipe(file: string, lines: number, queries: number): Recipe {
   return [
     item('retriever', 'imported TREC run'),

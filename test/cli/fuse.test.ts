@@ -14,6 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { tempDir } from '../support/temp.ts';
+import { frontierAt, fusionFrontier, prepareFrontier, SWEEP_RRF_C } from '../../src/core/flips/fusion.ts';
+import { parseQrels, parseRun } from '../../src/core/io/trec.ts';
 
 const tmp = tempDir('fuse');
 const DL19 = join(SHARED_DATA, 'trec-dl19-passage');
@@ -156,7 +158,7 @@ describe('fliplab fuse and frontier', () => {
         budget: number;
       }[];
     };
-    expect(frontier.points.length).toBe(2 + 200 + 21 + 7 + 1);
+    expect(frontier.points.length).toBe(2 + SWEEP_RRF_C.length + 21 + 7 + 1);
     const check = async (point: (typeof frontier.points)[number]) => {
       const p = point.params!;
       const flags =
@@ -194,6 +196,15 @@ describe('fliplab fuse and frontier', () => {
       );
     }
   }, 120_000);
+
+  it('a frontier prepared once re-slices at any budget to the frontier computed for that budget alone', async () => {
+    const qrels = (await parseQrels(readFileSync(QRELS), QRELS)).value;
+    const refRun = (await parseRun(readFileSync(REF), REF)).value;
+    const candRun = (await parseRun(readFileSync(candPath), candPath)).value;
+    const prepared = prepareFrontier(qrels, refRun, candRun, { maxDepth: 20 });
+    for (const k of [1, 3, 10, 20]) expect(frontierAt(prepared, k)).toEqual(fusionFrontier(qrels, refRun, candRun, k));
+    expect(() => frontierAt(prepared, 21)).toThrow(/budget k in \[1, 20\]/);
+  });
 
   it('refuses a flag of another method and a bad ratio, by name', async () => {
     const bad = await cli('fuse', '--reference', REF, '--candidate', candPath, '--method', 'rrf', '--alpha', '0.3');

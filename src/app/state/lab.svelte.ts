@@ -1,10 +1,8 @@
 /**
- * The lab's state on the main thread (Svelte 5 runes): which collection is open, which retrievers exist and
- * how far along they are, the view (mirrored in the URL), and the analysis. Heavy work is delegated: the lab
- * worker parses, indexes, searches and prepares flip ranks; the encode worker (through EncodeBridge) embeds
- * queries and passages, cache first. The only computation here is `reportFromPrepared` — re-slicing prepared
- * ranks by depth and label, which fits in a frame (bench:flips). Encoder jobs (downloads, calibration, model
- * folders, packs) live in EncoderJobs (encoder-jobs.svelte.ts); the Lab owns the rows they update.
+ * The lab's state on the main thread (Svelte 5 runes): the open collection, the retriever rows, the view
+ * (mirrored in the URL). Heavy work runs in the workers; the parts live in classes of their own that reach
+ * the rows through small hosts: Analysis (measures, prepared flips, the report), EncoderJobs (encoding,
+ * downloads, calibration, model folders, packs), Fusion (the frontier and fused candidates).
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
@@ -16,6 +14,8 @@ import { isRecipeRunId, LOCAL_MODEL_PREFIX, parseEncoderRunId } from '../../lab/
 import { parseQlRunName, qlRunName } from '../../core/retrieve/ql.ts';
 import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve/rm3.ts';
 import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
+import type { FusionParams } from '../../core/flips/fusion.ts';
+import { Fusion } from './fusion.svelte.ts';
 import type { CollectionSummary, LexicalSpec } from '../../lab/engine.ts';
 import type { LabApi } from '../../lab/api.ts';
 import type { EncodeBridge, WorkerLoadOptions } from '../bridge/encode-bridge.ts';
@@ -82,6 +82,8 @@ export class Lab {
   readonly #specs = new Map<string, RetrieverSpec>();
   /** Encoder jobs: encoding, downloads, calibration, model folders, vector packs (encoder-jobs.svelte.ts). */
   readonly encoders: EncoderJobs;
+  /** The fusion frontier of the explorer's candidate, and fused runs added from it (fusion.svelte.ts). */
+  readonly fusion: Fusion;
   readonly #worker: Worker;
   readonly lab: Remote<LabApi>;
   /** Measures and prepared flips for the view (analysis.svelte.ts). */
@@ -119,6 +121,7 @@ export class Lab {
       scheduleAnalysis: (ms) => this.analysis.schedule(ms),
     };
     this.encoders = new EncoderJobs(host, init, options.bridge);
+    this.fusion = new Fusion(host, this);
     this.analysis = new Analysis(this);
   }
 
@@ -324,6 +327,7 @@ export class Lab {
   importPack = (files: readonly CollectionFile[]): Promise<void> => this.encoders.importPack(files);
   exportPack = (id: string): Promise<{ name: string; bytes: Uint8Array }> => this.encoders.exportPack(id);
   cancel = (id: string): void => this.encoders.cancel(id);
+  addFused = (params: FusionParams): Promise<void> => this.fusion.add(params);
   resume = (id: string): Promise<void> => this.encoders.resume(id);
 
   /** A new run becomes a candidate unless it is the reference. */
@@ -439,6 +443,7 @@ export class Lab {
 
   dispose(): void {
     this.encoders.dispose();
+    this.fusion.dispose();
     this.#worker.terminate();
   }
 }

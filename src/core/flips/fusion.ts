@@ -65,10 +65,12 @@ export function fuseRuns(reference: Run, candidate: Run, p: FusionParams, depth:
   return { name, byQuery };
 }
 
-/** The parameters a frontier sweeps. */
+/** RRF constants the frontier sweeps: dense where the ranking changes fastest, up to 200. */
+export const SWEEP_RRF_C: readonly number[] = [1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60, 70, 80, 100, 120, 150, 200];
+
+/** The parameters a frontier sweeps: RRF c in SWEEP_RRF_C, CombSUM α = 0…1 by 0.05, alternation 1:3…3:1. */
 export function sweepParams(): FusionParams[] {
-  const out: FusionParams[] = [];
-  for (let c = 1; c <= 200; c++) out.push({ method: 'rrf', c });
+  const out: FusionParams[] = SWEEP_RRF_C.map((c) => ({ method: 'rrf', c }));
   for (let i = 0; i <= 20; i++) out.push({ method: 'combsum', alpha: i / 20 });
   const ratios: [number, number][] = [
     [1, 3],
@@ -122,11 +124,86 @@ export function markFrontier<T extends { broken: number; net_gain: number; budge
 }
 
 /**
- * The sweep at budget k: every fused run's transitions against the reference at k (what `flips` reports for
- * it at that depth), plus the two ends — the candidate itself and the reference (nothing broken or fixed).
- * Only each query's fused top k is built, and only supports are counted (no paired tests or hybrids of
- * hybrids), so a sweep of 228 mixes over a TREC run takes a fraction of a second.
+ * The depth-independent part of a frontier: each mix fused once, `maxDepth` deep, and reduced to the rank at
+ * which it supports each cohort query (the reference's and the candidate's too). Any budget k ≤ maxDepth is
+ * then a count over these ranks (`frontierAt`): what lets the lab redraw on a change of k within a frame.
  */
+export interface PreparedFrontier {
+  readonly queries: number;
+  readonly maxDepth: number;
+  readonly reference: Int32Array;
+  readonly candidate: Int32Array;
+  readonly mixes: readonly { readonly label: string; readonly params: FusionParams; readonly ranks: Int32Array }[];
+}
+
+export function prepareFrontier(
+  qrels: Qrels,
+  reference: Run,
+  candidate: Run,
+  options: { maxDepth: number; label?: SupportLabel; relevanceLevel?: number; params?: readonly FusionParams[] },
+): PreparedFrontier {
+  const { maxDepth } = options;
+  if (!Number.isInteger(maxDepth) || maxDepth < 1) throw new RangeError(`expected a budget k ≥ 1, got ${maxDepth}`);
+  const cohort = buildCohort(qrels, options.relevanceLevel ?? 1);
+  if (cohort.queries.length === 0) throw new RangeError('no query has a positive judgment: nothing to analyse');
+  const strict = options.label === 'strict';
+  const ranks = (run: Run): Int32Array => {
+    const profile = supportProfile(run, cohort);
+    return strict ? profile.all : profile.first;
+  };
+  // Only the cohort's queries are fused: the others cannot be supported.
+  const only = (run: Run): Run => ({
+    name: run.name,
+    byQuery: new Map(cohort.queries.flatMap((q) => (run.byQuery.has(q) ? [[q, run.byQuery.get(q)!] as const] : []))),
+  });
+  const ref = only(reference);
+  const cand = only(candidate);
+  return {
+    queries: cohort.queries.length,
+    maxDepth,
+    reference: ranks(reference),
+    candidate: ranks(candidate),
+    mixes: (options.params ?? sweepParams()).map((p) => ({
+      label: fusionLabel(p),
+      params: p,
+      ranks: ranks(fuseRuns(ref, cand, p, maxDepth)),
+    })),
+  };
+}
+
+const isPaper = (p: FusionParams | null): boolean =>
+  p !== null && ((p.method === 'rrf' && p.c === 60) || (p.method === 'alternation' && p.ratio[0] === 1 && p.ratio[1] === 1));
+
+/**
+ * The frontier at budget k ≤ prepared.maxDepth: each mix's broken, fixed and net gain against the reference at
+ * k (what `flips` reports for the fused run at that depth), the two ends, and the union of both top k (the
+ * paper's third hybrid, budget 2k: it supports a query when either top k does).
+ */
+export function frontierAt(p: PreparedFrontier, k: number): Frontier {
+  if (!Number.isInteger(k) || k < 1 || k > p.maxDepth) throw new RangeError(`expected a budget k in [1, ${p.maxDepth}], got ${k}`);
+  const point = (label: string, params: FusionParams | null, ranks: Int32Array, budget = k) => {
+    const c = countTransitions(p.reference, ranks, k);
+    return {
+      label,
+      params,
+      budget,
+      broken: c.broken,
+      fixed: c.fixed,
+      net_gain: c.fixed - c.broken,
+      paper: budget !== k || isPaper(params),
+    };
+  };
+  const union = p.reference.map((r, i) => (r <= k || p.candidate[i]! <= k ? 1 : NEVER));
+  const points = [
+    point('reference', null, p.reference),
+    point('candidate', null, p.candidate),
+    ...p.mixes.map((m) => point(m.label, m.params, m.ranks)),
+    point('union', null, union, 2 * k),
+  ];
+  return { k, queries: p.queries, points: markFrontier(points, k) };
+}
+
+/** The frontier at budget k in one call (the CLI's `frontier`). */
 export function fusionFrontier(
   qrels: Qrels,
   reference: Run,
@@ -134,50 +211,5 @@ export function fusionFrontier(
   k: number,
   options: { label?: SupportLabel; relevanceLevel?: number; params?: readonly FusionParams[] } = {},
 ): Frontier {
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`expected a budget k ≥ 1, got ${k}`);
-  const cohort = buildCohort(qrels, options.relevanceLevel ?? 1);
-  if (cohort.queries.length === 0) throw new RangeError('no query has a positive judgment: nothing to analyse');
-  const label = options.label ?? 'any';
-  const ranks = (run: Run): Int32Array => {
-    const profile = supportProfile(run, cohort);
-    return label === 'any' ? profile.first : profile.all;
-  };
-  const ref = ranks(reference);
-  const point = (name: string, p: FusionParams | null, run: Run, budget = k) => {
-    // A list judged at another budget (the union at 2k) against the reference at k: supported or not.
-    const own = ranks(run).map((r) => (r <= budget ? 1 : NEVER));
-    const c = countTransitions(ref, own, k);
-    return {
-      label: name,
-      params: p,
-      budget,
-      broken: c.broken,
-      fixed: c.fixed,
-      net_gain: c.fixed - c.broken,
-      paper:
-        budget !== k ||
-        (p !== null && ((p.method === 'rrf' && p.c === 60) || (p.method === 'alternation' && p.ratio[0] === 1 && p.ratio[1] === 1))),
-    };
-  };
-  // The union of both top k as one list (reference first, so its support rank is ≤ 2k exactly when one of
-  // the two top k supports the query): judged at 2k.
-  const union: Run = {
-    name: 'union',
-    byQuery: new Map(
-      [...new Set([...reference.byQuery.keys(), ...candidate.byQuery.keys()])].map((q) => {
-        const docs = [
-          ...new Set([...(reference.byQuery.get(q)?.docs ?? []).slice(0, k), ...(candidate.byQuery.get(q)?.docs ?? []).slice(0, k)]),
-        ];
-        return [q, { docs, scores: Float64Array.from(docs, (_, i) => docs.length - i) }];
-      }),
-    ),
-  };
-  const params = options.params ?? sweepParams();
-  const points = [
-    point('reference', null, reference),
-    point('candidate', null, candidate),
-    ...params.map((p) => point(fusionLabel(p), p, fuseRuns(reference, candidate, p, k))),
-    point('union', null, union, 2 * k),
-  ];
-  return { k, queries: cohort.queries.length, points: markFrontier(points, k) };
+  return frontierAt(prepareFrontier(qrels, reference, candidate, { ...options, maxDepth: k }), k);
 }
