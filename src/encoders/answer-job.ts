@@ -5,28 +5,20 @@
  * flight and the next run answers only what is missing. One loop for the lab (IndexedDB: src/store/answers.ts)
  * and the CLI (its output file: src/node/answers-file.ts).
  */
-import { answerKey, templateName, type ReaderTask, type ReaderTemplate } from '../core/answers/prompt.ts';
+import { answerKey, templateName, type AnswerKeyParts, type ReaderTask, type ReaderTemplate } from '../core/answers/prompt.ts';
 import { etaMs } from '../core/progress.ts';
 import { ReaderError } from './reader-error.ts';
 import type { LoadedReader } from './reader.ts';
 
 /**
- * One answer and everything its cache key (`answerKey`) is made of. The lab's IndexedDB records have exactly
+ * One answer and everything its cache key (`answerKey`) is made of (`model`: a repo id, `local/<folder>` in
+ * the lab, or a folder's absolute path in the CLI). The lab's IndexedDB records have exactly
  * this shape; the CLI's answers file writes it as a snake_case line (src/node/answers-file.ts).
  */
-export interface AnswerRecord {
+export interface AnswerRecord extends AnswerKeyParts {
   readonly key: string;
   readonly queryId: string;
   readonly prediction: string;
-  /** The reader's name in keys: a repo id, `local/<folder>` (lab), or a folder's absolute path (CLI). */
-  readonly model: string;
-  readonly revision: string;
-  readonly dtype: string;
-  /** `templateName`: the template's id and version. */
-  readonly template: string;
-  readonly k: number;
-  readonly passageIds: readonly string[];
-  readonly question: string;
   /**
    * How the answer was made: recorded, not keyed (greedy decoding gives the same tokens on every device).
    * Every answer the job makes has them; the CLI's answers file does not keep them.

@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
-import { answerKey } from '../core/answers/prompt.ts';
+import { answerKey, type AnswerKeyParts } from '../core/answers/prompt.ts';
 import { InputError } from '../core/io/errors.ts';
 import type { AnswerCache, AnswerRecord } from '../encoders/answer-job.ts';
 
@@ -29,21 +29,8 @@ export interface AnswerLine {
   readonly passage_ids: readonly string[];
 }
 
-const lineKey = (l: AnswerLine): string =>
-  answerKey({
-    model: l.reader,
-    revision: l.revision,
-    dtype: l.dtype,
-    template: l.template,
-    k: l.k,
-    passageIds: l.passage_ids,
-    question: l.question,
-  });
-
-const toRecord = (l: AnswerLine, key: string): AnswerRecord => ({
-  key,
-  queryId: l.query_id,
-  prediction: l.prediction,
+/** What an answer line's cache key is made of. */
+const keyParts = (l: AnswerLine): AnswerKeyParts => ({
   model: l.reader,
   revision: l.revision,
   dtype: l.dtype,
@@ -52,6 +39,10 @@ const toRecord = (l: AnswerLine, key: string): AnswerRecord => ({
   passageIds: l.passage_ids,
   question: l.question,
 });
+
+const lineKey = (l: AnswerLine): string => answerKey(keyParts(l));
+
+const toRecord = (l: AnswerLine, key: string): AnswerRecord => ({ key, queryId: l.query_id, prediction: l.prediction, ...keyParts(l) });
 
 const jsonl = (lines: readonly AnswerLine[]): string => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 

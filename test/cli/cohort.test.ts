@@ -6,18 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { cli } from '../support/cli.ts';
 import { mulberry32 } from '../../src/core/random.ts';
 import { tempDir } from '../support/temp.ts';
 
 const tmp = tempDir('cohort');
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
 
 describe('flips --cohort-at', () => {
   const rand = mulberry32(24);

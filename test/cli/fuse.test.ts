@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { cli } from '../support/cli.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { tempDir } from '../support/temp.ts';
 import { frontierAt, fusionFrontier, prepareFrontier, SWEEP_RRF_C } from '../../src/core/flips/fusion.ts';
@@ -21,13 +21,6 @@ const tmp = tempDir('fuse');
 const DL19 = join(SHARED_DATA, 'trec-dl19-passage');
 const QRELS = join(DL19, 'qrels.dl19-passage.txt');
 const REF = join(DL19, 'run.msmarco-v1-passage.bm25-default.dl19.txt');
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
 
 type Lists = Map<string, { docs: string[]; scores: number[] }>;
 

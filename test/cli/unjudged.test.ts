@@ -15,16 +15,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { cli } from '../support/cli.ts';
 import { mulberry32 } from '../../src/core/random.ts';
 import { tempDir } from '../support/temp.ts';
 
 const tmp = tempDir('unjudged');
-
-async function cli(...argv: string[]) {
-  let stdout = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: () => undefined });
-  return { code, stdout };
-}
 
 interface Est {
   value: number | null;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Download, Page } from 'playwright-core';
 import { build } from 'vite';
-import { main } from '../../src/cli/main.ts';
+import { cli as runCli } from '../support/cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -23,12 +23,7 @@ export async function buildApp(outDir: string): Promise<void> {
 }
 
 /** `fliplab <argv>` in this process: its exit code and what it printed. */
-export async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
+export const cli = (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => runCli(...argv);
 
 /** Click something that downloads a file; the file is saved in `dir` under its suggested name. */
 export async function saveDownload(
