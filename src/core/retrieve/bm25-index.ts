@@ -87,6 +87,8 @@ export interface Bm25BuildOptions extends TermDocsOptions {
   readonly denseMinDf?: number;
 }
 
+/** A module-local copy for the per-posting loop (V8 folds a module's own constants, not imported ones). */
+const MAX_TF = BM25_MAX_TF;
 const LAYER_MIN_DF = 4096;
 const LAYER_TOP_SHARES: readonly number[] = [1 / 8];
 const DENSE_MIN_SHARE = 1 / 8;
@@ -149,7 +151,7 @@ export function bm25IndexFrom(pass: TermDocs, params: Partial<Bm25Params> = {}, 
     for (let j = start; j < end; j++) {
       const t = docTerms[j]!;
       const raw = docTfs[j]!;
-      const tf = raw > BM25_MAX_TF ? BM25_MAX_TF : raw;
+      const tf = raw > MAX_TF ? MAX_TF : raw;
       const pos = cursor[t]!++;
       postingDocs[pos] = d;
       // weight * freq * 2.5 / denom, left to right, in float64.
