@@ -7,7 +7,8 @@
  * both (and for every BM25 k1/b it tries).
  *
  * tf is raw (no cap): BM25 applies the reference's 65,535 cap when it computes impacts. Plain typed arrays
- * and one Map, so it can be built in (or cloned to) a worker. 8 bytes per (term, document) pair.
+ * and one Map, so it can be built in (or cloned to) a worker. 8 bytes per (term, document) pair (up to an
+ * eighth more: the pair arrays may be views of their growth buffers, see `fitted`).
  */
 import type { Corpus } from '../types.ts';
 import { grow } from '../grow.ts';
@@ -116,9 +117,17 @@ export function countTermDocs(corpus: Corpus, options: TermDocsOptions = {}): Te
     docLengths,
     vocabulary: table.toMap(),
     terms: table.terms,
-    df: df.length === termCount ? df : df.slice(0, termCount),
+    df: fitted(df, termCount),
     docStart,
-    docTerms: docTerms.length === pairs ? docTerms : docTerms.slice(0, pairs),
-    docTfs: docTfs.length === pairs ? docTfs : docTfs.slice(0, pairs),
+    docTerms: fitted(docTerms, pairs),
+    docTfs: fitted(docTfs, pairs),
   };
+}
+
+/**
+ * The first `length` elements: a view when the array is at most an eighth longer (copying every pair to
+ * free so few bytes costs more than it saves: ~4% of a FiQA-sized build), else a trimmed copy.
+ */
+function fitted(array: Uint32Array, length: number): Uint32Array {
+  return array.length - length <= array.length >> 3 ? array.subarray(0, length) : array.slice(0, length);
 }
