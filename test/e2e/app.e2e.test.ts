@@ -296,9 +296,10 @@ describe('the lab (wasm)', () => {
         expect(device).toBe('wasm');
         expect(reason).not.toMatch(/no model loaded/);
       }
+      await shot(page, 'section[aria-labelledby="retrievers-heading"]', 'retrievers.png');
+      // Read last, right before the reload: a slow screenshot must not let the encoding finish in between.
       const committedBeforeReload = Number(await row(page, ENCODER_ID).getAttribute('data-encoded-docs'));
       expect(committedBeforeReload).toBeLessThan(5_183);
-      await shot(page, 'section[aria-labelledby="retrievers-heading"]', 'retrievers.png');
 
       // Reload mid-encoding: the URL brings back the collection (IndexedDB) and the encoder; committed batches are cache hits.
       // The reloaded page is sampled from its start (once: the flag is taken by the first page that sees it).

@@ -190,6 +190,8 @@ describe('judgment holes', () => {
       await expect.poll(() => p.getByTestId('headline-judgments').textContent(), { timeout: 10_000 }).toMatch(/Judged only/);
       expect(await labReport(p)).toEqual(await flips([addedPath], true));
       await p.getByTestId('judged-only').uncheck();
+      // The view (and its link) forgets the mode before the reload: the hash is written just after a change.
+      await expect.poll(() => p.evaluate(() => location.hash), { timeout: 10_000 }).not.toMatch(/[#&]J=1/);
 
       // A reload keeps the layer, and the numbers with it.
       await p.reload();
@@ -212,6 +214,7 @@ describe('judgment holes', () => {
       // Importing the exported file brings them back, as a second assessor's file would.
       await p.getByTestId('import-judgments').setInputFiles(addedPath);
       await expect.poll(() => p.getByTestId('import-judgments-note').textContent(), { timeout: 10_000 }).toMatch(/Imported 3 judgments/);
+      await expect.poll(() => p.getByTestId('headline').textContent(), { timeout: 10_000 }).toMatch(/With 3 judgments you added\./);
       expect(await labReport(p)).toEqual(after);
     } finally {
       await context.close();

@@ -23,6 +23,8 @@ export interface AnalysisHost {
   /** Runs still growing. */
   readonly partial: readonly string[];
   readonly usable: readonly string[];
+  /** Judgments added over the qrels (the layer the worker holds). */
+  readonly addedJudgments: number;
   readonly lab: Remote<LabApi>;
 }
 
@@ -34,6 +36,8 @@ export class Analysis {
   analyzedPartial: string[] = $state.raw([]);
   /** How much of each partial candidate the current analysis covers (what "x of N passages" says). */
   partialProgress: Record<string, { readonly encodedDocs: number; readonly totalDocs: number }> = $state.raw({});
+  /** The added judgments the current numbers include (the headline says so only once they do). */
+  analyzedJudgments = $state(0);
 
   /**
    * The report for the current depths and label, rebuilt from prepared ranks (one frame). Any view change
@@ -103,6 +107,7 @@ export class Analysis {
         return;
       }
       const partial = h.partial;
+      const added = h.addedJudgments;
       try {
         const names = [reference, ...candidates];
         if (h.collection.judged) {
@@ -120,6 +125,7 @@ export class Analysis {
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;
           this.prepared = prepared;
+          this.analyzedJudgments = added;
           this.analyzedPartial = partial.filter((p) => candidates.includes(p));
           this.partialProgress = Object.fromEntries(
             h.retrievers.filter((r) => this.analyzedPartial.includes(r.id) && r.partial).map((r) => [r.id, r.partial!]),

@@ -134,7 +134,7 @@ export class Judgments {
       this.grades = grades;
       this.#undo = [];
       this.list = kept;
-      if (kept.length > 0) await this.#lab.setJudgments(kept);
+      if (kept.length > 0) await this.#lab.setJudgments(kept, distinctPairs(kept));
       this.error = null;
     } catch (e) {
       this.error = `Could not restore the judgments kept for this collection: ${errorText(errorInfo(e))}`;
@@ -227,7 +227,7 @@ export class Judgments {
     if (remember) this.#undo.push(this.list);
     this.list = next;
     try {
-      await this.#lab.setJudgments(next);
+      await this.#lab.setJudgments(next, distinctPairs(next));
       await this.#access((s) => s.put(id, next));
       this.error = null;
     } catch (e) {
