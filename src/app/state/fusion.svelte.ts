@@ -17,6 +17,10 @@ export interface FusionView {
   readonly report: FlipReport | null;
   readonly reference: string | null;
   readonly candidates: readonly string[];
+  /** Runs still growing. */
+  readonly partial: readonly string[];
+  /** Moves when the judgments change. */
+  readonly judgmentsRevision: number;
 }
 
 /** The run id of a mix: `<candidate>+<reference>~rrf60` (no spaces: it is a TREC run tag too). */
@@ -36,6 +40,10 @@ export class Fusion {
     return { ...frontierAt(p, k), reference: p.reference_name, candidate: p.candidate_name };
   });
   error: string | null = $state(null);
+  /** A run the sweep waits for (still encoding), or null. */
+  waiting: string | null = $state(null);
+  /** The pair and settings of the sweep asked for last (its result is the only one published). */
+  #want: string | null = null;
   readonly #rows: EncoderHost;
   readonly #lab: FusionView;
   readonly #stop: () => void;
@@ -48,29 +56,43 @@ export class Fusion {
         const report = lab.report;
         const reference = lab.reference;
         const { level, label } = lab.view;
+        const revision = lab.judgmentsRevision;
         const candidate = this.#candidate();
         if (report === null || reference === null || candidate === undefined) {
+          this.#want = null;
           this.prepared = null;
+          this.waiting = null;
           return;
         }
+        // A run still encoding changes with every batch: the sweep (seconds of the lab worker, which the
+        // encoding also needs) waits until both runs are complete.
+        if (lab.partial.includes(candidate) || lab.partial.includes(reference)) {
+          this.#want = null;
+          this.prepared = null;
+          this.waiting = lab.partial.includes(candidate) ? candidate : reference;
+          return;
+        }
+        this.waiting = null;
         const maxDepth = Math.max(...report.depth_list);
-        let stale = false;
+        // Prepared once per pair and setting: a report that changes for another reason (another candidate's
+        // batch, a new k) does not sweep again.
+        const key = JSON.stringify([reference, candidate, level, label, maxDepth, revision]);
+        if (key === this.#want) return;
+        this.#want = key;
         rows.lab.prepareFrontier(reference, candidate, { maxDepth, relevanceLevel: level, label }).then(
           (p) => {
-            if (stale) return;
+            if (this.#want !== key) return;
             this.prepared = { ...p, reference_name: reference, candidate_name: candidate };
             this.error = null;
           },
           (e: unknown) => {
-            if (!stale) this.error = errorText(errorInfo(e));
+            if (this.#want === key) this.error = errorText(errorInfo(e));
           },
         );
-        return () => {
-          stale = true;
-        };
       });
     });
   }
+
   /** The explorer's candidate (the first one when it names none), never a fused run. */
   #candidate(): string | undefined {
     const { view, candidates } = this.#lab;
