@@ -75,6 +75,11 @@ export interface CollectionSummary {
    * RM3, QL and encoders need it); imported runs are the retrievers.
    */
   readonly passagesFromRuns: boolean;
+  /**
+   * Judgments with grade ≤ 0 in the collection's qrels. None (most BEIR sets judge only relevant passages):
+   * every other passage is unjudged, so "unjudged" cannot tell a hole from a non-relevant passage.
+   */
+  readonly nonRelevantJudgments: number;
 }
 
 export interface RunSummary {
@@ -86,6 +91,13 @@ export interface RunSummary {
   /** For encoder runs: documents encoded so far (partial while < docs). */
   readonly encodedDocs?: number;
   readonly docs?: number;
+}
+
+/** Judgments with grade ≤ 0 (see CollectionSummary.nonRelevantJudgments). */
+function countNonRelevant(qrels: Qrels | null): number {
+  let n = 0;
+  for (const judged of qrels?.byQuery.values() ?? []) for (const g of judged.values()) if (g <= 0) n++;
+  return n;
 }
 
 /** Ranked entries of a run (all of them for a list kept to a depth: `length`). */
@@ -167,6 +179,7 @@ export class LabEngine {
       runs: c.runs.map((r) => ({ name: r.name, queries: r.byQuery.size, lines: entries(r) })),
       diagnostics: c.diagnostics,
       passagesFromRuns: c.passagesFromRuns === true,
+      nonRelevantJudgments: countNonRelevant(c.qrels),
     };
   }
 

@@ -148,6 +148,7 @@ export function summary(patch: Partial<CollectionSummary> = {}): CollectionSumma
     evaluated: 300,
     judged: true,
     passagesFromRuns: false,
+    nonRelevantJudgments: 0,
     split: 'test',
     splits: ['test', 'train'],
     runs: [],

@@ -39,6 +39,10 @@ describe('headline holes sentence', () => {
       "Replacing bm25 by dense at k = 2 fixes 0 and breaks 3 of 4 queries (net -3). 2 of the 3 broken have unjudged passages in dense's top 2: " +
         'negative-flip rate 25.0%–75.0%.',
     );
+    // Qrels that judge only relevant passages: every other passage is unjudged, so the sentence is left out.
+    expect(headlineLines(report, 2, [], {}, { holes: false })[0]!.text).toBe(
+      'Replacing bm25 by dense at k = 2 fixes 0 and breaks 3 of 4 queries (net -3).',
+    );
   });
 
   it('says nothing when no broken query has a hole, and "All" when every one has', () => {

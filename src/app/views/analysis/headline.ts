@@ -36,7 +36,17 @@ export function holesSentence(c: FlipReport['depths'][number]['candidates'][numb
   );
 }
 
-export function headlineLines(report: FlipReport, k: number, metrics: readonly MetricsRow[], partial: Progress = {}): HeadlineLine[] {
+/**
+ * `holes: false` leaves the holes sentence out: for qrels that judge only relevant passages every other
+ * passage is unjudged, and the sentence would always say "all".
+ */
+export function headlineLines(
+  report: FlipReport,
+  k: number,
+  metrics: readonly MetricsRow[],
+  partial: Progress = {},
+  options: { holes?: boolean } = {},
+): HeadlineLine[] {
   const block = report.depths.find((d) => d.k === k) ?? report.depths[0];
   if (!block) return [];
   const reference = block.reference.name;
@@ -47,7 +57,7 @@ export function headlineLines(report: FlipReport, k: number, metrics: readonly M
     const text =
       `Replacing ${reference} by ${c.name} at k = ${block.k} fixes ${formatCount(c.fixed)} and breaks ${formatCount(c.broken)} ` +
       `of ${formatCount(report.queries)} queries (net ${formatSigned(c.fixed - c.broken)})${ndcg}.` +
-      holesSentence(c, block.k);
+      (options.holes === false ? '' : holesSentence(c, block.k));
     const p = partial[c.name];
     return {
       candidate: c.name,
