@@ -22,6 +22,7 @@ import type { Lab } from './lab.svelte.ts';
 import type { EncoderDtype } from '../../encoders/presets.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { AnswerInputStore } from '../../store/answer-inputs.ts';
+import { withStore } from '../../store/with-store.ts';
 
 /** The stored gold files and predictions as the lab uses them (IndexedDB; component tests pass their own). */
 export type AnswerInputs = Pick<
@@ -32,14 +33,7 @@ export type AnswerInputs = Pick<
 /** Opens the store for one piece of work and closes it after (a connection held open would block a later schema upgrade). */
 export type AnswerInputsAccess = <T>(use: (store: AnswerInputs) => Promise<T>) => Promise<T>;
 
-const indexedDbInputs: AnswerInputsAccess = async (use) => {
-  const store = await AnswerInputStore.open();
-  try {
-    return await use(store);
-  } finally {
-    store.close();
-  }
-};
+const indexedDbInputs: AnswerInputsAccess = (use) => withStore(() => AnswerInputStore.open(), use);
 
 /** `goldSource` of gold read from the open collection's own queries. */
 export const METADATA_GOLD = 'queries metadata';

@@ -18,20 +18,14 @@ import {
 import { asDocId, asQueryId } from '../../core/io/ids.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import { JudgmentStore } from '../../store/judgments.ts';
+import { withStore } from '../../store/with-store.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { Lab } from './lab.svelte.ts';
 
 /** The layer as the lab keeps it (IndexedDB; component tests pass their own). */
 export type JudgmentsAccess = <T>(use: (store: Pick<JudgmentStore, 'get' | 'put'>) => Promise<T>) => Promise<T>;
 
-const indexedDbJudgments: JudgmentsAccess = async (use) => {
-  const store = await JudgmentStore.open();
-  try {
-    return await use(store);
-  } finally {
-    store.close();
-  }
-};
+const indexedDbJudgments: JudgmentsAccess = (use) => withStore(() => JudgmentStore.open(), use);
 
 const ASSESSOR_KEY = 'fliplab.assessor';
 

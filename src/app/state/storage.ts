@@ -9,6 +9,7 @@ import { AnswerStore } from '../../store/answers.ts';
 import { AnswerInputStore, type StoredInputsSummary } from '../../store/answer-inputs.ts';
 import { CollectionStore } from '../../lab/data/collection-store.ts';
 import { JudgmentStore } from '../../store/judgments.ts';
+import { withStore } from '../../store/with-store.ts';
 
 export interface ModelFiles {
   /** "host/org/name" (mirrors are listed apart). */
@@ -99,22 +100,13 @@ export async function deleteModelFiles(urls: readonly string[]): Promise<void> {
 
 /** Delete every cached reader answer (the next request generates them again). */
 export async function deleteAnswers(): Promise<void> {
-  const store = await AnswerStore.open();
-  try {
-    await store.clear();
-  } finally {
-    store.close();
-  }
+  await withStore(
+    () => AnswerStore.open(),
+    (s) => s.clear(),
+  );
 }
 
-async function withAnswerInputs<T>(use: (store: AnswerInputStore) => Promise<T>): Promise<T> {
-  const store = await AnswerInputStore.open();
-  try {
-    return await use(store);
-  } finally {
-    store.close();
-  }
-}
+const withAnswerInputs = <T>(use: (store: AnswerInputStore) => Promise<T>): Promise<T> => withStore(() => AnswerInputStore.open(), use);
 
 async function answerInputsOverview(): Promise<StorageOverview['answerInputs']> {
   return named(await withAnswerInputs((s) => s.summaries()));
@@ -132,14 +124,7 @@ async function named<T extends { readonly collectionId: string }>(rows: readonly
   }
 }
 
-async function withJudgments<T>(use: (store: JudgmentStore) => Promise<T>): Promise<T> {
-  const store = await JudgmentStore.open();
-  try {
-    return await use(store);
-  } finally {
-    store.close();
-  }
-}
+const withJudgments = <T>(use: (store: JudgmentStore) => Promise<T>): Promise<T> => withStore(() => JudgmentStore.open(), use);
 
 async function judgmentsOverview(): Promise<StorageOverview['judgments']> {
   return named(await withJudgments((s) => s.summaries()));
