@@ -13,10 +13,10 @@
  * broken, fixed and net gain against the reference at k (as `flips` does on the fused run), and marks the
  * points no other point beats on both counts (fewer or as many broken, more or as much net gain, one strictly).
  */
-import type { DocId, QueryId, RankedList, Run } from '../types.ts';
+import type { QueryId, RankedList, Run } from '../types.ts';
 import { buildCohort, NEVER, supportProfile, type SupportLabel } from './cohort.ts';
 import { countTransitions } from './transitions.ts';
-import { alternateRatio, combSum, reciprocalRankFusion } from './hybrids.ts';
+import { alternateRatio, combSum, reciprocalRankFusionScored } from './hybrids.ts';
 import type { Qrels } from '../types.ts';
 
 export type FusionMethod = 'alternation' | 'rrf' | 'combsum';
@@ -43,12 +43,7 @@ export function fuseLists(candidate: RankedList, reference: RankedList, p: Fusio
   }
   if (p.method === 'rrf') {
     if (!(p.c > 0)) throw new RangeError(`expected an RRF constant > 0, got ${p.c}`);
-    const docs = reciprocalRankFusion(candidate.docs, reference.docs, depth, p.c);
-    const rank = (list: readonly DocId[]): Map<DocId, number> => new Map(list.map((d, i) => [d, i + 1]));
-    const rc = rank(candidate.docs);
-    const rr = rank(reference.docs);
-    const score = (d: DocId): number => (rc.has(d) ? 1 / (p.c + rc.get(d)!) : 0) + (rr.has(d) ? 1 / (p.c + rr.get(d)!) : 0);
-    return { docs, scores: Float64Array.from(docs, score) };
+    return reciprocalRankFusionScored(candidate.docs, reference.docs, depth, p.c);
   }
   const docs = alternateRatio(candidate.docs, reference.docs, depth, p.ratio[0], p.ratio[1]);
   // Alternation has no score of its own: the rank, reversed (so higher is better, as in any run).

@@ -39,6 +39,16 @@ export function alternate(candidate: readonly DocId[], reference: readonly DocId
  * index, which a run file does not carry; this rule is deterministic from the runs alone.
  */
 export function reciprocalRankFusion(candidate: readonly DocId[], reference: readonly DocId[], limit: number, k = RRF_K): DocId[] {
+  return reciprocalRankFusionScored(candidate, reference, limit, k).docs;
+}
+
+/** `reciprocalRankFusion` with each returned document's fused score (what a fused run file writes). */
+export function reciprocalRankFusionScored(
+  candidate: readonly DocId[],
+  reference: readonly DocId[],
+  limit: number,
+  k = RRF_K,
+): { docs: DocId[]; scores: Float64Array } {
   // One slot per distinct document (scores and alternation order in typed arrays): a Map lookup per
   // comparison made the sort the costliest step of a large analysis.
   const slot = new Map<DocId, number>();
@@ -68,8 +78,12 @@ export function reciprocalRankFusion(candidate: readonly DocId[], reference: rea
   idx.sort((a, b) => score[b]! - score[a]! || order[a]! - order[b]!);
   const n = Math.min(limit, idx.length);
   const out = new Array<DocId>(n);
-  for (let i = 0; i < n; i++) out[i] = docs[idx[i]!]!;
-  return out;
+  const scores = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    out[i] = docs[idx[i]!]!;
+    scores[i] = score[idx[i]!]!;
+  }
+  return { docs: out, scores };
 }
 
 /**
