@@ -38,7 +38,7 @@ export function answerFlipJson(report: AnswerFlipReport, warnings: readonly stri
 
 /** `count/of (rate%, low–high)`, the 95% Wilson interval in percent. */
 export const answerRate = (e: CountEstimate): string => {
-  if (e.rate.value === null) return `${e.count}/${e.of} (–)`;
+  if (e.rate.value === null) return `${e.count}/${e.of} (n/a)`;
   const p = (x: number | null) => (x === null ? '–' : (100 * x).toFixed(1));
   return `${e.count}/${e.of} (${p(e.rate.value)}%, ${p(e.rate.lo)}–${p(e.rate.hi)})`;
 };

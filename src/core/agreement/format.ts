@@ -1,21 +1,12 @@
 /** Text of an agreement report: the cells the CLI table and the lab's AgreementTable both show. */
 import type { AgreementDepth, AgreementReport, MeanInterval } from './compare.ts';
+import { textTable } from '../text-table.ts';
 
 /** "0.734 [0.712, 0.756]"; "–" when undefined; the mean alone when there is no interval (one query). */
 export function formatMeanInterval(m: MeanInterval, digits = 3): string {
   if (m.mean === null) return '–';
   if (m.lo === null || m.hi === null) return m.mean.toFixed(digits);
   return `${m.mean.toFixed(digits)} [${m.lo.toFixed(digits)}, ${m.hi.toFixed(digits)}]`;
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 /** Terminal tables for `fliplab compare`. */
@@ -31,7 +22,7 @@ export function formatAgreement(r: AgreementReport): string {
   for (const d of r.depths) {
     out.push('', `k = ${d.k}: RBO@${d.k} of identical rankings = ${d.rbo_max.toFixed(3)}`);
     const t = agreementDepthRows(r, d);
-    out.push(table(t.header, t.rows));
+    out.push(textTable(t.header, t.rows));
   }
   return `${out.join('\n')}\n`;
 }

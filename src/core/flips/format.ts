@@ -1,20 +1,42 @@
 /** Plain-text tables of a FlipReport for terminals (the `fliplab flips` default output). */
 import type { Estimate } from '../stats/index.ts';
 import type { DepthBlock, FlipReport } from './analyze.ts';
+import { textTable } from '../text-table.ts';
 
-/** A rate with its interval: "12.3% [10.1, 14.9]", or "undefined" when the denominator is zero. */
-export const pct = (e: Estimate): string =>
-  e.value === null ? 'undefined' : `${(100 * e.value).toFixed(1)}% [${(100 * e.lo!).toFixed(1)}, ${(100 * e.hi!).toFixed(1)}]`;
+const table = ({ header, rows }: TableRows): string => textTable(header, rows);
+
+/**
+ * What a cell prints where a rate's denominator is zero: "n/a" with the reason, never "undefined", "NaN" or a
+ * blank (a reader of a text report has no tooltip to ask).
+ */
+export const NOT_APPLICABLE = {
+  /** Fix rate: its denominator is the queries the reference fails. */
+  noFailure: 'n/a (no query the reference fails)',
+  /** Negative-flip rate, compatibility: their denominator is the queries the reference supports. */
+  noSuccess: 'n/a (no query the reference supports)',
+  /** Net gain: no query at all. */
+  noQuery: 'n/a (no queries)',
+  /** A stratum of the reference's supporting rank that holds no query. */
+  emptyStratum: 'n/a (no query at these ranks)',
+} as const;
+
+const finite = (x: number | null): x is number => x !== null && Number.isFinite(x);
+
+/** A rate with its interval: "12.3% [10.1, 14.9]", or `na` when the denominator is zero. */
+export const pct = (e: Estimate, na: string = NOT_APPLICABLE.noSuccess): string =>
+  finite(e.value) && finite(e.lo) && finite(e.hi)
+    ? `${(100 * e.value).toFixed(1)}% [${(100 * e.lo).toFixed(1)}, ${(100 * e.hi).toFixed(1)}]`
+    : na;
 /** A count with its sign: "+3", "0", "-2". */
 export const signed = (x: number): string => (x > 0 ? `+${x}` : `${x}`);
-/** Net gain with its interval: "+184 [160.2, 207.8]", or "undefined". */
+/** Net gain with its interval: "+184 [160.2, 207.8]", or "n/a" when there is no query. */
 export const gain = (e: Estimate): string =>
-  e.value === null ? 'undefined' : `${signed(e.value)} [${e.lo!.toFixed(1)}, ${e.hi!.toFixed(1)}]`;
+  finite(e.value) && finite(e.lo) && finite(e.hi) ? `${signed(e.value)} [${e.lo.toFixed(1)}, ${e.hi.toFixed(1)}]` : NOT_APPLICABLE.noQuery;
 /** p-values: four decimals, or scientific below 0.0001. */
-export const pval = (p: number): string => (p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
+export const pval = (p: number): string => (!Number.isFinite(p) ? NOT_APPLICABLE.noQuery : p < 0.0001 ? p.toExponential(2) : p.toFixed(4));
 
 /** Mean list length of a hybrid, one decimal. */
-export const meanSize = (x: number): string => x.toFixed(1);
+export const meanSize = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : NOT_APPLICABLE.noQuery);
 
 /** Header and rows of one report table: the terminal output and the Markdown/HTML reports share them. */
 export interface TableRows {
@@ -45,12 +67,12 @@ export function transitionRows(d: DepthBlock): TableRows {
       `${c.broken}`,
       `${c.fixed}`,
       `${c.unchanged}`,
-      pct(c.fix_rate),
+      pct(c.fix_rate, NOT_APPLICABLE.noFailure),
       pct(c.negative_flip_rate),
       pct(c.compatibility),
       gain(c.net_gain),
       `${c.broken_with_unjudged}`,
-      c.negative_flip_rate_low === null ? '—' : `${(100 * c.negative_flip_rate_low).toFixed(1)}%`,
+      c.negative_flip_rate_low === null ? NOT_APPLICABLE.noSuccess : `${(100 * c.negative_flip_rate_low).toFixed(1)}%`,
     ]),
   };
 }
@@ -82,18 +104,15 @@ export function pairedRows(r: FlipReport): TableRows {
 export function strataRows(r: FlipReport): TableRows {
   return {
     header: ['candidate', 'k', 'ranks', 'reference supported', 'broken', 'negative-flip rate'],
-    rows: r.strata.map((s) => [s.candidate, `${s.k}`, s.ranks, `${s.reference_supported}`, `${s.broken}`, pct(s.negative_flip_rate)]),
+    rows: r.strata.map((s) => [
+      s.candidate,
+      `${s.k}`,
+      s.ranks,
+      `${s.reference_supported}`,
+      `${s.broken}`,
+      pct(s.negative_flip_rate, NOT_APPLICABLE.emptyStratum),
+    ]),
   };
-}
-
-function table({ header, rows }: TableRows): string {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 export function formatFlipReport(r: FlipReport): string {

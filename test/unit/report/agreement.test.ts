@@ -39,7 +39,8 @@ describe('agreement exports', () => {
     expect(Number(lines[2]!.split(',')[4])).toBe(1);
     expect(Number(q1[2])).toBe(1); // overlap@1: both rank a first
     const per = report.per_query!.find((q) => q.qid === 'q1')!.candidates[0]!;
-    expect(q1.slice(2).map(Number)).toEqual(depths.flatMap((_, i) => [per.overlap[i], per.rbo[i]]));
+    const want = depths.flatMap((_, i) => [per.overlap[i]!, per.rbo[i]!]);
+    q1.slice(2).forEach((cell, i) => expect(Number(cell)).toBeCloseTo(want[i]!, 14));
   });
 
   it('CSV needs per-query values', () => {
