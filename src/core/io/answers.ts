@@ -8,6 +8,7 @@
 import { errorMessage } from '../error-message.ts';
 import type { Diagnostic } from '../types.ts';
 import { InputError, quote } from './errors.ts';
+import { normalizeId } from './ids.ts';
 import { readLines, type TextSource } from './lines.ts';
 import type { ParseResult } from './trec.ts';
 
@@ -25,9 +26,9 @@ function objectOn(file: string, raw: string, line: number, expected: string): Re
 function queryIdOf(file: string, obj: Record<string, unknown>, line: number): string {
   const id = obj.query_id;
   if (typeof id === 'number' && Number.isFinite(id)) return String(id);
-  if (typeof id !== 'string' || id.length === 0)
+  if (typeof id !== 'string' || normalizeId(id) === '')
     throw new InputError(file, line, `expected "query_id" as a non-empty string, got ${JSON.stringify(id)}`);
-  return id;
+  return normalizeId(id);
 }
 
 /** Read JSONL where each line is one object; blank lines are skipped. */

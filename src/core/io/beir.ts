@@ -5,7 +5,7 @@
 import { errorMessage } from '../error-message.ts';
 import type { Corpus, Diagnostic, DocId, DocIndex, Queries, QueryId } from '../types.ts';
 import { InputError, quote } from './errors.ts';
-import { asDocId, asQueryId } from './ids.ts';
+import { asDocId, asQueryId, IdRewrites, normalizeId } from './ids.ts';
 import { readLines, type TextSource } from './lines.ts';
 import type { ParseResult } from './trec.ts';
 
@@ -28,7 +28,7 @@ function parseObject(file: string, raw: string, lineNo: number): Record<string, 
 /** `_id` must be a non-empty string; numbers are accepted and written as JSON writes them. */
 function readId(file: string, obj: Record<string, unknown>, lineNo: number): string {
   const id = obj._id;
-  if (typeof id === 'string' && id.length > 0) return id;
+  if (typeof id === 'string' && normalizeId(id) !== '') return id;
   if (typeof id === 'number' && Number.isFinite(id)) return String(id);
   if (id === undefined) throw new InputError(file, lineNo, 'expected an "_id" field, found none');
   throw new InputError(file, lineNo, `expected "_id" to be a non-empty string, got ${quote(JSON.stringify(id))}`);
@@ -62,6 +62,7 @@ abstract class JsonlBuilder<Id extends string> {
   protected readonly indexOf = new Map<Id, number>();
   private readonly lines: number[] = [];
   private readonly emptyIds: string[] = [];
+  private readonly rewrites = new IdRewrites();
   private empty = 0;
 
   constructor(
@@ -76,7 +77,7 @@ abstract class JsonlBuilder<Id extends string> {
   line(raw: string, lineNo: number): void {
     if (raw.trim().length === 0) return;
     const obj = parseObject(this.file, raw, lineNo);
-    const id = this.mint(readId(this.file, obj, lineNo));
+    const id = this.mint(this.rewrites.take(readId(this.file, obj, lineNo)));
     const prev = this.indexOf.get(id);
     if (prev !== undefined)
       throw new InputError(this.file, lineNo, `duplicate ${this.noun.one} id ${quote(id)} (first on line ${this.lines[prev]})`);
@@ -91,7 +92,10 @@ abstract class JsonlBuilder<Id extends string> {
 
   protected checked(): Diagnostic[] {
     if (this.ids.length === 0) throw new InputError(this.file, undefined, `expected at least one ${this.noun.one}, found none`);
-    return this.empty > 0 ? [emptyTextWarning(this.file, this.noun.many, this.emptyIds, this.empty)] : [];
+    return [
+      ...this.rewrites.warning(this.file, this.noun.one),
+      ...(this.empty > 0 ? [emptyTextWarning(this.file, this.noun.many, this.emptyIds, this.empty)] : []),
+    ];
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import type { DocId, Qrels, QueryId } from '../types.ts';
 import { InputError, quote } from './errors.ts';
-import { asDocId, asQueryId } from './ids.ts';
+import { asDocId, asQueryId, normalizeId } from './ids.ts';
 import { readLines, type TextSource } from './lines.ts';
 import { QrelsBuilder, type ParseResult } from './trec.ts';
 
@@ -177,9 +177,9 @@ function judgmentFromJson(line: string, file: string, n: number): Judgment {
   const o = v as Record<string, unknown>;
   const id = (key: string): string => {
     const x = o[key];
-    if (typeof x === 'string' && x.length > 0 && !/\s/.test(x)) return x;
+    if (typeof x === 'string' && normalizeId(x) !== '') return normalizeId(x);
     if (typeof x === 'number' && Number.isFinite(x)) return String(x);
-    throw new InputError(file, n, `expected "${key}" to be an id without spaces, got ${quote(JSON.stringify(x) ?? 'nothing')}`);
+    throw new InputError(file, n, `expected "${key}" to be a non-empty id, got ${quote(JSON.stringify(x) ?? 'nothing')}`);
   };
   const grade = o.grade;
   if (typeof grade !== 'number' || !Number.isInteger(grade))

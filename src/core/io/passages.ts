@@ -23,7 +23,7 @@ import { errorMessage } from '../error-message.ts';
 import { grow } from '../grow.ts';
 import type { Corpus, Diagnostic, DocId, DocIndex, Run } from '../types.ts';
 import { InputError, quote } from './errors.ts';
-import { asDocId } from './ids.ts';
+import { asDocId, normalizeId } from './ids.ts';
 import type { TextSource } from './lines.ts';
 import { isGzip } from './lines.ts';
 import type { ParseResult } from './trec.ts';
@@ -360,7 +360,7 @@ function canonicalInt(buf: Uint8Array, start: number, end: number): number {
 
 /** `_id` as parseCorpus reads it: a non-empty string, or a finite number written as JSON writes it. */
 function readJsonId(file: string, v: unknown, lineNo: number): string {
-  if (typeof v === 'string' && v.length > 0) return v;
+  if (typeof v === 'string' && normalizeId(v) !== '') return normalizeId(v);
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (v === undefined) throw new InputError(file, lineNo, 'expected an "_id" field, found none');
   throw new InputError(file, lineNo, `expected "_id" to be a non-empty string, got ${quote(JSON.stringify(v))}`);
@@ -395,7 +395,7 @@ class PassageSink {
       const v = canonicalInt(buf, start, end);
       return v >= 0 && v >>> 3 < bits.length && (bits[v >>> 3]! & (1 << (v & 7))) !== 0 ? String(v) : undefined;
     }
-    const id = decodeShort(buf, start, end, this.decoder);
+    const id = normalizeId(decodeShort(buf, start, end, this.decoder));
     return this.keep.has(id) ? id : undefined;
   }
 

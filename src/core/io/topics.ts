@@ -24,7 +24,7 @@
 import type { Diagnostic, Queries, QueryId } from '../types.ts';
 import { QueriesBuilder } from './beir.ts';
 import { InputError, quote } from './errors.ts';
-import { asQueryId } from './ids.ts';
+import { asQueryId, IdRewrites } from './ids.ts';
 import { readLines, type TextSource } from './lines.ts';
 import type { ParseResult } from './trec.ts';
 
@@ -114,11 +114,14 @@ class TopicList {
   readonly warnings: Diagnostic[] = [];
   private readonly lines: number[] = [];
   private readonly emptyIds: string[] = [];
+  private readonly rewrites = new IdRewrites();
   private empty = 0;
 
   constructor(private readonly file: string) {}
 
-  add(id: string, text: string, lineNo: number, what = 'query'): void {
+  add(raw: string, text: string, lineNo: number, what = 'query'): void {
+    const id = this.rewrites.take(raw);
+    if (id === '') throw new InputError(this.file, lineNo, `expected a ${what} id, found only white space`);
     const qid = asQueryId(id);
     const prev = this.indexOf.get(qid);
     if (prev !== undefined)
@@ -132,7 +135,7 @@ class TopicList {
 
   finish(format: TopicsFormat): TopicsResult {
     if (this.ids.length === 0) throw new InputError(this.file, undefined, 'expected at least one topic, found none');
-    const warnings = [...this.warnings];
+    const warnings = [...this.warnings, ...this.rewrites.warning(this.file, 'query')];
     if (this.empty > 0) {
       const named = this.emptyIds.map((s) => quote(s)).join(', ') + (this.empty > this.emptyIds.length ? ', …' : '');
       warnings.push({

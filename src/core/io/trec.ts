@@ -5,7 +5,7 @@
  */
 import type { Diagnostic, DocId, Qrels, QueryId, RankedList, Run } from '../types.ts';
 import { InputError, quote } from './errors.ts';
-import { asDocId, asQueryId } from './ids.ts';
+import { asDocId, asQueryId, IdRewrites } from './ids.ts';
 import { readLineRanges, readLines, splitFields, type TextSource } from './lines.ts';
 
 /** `#`: a line starting with it is a comment (trec_eval 10.0). */
@@ -22,6 +22,20 @@ function parseGrade(s: string): number | undefined {
   return s.length > 0 && Number.isInteger(v) ? v : undefined;
 }
 
+/**
+ * A qrels line's fields. BEIR's qrels TSV separates them by tabs, so a line with a tab that splits into 3 or
+ * 4 fields on tabs (each trimmed) is read that way, and its ids may hold spaces (normalized by the reader);
+ * any other line splits on white space, as trec_eval reads it.
+ */
+export function qrelsFields(raw: string): string[] {
+  if (raw.includes('\t')) {
+    const byTab = raw.split('\t').map((x) => x.trim());
+    while (byTab.length > 0 && byTab[byTab.length - 1] === '') byTab.pop();
+    if ((byTab.length === 3 || byTab.length === 4) && byTab.every((x) => x !== '')) return byTab;
+  }
+  return splitFields(raw);
+}
+
 /** Incremental qrels parser: feed lines, then `finish()`. Accepts TREC 4-column and BEIR 3-column lines. */
 export class QrelsBuilder {
   private readonly byQuery = new Map<QueryId, Map<DocId, number>>();
@@ -30,12 +44,13 @@ export class QrelsBuilder {
   private columns: 3 | 4 | undefined;
   private sawContent = false;
   private duplicates = 0;
+  private readonly rewrites = new IdRewrites();
 
   constructor(private readonly file: string) {}
 
   line(raw: string, lineNo: number): void {
     if (raw.charCodeAt(0) === HASH) return;
-    const f = splitFields(raw);
+    const f = qrelsFields(raw);
     if (f.length === 0) return;
     const isFirst = !this.sawContent;
     this.sawContent = true;
@@ -57,8 +72,8 @@ export class QrelsBuilder {
     if (grade === undefined) {
       throw new InputError(this.file, lineNo, `expected an integer relevance grade in the last column, got ${quote(gradeField)}`);
     }
-    const qid = asQueryId(f[0]!);
-    const docid = asDocId(f[f.length - 2]!);
+    const qid = asQueryId(this.rewrites.take(f[0]!));
+    const docid = asDocId(this.rewrites.take(f[f.length - 2]!));
     let judged = this.byQuery.get(qid);
     if (!judged) this.byQuery.set(qid, (judged = new Map()));
     const prev = judged.get(docid);
@@ -80,6 +95,7 @@ export class QrelsBuilder {
   }
 
   finish(): ParseResult<Qrels> {
+    this.warnings.push(...this.rewrites.warning(this.file, 'query or document'));
     if (this.duplicates > 0) this.warnings.push(repeatedJudgmentsWarning(this.file, this.duplicates));
     if (this.byQuery.size === 0) throw new InputError(this.file, undefined, 'expected at least one judgment line, found none');
     return { value: { byQuery: this.byQuery }, warnings: this.warnings };

@@ -239,6 +239,23 @@ class Judgments {
 }
 
 /**
+ * True when the fields scanLine just found are separated by tabs in some gaps and not in others: a BEIR
+ * qrels TSV line whose ids hold spaces ("q a<TAB>doc one<TAB>1"), which only the text parser reads right.
+ */
+function tabbedWithSpaces(bytes: Uint8Array, count: number): boolean {
+  let tabbed = 0;
+  for (let f = 1; f < count; f++) {
+    for (let p = FIELD_END[f - 1]!; p < FIELD_START[f]!; p++) {
+      if (bytes[p] === 9) {
+        tabbed++;
+        break;
+      }
+    }
+  }
+  return tabbed > 0 && tabbed < count - 1;
+}
+
+/**
  * The judgment lines of a qrels file, in file order (parseQrelsBytes' first pass). Its own function: the
  * JIT compiles this loop on its own, and leaving it does not throw the compiled loop away.
  */
@@ -285,6 +302,7 @@ function readJudgments(bytes: Uint8Array): { cols: Judgments; lines: number; que
     const count = line.count;
     if (count === 0) continue;
     if (count !== 3 && count !== 4) return undefined;
+    if (tabbedWithSpaces(bytes, count)) return undefined; // BEIR TSV with spaces in ids: the text parser splits on tabs
     const first = !sawContent;
     sawContent = true;
     const grade = gradeOf(bytes, FIELD_START[count - 1]!, FIELD_END[count - 1]!);

@@ -92,7 +92,7 @@ describe('added judgments as files', () => {
 
   it('names the file and line of bad input', async () => {
     await expect(parseJudgments('{"qid":"1","docid":"a","grade":1}\n{"qid":"1","grade":1}\n', 'x.jsonl')).rejects.toThrow(
-      /x\.jsonl:2: expected "docid" to be an id without spaces, got "nothing"/,
+      /x\.jsonl:2: expected "docid" to be a non-empty id, got "nothing"/,
     );
     await expect(parseJudgments('{"qid":"1",\n', 'x.jsonl')).rejects.toThrow(/x\.jsonl:1: expected one JSON object per line/);
     await expect(parseJudgments('1 0 a high\n', 'x.qrels')).rejects.toThrow(/x\.qrels:1: expected an integer relevance grade/);
