@@ -28,7 +28,8 @@ import {
   type ByteQrels,
   type RangeResult,
 } from '../core/metrics/run-bytes.ts';
-import { openChunkReader, readFileBytes } from './files.ts';
+import type { TextSource } from '../core/io/lines.ts';
+import { fileSource, openChunkReader, readFileBytes } from './files.ts';
 
 /** Runs smaller than this are evaluated on one thread. */
 export const THREADED_MIN_BYTES = 8 << 20;
@@ -80,9 +81,9 @@ export type FilesEvaluation = {
       readonly fast: ByteEvalResult;
     }
   | {
-      /** The byte path declined: the text parsers must take these bytes (and report what is wrong). */
+      /** The byte path declined: the text parsers must read the run (and report what is wrong). */
       readonly fast: undefined;
-      readonly runBytes: Uint8Array;
+      readonly run: TextSource;
     }
 );
 
@@ -103,8 +104,8 @@ export async function evaluateFiles(
     // One thread: the run streams through a small buffer (evaluateChunks), never whole in memory.
     const qrelsBytes = await readQrels({ shared: false });
     const qrels = parseQrelsBytes(qrelsBytes);
-    const reader = openChunkReader(runPath);
-    if (qrels && reader) {
+    if (qrels) {
+      const reader = openChunkReader(runPath);
       let fast: ByteEvalResult | undefined;
       try {
         fast = evaluateChunks(qrels, reader.read, plan, opts);
@@ -112,8 +113,9 @@ export async function evaluateFiles(
         reader.close();
       }
       if (fast) return { qrelsBytes, qrels, fast, threads };
-    } else reader?.close();
-    return { qrelsBytes, fast: undefined, runBytes: await readFileBytes(runPath), threads };
+    }
+    // the text parser streams the file too, and stops at the line it refuses
+    return { qrelsBytes, fast: undefined, run: fileSource(runPath), threads };
   }
   // the worker boots while this thread reads the files
   const worker = threads === 2 ? new Worker(WORKER_URL) : undefined;
@@ -137,7 +139,7 @@ export async function evaluateFiles(
     const theirs = await other;
     const parts = mine && (cut === runBytes.length ? [mine] : theirs && [mine, theirs]);
     const fast = qrels && parts ? assembleRanges(qrels, plan, { ...options, ...(onQuery && { onQuery }) }, tag!, parts) : undefined;
-    return qrels && fast ? { qrelsBytes, qrels, fast, threads } : { qrelsBytes, fast: undefined, runBytes, threads };
+    return qrels && fast ? { qrelsBytes, qrels, fast, threads } : { qrelsBytes, fast: undefined, run: runBytes, threads };
   } finally {
     void worker?.terminate();
   }

@@ -4,11 +4,11 @@
  */
 import { errorMessage } from '../core/error-message.ts';
 import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { Gunzip } from 'fflate';
 import { join } from 'node:path';
 import type { Corpus, Diagnostic, Qrels, Queries } from '../core/types.ts';
-import { InputError } from '../core/io/errors.ts';
-import { isGzip, type TextSource } from '../core/io/lines.ts';
+import { InputError, isInputError } from '../core/io/errors.ts';
+import { inflationRefused, isGzip, lineTooLong, MAX_LINE_BYTES, type TextSource } from '../core/io/lines.ts';
 import type { ReadInto } from '../core/metrics/run-bytes.ts';
 import { parseCorpus, parseQueries } from '../core/io/beir.ts';
 import { parseQrels } from '../core/io/trec.ts';
@@ -49,17 +49,7 @@ export async function readFileBytes(path: string, opts: { shared?: boolean } = {
     checkFile(path);
     bytes = readFileSync(path);
   }
-  if (isGzip(bytes)) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch (e) {
-      throw new InputError(
-        path === '-' ? STDIN_NAME : path,
-        undefined,
-        `could not decompress (corrupt or truncated gzip): ${errorMessage(e)}`,
-      );
-    }
-  }
+  if (isGzip(bytes)) bytes = gunzipChecked(bytes, path === '-' ? STDIN_NAME : path);
   // A plain Uint8Array view, not a Buffer: the byte parsers' hot functions see one array map for qrels and
   // run (a Buffer here deoptimised them the moment the run's plain buffer arrived, then ran them polymorphic).
   if (!opts.shared) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -70,16 +60,13 @@ export async function readFileBytes(path: string, opts: { shared?: boolean } = {
 
 /**
  * A file read piece by piece into the caller's buffer (core/metrics/run-bytes.ts `evaluateChunks`), so a
- * big run never sits in memory whole. Undefined for gzip content (that is read whole and gunzipped).
+ * big run never sits in memory whole; gzip content is decompressed as it is read.
  */
-export function openChunkReader(path: string): { read: ReadInto; close(): void } | undefined {
+export function openChunkReader(path: string): { read: ReadInto; close(): void } {
   checkFile(path);
   const fd = openSync(path, 'r');
   const head = new Uint8Array(2);
-  if (isGzip(head.subarray(0, readSync(fd, head, 0, 2, 0)))) {
-    closeSync(fd);
-    return undefined;
-  }
+  if (isGzip(head.subarray(0, readSync(fd, head, 0, 2, 0)))) return { read: gunzipReader(fd, path), close: () => closeSync(fd) };
   let position = 0;
   return {
     read(into, offset, length) {
@@ -110,6 +97,119 @@ export function* fileChunks(path: string, chunkBytes = 1 << 20): Generator<Uint8
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Compressed bytes handed to the inflater at a time. Deflate expands at most ~1,032×, so one push yields at
+ * most ~16 MB even from a bomb, and the line limit is checked between pushes.
+ */
+const GZIP_INPUT_BYTES = 16 * 1024;
+
+const gunzipFailed = (file: string, e: unknown): InputError =>
+  new InputError(file, undefined, `could not decompress (corrupt or truncated gzip): ${errorMessage(e)}`);
+
+/**
+ * Gzip read from `fd` and decompressed as the caller reads (fflate's streaming inflater: synchronous, so
+ * `evaluateChunks` can pull from it), in bounded memory: what is decompressed waits only until it is read.
+ */
+function gunzipReader(fd: number, file: string): ReadInto {
+  const ready: Uint8Array[] = [];
+  let at = 0;
+  let position = 0;
+  let ended = false;
+  let inflated = 0;
+  const gz = new Gunzip((chunk) => {
+    inflated += chunk.length;
+    if (chunk.length > 0) ready.push(chunk);
+  });
+  return (into, offset, length) => {
+    while (ready.length === 0 && !ended) {
+      const input = new Uint8Array(GZIP_INPUT_BYTES);
+      const n = readSync(fd, input, 0, input.length, position);
+      position += n;
+      const bomb = inflationRefused(file, position, inflated);
+      if (bomb) throw bomb;
+      try {
+        if (n === 0) {
+          ended = true;
+          gz.push(new Uint8Array(0), true);
+        } else gz.push(input.subarray(0, n));
+      } catch (e) {
+        throw gunzipFailed(file, e);
+      }
+    }
+    const head = ready[0];
+    if (head === undefined) return 0;
+    const n = Math.min(length, head.length - at);
+    into.set(head.subarray(at, at + n), offset);
+    at += n;
+    if (at === head.length) {
+      ready.shift();
+      at = 0;
+    }
+    return n;
+  };
+}
+
+/**
+ * Gzip bytes decompressed whole, refused at the first line longer than MAX_LINE_BYTES as soon as it passes
+ * the limit: a decompression bomb (a gigabyte of zeros in a megabyte) stops after 1 MiB, not after the
+ * gigabyte.
+ */
+export function gunzipChecked(bytes: Uint8Array, file: string): Uint8Array {
+  const out: Uint8Array[] = [];
+  let total = 0;
+  let sinceBreak = 0;
+  const gz = new Gunzip((chunk) => {
+    if (chunk.length === 0) return;
+    const last = chunk.lastIndexOf(NL);
+    sinceBreak = last < 0 ? sinceBreak + chunk.length : chunk.length - last - 1;
+    out.push(chunk);
+    total += chunk.length;
+    if (sinceBreak > MAX_LINE_BYTES) throw new LineLimit();
+  });
+  try {
+    for (let i = 0; i < bytes.length; i += GZIP_INPUT_BYTES) {
+      gz.push(bytes.subarray(i, i + GZIP_INPUT_BYTES), false);
+      const bomb = inflationRefused(file, i + GZIP_INPUT_BYTES, total);
+      if (bomb) throw bomb;
+    }
+    gz.push(new Uint8Array(0), true);
+  } catch (e) {
+    if (isInputError(e)) throw e;
+    if (!(e instanceof LineLimit)) throw gunzipFailed(file, e);
+    let lineNo = 1;
+    for (const chunk of out) for (let p = chunk.indexOf(NL); p >= 0; p = chunk.indexOf(NL, p + 1)) lineNo++;
+    throw lineTooLong(file, lineNo, new TextDecoder().decode(slice(out, total - sinceBreak, 240)));
+  }
+  const whole = new Uint8Array(total);
+  let p = 0;
+  for (const chunk of out) {
+    whole.set(chunk, p);
+    p += chunk.length;
+  }
+  return whole;
+}
+
+const NL = 10;
+class LineLimit extends Error {}
+
+/** Up to `length` bytes from offset `from` of the chunks taken as one. */
+function slice(chunks: readonly Uint8Array[], from: number, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let filled = 0;
+  for (const chunk of chunks) {
+    if (from >= chunk.length) {
+      from -= chunk.length;
+      continue;
+    }
+    const part = chunk.subarray(from, from + length - filled);
+    out.set(part, filled);
+    filled += part.length;
+    from = 0;
+    if (filled === length) break;
+  }
+  return out.subarray(0, filled);
 }
 
 /** First existing of `name` and `name.gz` inside `dir`. */

@@ -150,7 +150,7 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
       } else {
         // the validating text parsers: exact messages (file:line) for bad input, and the rare files the byte path declines
         const qrels = layered ?? (await parseQrels(files.qrelsBytes, qrelsPath));
-        const run = await parseRun(files.runBytes, runName);
+        const run = await parseRun(files.run, runName);
         if (![...run.value.byQuery.keys()].some((q) => qrels.value.byQuery.has(q))) {
           throw new InputError(
             runName,

@@ -6,7 +6,7 @@
 
 /** Anything a file can be read from: whole text, whole bytes, or a stream of byte chunks. */
 import { errorMessage } from '../error-message.ts';
-import { InputError, isInputError } from './errors.ts';
+import { InputError, isInputError, quote } from './errors.ts';
 
 export type TextSource = string | Uint8Array | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStream<Uint8Array>;
 
@@ -17,6 +17,51 @@ export type LineHandler = (line: string, lineNo: number) => void;
  * place without allocating a string per line.
  */
 export type LineRangeHandler = (text: string, start: number, end: number, lineNo: number) => void;
+
+/**
+ * No line of any file fliplab reads is this long (a run or qrels line is under 200 bytes, a long passage a
+ * few KB): a longer one is refused at its line as soon as it passes the limit, never read whole into memory.
+ * That is what stops a file with no line break (binary, or a decompression bomb of zeros) in bounded memory.
+ */
+export const MAX_LINE_BYTES = 1 << 20;
+/** MAX_LINE_BYTES in UTF-16 code units, as the text splitter counts (a char is at least one byte). */
+const MAX_LINE_CHARS = MAX_LINE_BYTES;
+
+/** The InputError for a line past MAX_LINE_BYTES, with its start quoted. */
+export function lineTooLong(file: string, lineNo: number, head: string): InputError {
+  return new InputError(file, lineNo, `expected a line break within 1 MiB, found none; the line starts ${quote(head)}`);
+}
+
+/**
+ * Decompression bombs: text compresses about 3–10× with deflate; a gigabyte of zeros, or one valid line
+ * repeated, compresses a thousandfold. Output past INFLATE_FREE_BYTES that is more than INFLATE_RATIO_MAX
+ * times its compressed size is refused (a zip member on its declared sizes before it is inflated; a gzip
+ * stream as it inflates), so memory stays bounded by what was read.
+ */
+export const INFLATE_RATIO_MAX = 100;
+export const INFLATE_FREE_BYTES = 16 * 1024 * 1024;
+
+/** The InputError for a bomb, or undefined when `inflated` bytes from `compressed` are plausible. */
+export function inflationRefused(file: string, compressed: number, inflated: number): InputError | undefined {
+  if (inflated <= INFLATE_FREE_BYTES || inflated <= INFLATE_RATIO_MAX * compressed) return undefined;
+  const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MiB`;
+  return new InputError(
+    file,
+    undefined,
+    `refused as a decompression bomb: it inflates past ${mb(inflated)} from ${mb(compressed)} (over ${INFLATE_RATIO_MAX}×; ` +
+      'text compresses about 3–10×)',
+  );
+}
+
+/** A line past MAX_LINE_BYTES, before the file's name is known (readLineRanges adds it). */
+class LineTooLong extends Error {
+  constructor(
+    readonly lineNo: number,
+    readonly head: string,
+  ) {
+    super(`line ${lineNo} is longer than 1 MiB`);
+  }
+}
 
 /** Splits a stream of text chunks into lines; keeps the partial tail between chunks. */
 export class LineSplitter {
@@ -41,6 +86,7 @@ export class LineSplitter {
       start = nl + 1;
     }
     this.tail = start === 0 ? text : text.slice(start);
+    if (this.tail.length > MAX_LINE_CHARS) throw new LineTooLong(this.lineNo + 1, this.tail.slice(0, 240));
   }
 
   /** Flush a final line without a trailing newline. */
@@ -74,13 +120,19 @@ async function* iterate(source: Exclude<TextSource, string>): AsyncGenerator<Uin
     yield source;
   } else if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
     const reader = (source as ReadableStream<Uint8Array>).getReader();
+    let done = false;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield value;
+        const r = await reader.read();
+        if (r.done) {
+          done = true;
+          return;
+        }
+        yield r.value;
       }
     } finally {
+      // stopped early: cancel the stream, so its source stops producing (and its buffers can go)
+      if (!done) await reader.cancel().catch(() => undefined);
       reader.releaseLock();
     }
   } else {
@@ -88,25 +140,47 @@ async function* iterate(source: Exclude<TextSource, string>): AsyncGenerator<Uin
   }
 }
 
-/** Decompress a gzip byte stream with the platform's DecompressionStream. */
-async function* gunzip(head: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+/**
+ * Decompress a gzip byte stream with the platform's DecompressionStream, refusing a bomb as it inflates
+ * (inflationRefused). A consumer that stops early (a refused line) cancels the stream and the input, so
+ * nothing goes on inflating, or holding memory, behind it.
+ */
+async function* gunzip(head: Uint8Array, rest: AsyncIterator<Uint8Array>, file: string): AsyncGenerator<Uint8Array> {
   const ds = new DecompressionStream('gzip');
   const writer = ds.writable.getWriter();
+  let compressed = 0;
+  let stopped = false;
   const pump = (async () => {
     try {
+      compressed += head.length;
       await writer.write(head as Uint8Array<ArrayBuffer>);
-      for (;;) {
+      while (!stopped) {
         const r = await rest.next();
         if (r.done) break;
+        compressed += r.value.length;
         await writer.write(r.value as Uint8Array<ArrayBuffer>);
       }
-      await writer.close();
+      if (!stopped) await writer.close();
     } catch (e) {
       await writer.abort(e).catch(() => undefined);
     }
   })();
-  yield* iterate(ds.readable as ReadableStream<Uint8Array>);
-  await pump;
+  let inflated = 0;
+  try {
+    for await (const chunk of iterate(ds.readable as ReadableStream<Uint8Array>)) {
+      inflated += chunk.length;
+      const bomb = inflationRefused(file, compressed, inflated);
+      if (bomb) throw bomb;
+      yield chunk;
+    }
+    await pump;
+  } finally {
+    if (!stopped) {
+      stopped = true;
+      await writer.abort(new Error('stopped')).catch(() => undefined);
+      await rest.return?.();
+    }
+  }
 }
 
 /**
@@ -121,15 +195,16 @@ export async function readLines(source: TextSource, onLine: LineHandler, file = 
 export async function readLineRanges(source: TextSource, onRange: LineRangeHandler, file = '<input>'): Promise<number> {
   const state = { gzip: false };
   try {
-    return await readAllLines(source, onRange, state);
+    return await readAllLines(source, onRange, state, file);
   } catch (e) {
     if (isInputError(e)) throw e;
+    if (e instanceof LineTooLong) throw lineTooLong(file, e.lineNo, e.head);
     const what = state.gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
     throw new InputError(file, undefined, `${what}: ${errorMessage(e)}`);
   }
 }
 
-async function readAllLines(source: TextSource, onRange: LineRangeHandler, state: { gzip: boolean }): Promise<number> {
+async function readAllLines(source: TextSource, onRange: LineRangeHandler, state: { gzip: boolean }, file: string): Promise<number> {
   const splitter = new LineSplitter(onRange);
   if (typeof source === 'string') {
     for (let i = 0; i < source.length; i += TEXT_PIECE_CHARS) splitter.push(source.slice(i, i + TEXT_PIECE_CHARS));
@@ -141,7 +216,7 @@ async function readAllLines(source: TextSource, onRange: LineRangeHandler, state
   while (!first.done && first.value.length === 0) first = await it.next();
   if (first.done) return 0;
   state.gzip = isGzip(first.value);
-  const bytes = state.gzip ? gunzip(first.value, it) : prepend(first.value, it);
+  const bytes = state.gzip ? gunzip(first.value, it, file) : prepend(first.value, it);
   const decoder = new TextDecoder('utf-8', { fatal: false });
   for await (const chunk of bytes) {
     for (let i = 0; i < chunk.length; i += TEXT_PIECE_CHARS) {
@@ -167,7 +242,7 @@ export async function* byteChunks(source: TextSource, file: string): AsyncGenera
   while (!first.done && first.value.length === 0) first = await it.next();
   if (first.done) return;
   const gzip = isGzip(first.value);
-  const bytes = gzip ? gunzip(first.value, it) : prepend(first.value, it);
+  const bytes = gzip ? gunzip(first.value, it, file) : prepend(first.value, it);
   for (;;) {
     let r: IteratorResult<Uint8Array>;
     try {
@@ -182,11 +257,19 @@ export async function* byteChunks(source: TextSource, file: string): AsyncGenera
 }
 
 async function* prepend(head: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
-  yield head;
-  for (;;) {
-    const r = await rest.next();
-    if (r.done) return;
-    yield r.value;
+  let done = false;
+  try {
+    yield head;
+    for (;;) {
+      const r = await rest.next();
+      if (r.done) {
+        done = true;
+        return;
+      }
+      yield r.value;
+    }
+  } finally {
+    if (!done) await rest.return?.(); // stopped early: let the source go
   }
 }
 

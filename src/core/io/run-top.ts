@@ -18,7 +18,7 @@ import { grow } from '../grow.ts';
 import { FNV_OFFSET, FNV_PRIME, hashBytes, SCORE, scoreBytes } from '../metrics/byte-input.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, asQueryId } from './ids.ts';
-import { byteChunks, type TextSource } from './lines.ts';
+import { byteChunks, lineTooLong, MAX_LINE_BYTES, type TextSource } from './lines.ts';
 import { extraColumnsWarning, otherTagsWarning, parseRun, type ParseResult } from './trec.ts';
 
 /** One query of a kept run: its first documents, and what the cut would otherwise lose. */
@@ -72,8 +72,6 @@ export class ScatteredRunError extends Error {
 }
 
 const NL = 10;
-/** Longer than any run line: a file with no line break this far into it is not a run. */
-const MAX_LINE_BYTES = 1 << 20;
 const HASH = 0x23;
 /** Byte classes for the field scan: 0 a field's byte, 1 whitespace (trec.ts's isSpace), 2 the newline. */
 const CLASS = new Uint8Array(256);
@@ -184,7 +182,7 @@ export class RunTopReader {
       // not after it has been read whole into memory.
       if (this.filled > MAX_LINE_BYTES) {
         const head = utf8.decode(this.buf.subarray(0, 240));
-        throw new InputError(this.file, this.lineNo + 1, `expected a TREC run line, got ${quote(head)} and no line break in 1 MiB`);
+        throw lineTooLong(this.file, this.lineNo + 1, head);
       }
       return;
     }

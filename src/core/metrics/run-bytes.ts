@@ -17,6 +17,7 @@
 import type { QueryId } from '../types.ts';
 import { grow } from '../grow.ts';
 import { asQueryId } from '../io/ids.ts';
+import { MAX_LINE_BYTES } from '../io/lines.ts';
 import {
   compareBytes,
   decode,
@@ -498,6 +499,8 @@ export function evaluateChunks(
     let cut = filled;
     if (!eof) {
       const complete = buf.lastIndexOf(NL, filled - 1) + 1;
+      // a line past the limit: the text parser refuses it at its line, reading no further
+      if (filled - complete > MAX_LINE_BYTES) return undefined;
       cut = complete > 0 ? lastQueryStart(buf, complete) : 0;
       if (cut === 0) {
         // one query (or one line) fills the buffer: make room for the rest of it

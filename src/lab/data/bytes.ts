@@ -4,8 +4,8 @@
  * path-name helpers. Web-standard APIs only: runs in a worker and in Node.
  */
 import { errorMessage } from '../../core/error-message.ts';
-import { InputError } from '../../core/io/errors.ts';
-import { isGzip } from '../../core/io/lines.ts';
+import { InputError, isInputError } from '../../core/io/errors.ts';
+import { inflationRefused, isGzip } from '../../core/io/lines.ts';
 import type { CollectionFile } from './types.ts';
 
 /** A file larger than this is handed over as a Blob (streamed where the reader streams), not read into memory. */
@@ -39,8 +39,28 @@ function gunzipStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
 export async function maybeGunzip(bytes: Uint8Array, file: string): Promise<Uint8Array> {
   if (!isGzip(bytes)) return bytes;
   try {
-    return new Uint8Array(await new Response(gunzipStream(bytes)).arrayBuffer());
+    const parts: Uint8Array[] = [];
+    let inflated = 0;
+    const reader = gunzipStream(bytes).getReader();
+    try {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        inflated += r.value.length;
+        const bomb = inflationRefused(file, bytes.length, inflated);
+        if (bomb) throw bomb;
+        parts.push(r.value);
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+    const whole = new Uint8Array(inflated);
+    let at = 0;
+    for (const part of parts) {
+      whole.set(part, at);
+      at += part.length;
+    }
+    return whole;
   } catch (e) {
+    if (isInputError(e)) throw e;
     throw new InputError(file, undefined, `could not decompress (corrupt or truncated gzip): ${errorMessage(e)}`);
   }
 }

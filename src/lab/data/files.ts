@@ -23,8 +23,9 @@
 import { errorMessage } from '../../core/error-message.ts';
 import { unzipSync } from 'fflate';
 import type { Diagnostic } from '../../core/types.ts';
-import { InputError } from '../../core/io/errors.ts';
-import { splitFields } from '../../core/io/lines.ts';
+import { InputError, isInputError } from '../../core/io/errors.ts';
+import { inflationRefused, splitFields } from '../../core/io/lines.ts';
+import { qrelsFields } from '../../core/io/trec.ts';
 import { baseName, extensionOf, headLines, logicalName, normalizePath, wholeFile, withoutExtension } from './bytes.ts';
 import { aliasesFor, csvHeader, pickField } from './custom.ts';
 import { isParquet, parquetColumns, QRELS_PARQUET_COLUMNS } from './parquet.ts';
@@ -71,8 +72,17 @@ export function expandArchives(files: readonly CollectionFile[], depth = 0): Col
     if (depth >= MAX_ZIP_DEPTH) throw new InputError(path, undefined, 'expected at most two levels of nested .zip archives');
     let entries: Record<string, Uint8Array>;
     try {
-      entries = unzipSync(f.bytes);
+      // each member is judged on the sizes the archive declares before it is inflated (fflate inflates into
+      // a buffer of the declared size, so a member that lies about it cannot grow past it)
+      entries = unzipSync(f.bytes, {
+        filter: (m) => {
+          const bomb = inflationRefused(`${path}/${m.name}`, m.size, m.originalSize);
+          if (bomb) throw bomb;
+          return true;
+        },
+      });
     } catch (e) {
+      if (isInputError(e)) throw e;
       throw new InputError(path, undefined, `could not read the .zip archive: ${errorMessage(e)}`);
     }
     const inner = Object.entries(entries)
@@ -115,11 +125,12 @@ function lineShape(line: string): Shape {
   const f = splitFields(line);
   const isInt = (s: string | undefined): boolean => s !== undefined && /^[+-]?\d+(\.0+)?$/.test(s);
   if (f.length >= 6 && isInt(f[3]) && Number.isFinite(Number(f[4]))) return 'run';
-  if (f.length === 4 && isInt(f[3])) return 'qrels';
-  if (f.length === 3 && isInt(f[2])) return 'qrels';
-  if (f.length === 3 && /^query[-_]?id$/i.test(f[0]!)) return 'qrels-header';
+  const q = qrelsFields(line); // BEIR's TSV: ids may hold spaces
+  if (q.length === 4 && isInt(q[3])) return 'qrels';
+  if (q.length === 3 && isInt(q[2])) return 'qrels';
+  if (q.length === 3 && /^query[-_]?id$/i.test(q[0]!)) return 'qrels-header';
   const tab = line.indexOf('\t');
-  if (tab > 0 && !/\s/.test(line.slice(0, tab))) return 'pair';
+  if (tab > 0 && line.slice(0, tab).trim() !== '') return 'pair';
   return 'other';
 }
 

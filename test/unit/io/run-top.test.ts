@@ -308,7 +308,7 @@ describe('bad input at scale', () => {
     }
     const e = await inputError(readRunTop(() => oneLine(), 'blob.bin', { depth: 100 }));
     expect(e.line).toBe(1);
-    expect(e.reason).toMatch(/no line break in 1 MiB/);
+    expect(e.reason).toMatch(/expected a line break within 1 MiB, found none/);
     expect(served).toBeLessThanOrEqual(2);
   });
 });
