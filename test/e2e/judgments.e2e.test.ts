@@ -220,4 +220,59 @@ describe('judgment holes', () => {
       await context.close();
     }
   }, 180_000);
+
+  it('two tabs judge different passages: each shows both at once, and both are kept', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const a = await context.newPage();
+    const b = await context.newPage();
+    const focusedRow = (p: Page) => p.evaluate(() => document.activeElement?.closest('tr')?.getAttribute('data-doc') ?? null);
+    const says = (p: Page, n: number) =>
+      expect
+        .poll(() => p.getByTestId('headline').textContent(), { timeout: 15_000 })
+        .toMatch(new RegExp(`With ${n} judgments? you added\\.`));
+    try {
+      await a.goto(server.url);
+      await a.getByTestId('pick-files').setInputFiles([files.qrels, files.bm25, files.other]);
+      await expect.poll(() => analysisRuns(a), { timeout: 60_000 }).toBe('Anserini,holey');
+      // The second tab opens the same collection from the browser's storage, by the first tab's address.
+      await expect.poll(() => a.evaluate(() => location.hash), { timeout: 10_000 }).toMatch(/c=/);
+      await b.goto(a.url());
+      await expect.poll(() => analysisRuns(b), { timeout: 60_000 }).toBe('Anserini,holey');
+
+      // A judges; B, not reloaded, shows it.
+      await a.getByTestId('next-hole').click();
+      await expect.poll(() => focusedRow(a), { timeout: 10_000 }).toMatch(/^new-\d+-\d$/);
+      const first = (await focusedRow(a))!;
+      await a.keyboard.press('0');
+      await says(a, 1);
+      await says(b, 1);
+
+      // Both judge at the same moment, different passages: neither write loses the other.
+      await a.getByTestId('next-hole').click();
+      await b.getByTestId('next-hole').click();
+      await expect.poll(() => focusedRow(b), { timeout: 10_000 }).toMatch(/^new-\d+-\d$/);
+      const second = (await focusedRow(b))!;
+      expect(second).not.toBe(first);
+      await expect.poll(() => focusedRow(a), { timeout: 10_000 }).toBe(second);
+      await b.keyboard.press('n');
+      await expect.poll(() => focusedRow(b), { timeout: 10_000 }).not.toBe(second);
+      const third = (await focusedRow(b))!;
+      await Promise.all([a.keyboard.press('0'), b.keyboard.press('2')]);
+      await says(a, 3);
+      await says(b, 3);
+
+      // After a reload of both, all three are kept, in both.
+      await Promise.all([a.reload(), b.reload()]);
+      await says(a, 3);
+      await says(b, 3);
+      const lines = (text: string) => text.trim().split('\n').sort();
+      const fromA = await saveDownload(a, () => a.getByTestId('export-judgments-qrels').click());
+      const fromB = await saveDownload(b, () => b.getByTestId('export-judgments-qrels').click());
+      const qid = (doc: string) => doc.split('-')[1]!;
+      expect(lines(fromA)).toEqual([`${qid(first)} 0 ${first} 0`, `${qid(second)} 0 ${second} 0`, `${qid(third)} 0 ${third} 2`].sort());
+      expect(lines(fromB)).toEqual(lines(fromA));
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
 });

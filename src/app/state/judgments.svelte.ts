@@ -17,13 +17,14 @@ import {
 } from '../../core/io/judgments.ts';
 import { asDocId, asQueryId } from '../../core/io/ids.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
-import { JudgmentStore } from '../../store/judgments.ts';
+import { applyEdits, JudgmentStore, judgmentsOfPairs, pairsOf, type JudgmentEdit } from '../../store/judgments.ts';
+import { tabChannel, type TabChannel } from './tabs.ts';
 import { withStore } from '../../store/with-store.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { Lab } from './lab.svelte.ts';
 
 /** The layer as the lab keeps it (IndexedDB; component tests pass their own). */
-export type JudgmentsAccess = <T>(use: (store: Pick<JudgmentStore, 'get' | 'put'>) => Promise<T>) => Promise<T>;
+export type JudgmentsAccess = <T>(use: (store: Pick<JudgmentStore, 'get' | 'update'>) => Promise<T>) => Promise<T>;
 
 const indexedDbJudgments: JudgmentsAccess = (use) => withStore(() => JudgmentStore.open(), use);
 
@@ -62,9 +63,14 @@ export class Judgments {
   readonly #lab: Lab;
   readonly #access: JudgmentsAccess;
   readonly #stop: () => void;
-  /** Earlier layers, for undo (this session only). */
-  #undo: (readonly Judgment[])[] = [];
+  /** For undo (this session only): the edits that take back each change, last change last. */
+  #undo: (readonly JudgmentEdit[])[] = [];
+  /** Edits shown already and not yet stored: applied again over what the store gives back. */
+  #pending: (readonly JudgmentEdit[])[] = [];
+  /** This tab's writes, one after another (each reads the layer the previous one left). */
+  #writes: Promise<void> = Promise.resolve();
   #restoredFor: string | null = null;
+  readonly #tabs: TabChannel;
 
   constructor(lab: Lab, access: JudgmentsAccess = indexedDbJudgments) {
     this.#lab = lab;
@@ -74,6 +80,10 @@ export class Judgments {
     } catch {
       // no storage: the assessor is asked again next time
     }
+    // Another tab changed this collection's layer: read it back (the writer stored it before telling).
+    this.#tabs = tabChannel((m) => {
+      if (m.kind === 'judgments' && m.collectionId === lab.collectionId) void this.#reload(m.collectionId);
+    });
     this.#stop = $effect.root(() => {
       // A newly opened collection: its kept layer comes back (and is applied) before anything is judged.
       $effect(() => {
@@ -135,6 +145,24 @@ export class Judgments {
     }
   }
 
+  /** The layer as stored now (another tab wrote it), with this tab's edits still on their way over it. */
+  async #reload(id: string): Promise<void> {
+    try {
+      const stored = await this.#access((s) => s.get(id));
+      if (this.#lab.collectionId !== id) return;
+      await this.#show(applyEdits(stored, this.#pending.flat()));
+    } catch (e) {
+      this.error = `Could not read the judgments another tab added: ${errorText(errorInfo(e))}`;
+    }
+  }
+
+  /** Show a layer and have every number recompute with it (nothing when it is the one shown). */
+  async #show(layer: readonly Judgment[]): Promise<void> {
+    if (sameLayer(layer, this.list)) return;
+    this.list = layer;
+    await this.#lab.setJudgments(layer, distinctPairs(layer));
+  }
+
   setAssessor(name: string): void {
     this.assessor = name.trim();
     try {
@@ -154,7 +182,17 @@ export class Judgments {
       // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a timestamp, not state
       time: new Date().toISOString(),
     };
-    await this.#replace([...this.list, j]);
+    await this.#edit([{ add: [j] }], this.#inverse([[j.qid, j.docid]]));
+  }
+
+  /** The judgments of these pairs in the layer shown, in order. */
+  #judgmentsOf(pairs: readonly (readonly [string, string])[]): Judgment[] {
+    return judgmentsOfPairs(this.list, pairs);
+  }
+
+  /** The edits that bring these pairs back to what they are now. */
+  #inverse(pairs: readonly (readonly [string, string])[]): JudgmentEdit[] {
+    return [{ drop: pairs }, { add: this.#judgmentsOf(pairs) }];
   }
 
   /**
@@ -162,8 +200,14 @@ export class Judgments {
    * judgment kept.
    */
   async undo(): Promise<void> {
-    const previous = this.#undo.pop() ?? (this.list.length > 0 ? this.list.slice(0, -1) : undefined);
-    if (previous !== undefined) await this.#replace(previous, false);
+    let edits = this.#undo.pop();
+    const last = this.list.at(-1);
+    if (edits === undefined && last !== undefined) {
+      // after a reload: the last judgment kept goes, its pair's earlier judgments stay
+      const pair = [last.qid, last.docid] as const;
+      edits = [{ drop: [pair] }, { add: this.#judgmentsOf([pair]).slice(0, -1) }];
+    }
+    if (edits !== undefined) await this.#edit(edits, null);
   }
 
   get canUndo(): boolean {
@@ -172,12 +216,14 @@ export class Judgments {
 
   /** Forget every added judgment of this collection (undo brings them back during this session). */
   async clear(): Promise<void> {
-    await this.#replace([]);
+    // the pairs this tab shows (another tab's judgment that has not reached it yet is not cleared unseen)
+    const pairs = pairsOf(this.list);
+    await this.#edit([{ drop: pairs }], [{ add: this.list }]);
   }
 
   /** Remove every judgment of one pair. */
   async remove(qid: string, docId: string): Promise<void> {
-    await this.#replace(this.list.filter((j) => j.qid !== qid || j.docid !== docId));
+    await this.#edit([{ drop: [[qid, docId]] }], [{ add: this.#judgmentsOf([[qid, docId]]) }]);
   }
 
   /**
@@ -193,7 +239,8 @@ export class Judgments {
       const merged = mergeQrels(sources.map((s) => ({ name: s.name, qrels: judgmentsToQrels(s.judgments) })));
       this.conflicts = merged.conflicts;
       const imported = sources.slice(1).flatMap((s) => s.judgments);
-      await this.#replace([...this.list, ...imported]);
+      const pairs = pairsOf(imported);
+      await this.#edit([{ add: imported }], this.#inverse(pairs));
       const files_ = files.map((f) => f.path).join(', ');
       this.importNote =
         `Imported ${imported.length.toLocaleString('en-US')} judgment${imported.length === 1 ? '' : 's'} from ${files_}` +
@@ -215,23 +262,48 @@ export class Judgments {
     return formatJudgmentsJsonl(this.list, collection);
   }
 
-  async #replace(next: readonly Judgment[], remember = true): Promise<void> {
+  /**
+   * Change the layer: shown at once, then applied to the layer as stored (store/judgments.ts `update`: other
+   * tabs' judgments stay), then the other tabs are told. `undo`: the edits that take this change back.
+   */
+  async #edit(edits: readonly JudgmentEdit[], undo: readonly JudgmentEdit[] | null): Promise<void> {
     const id = this.#lab.collectionId;
     if (id === null) return;
-    if (remember) this.#undo.push(this.list);
-    this.list = next;
-    try {
-      await this.#lab.setJudgments(next, distinctPairs(next));
-      await this.#access((s) => s.put(id, next));
-      this.error = null;
-    } catch (e) {
-      this.error = `Could not keep the judgments: ${errorText(errorInfo(e))}`;
-    }
+    if (undo !== null) this.#undo.push(undo);
+    this.#pending.push(edits);
+    const shown = this.#show(applyEdits(this.list, edits));
+    const write = this.#writes.then(async () => {
+      try {
+        const stored = await this.#access((s) => s.update(id, edits));
+        this.#pending.splice(this.#pending.indexOf(edits), 1);
+        if (this.#lab.collectionId !== id) return;
+        await shown;
+        await this.#show(applyEdits(stored, this.#pending.flat()));
+        this.#tabs.post({ kind: 'judgments', collectionId: id });
+        this.error = null;
+      } catch (e) {
+        this.#pending.splice(this.#pending.indexOf(edits), 1);
+        this.error = `Could not keep the judgments: ${errorText(errorInfo(e))}`;
+      }
+    });
+    this.#writes = write;
+    await write;
   }
 
   dispose(): void {
     this.#stop();
+    this.#tabs.close();
   }
+}
+
+/** Same judgments in the same order (a layer another tab wrote may be the one shown already). */
+function sameLayer(a: readonly Judgment[], b: readonly Judgment[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  return a.every((j, i) => {
+    const k = b[i]!;
+    return j.qid === k.qid && j.docid === k.docid && j.grade === k.grade && j.time === k.time && j.assessor === k.assessor;
+  });
 }
 
 function distinctPairs(list: readonly Judgment[]): number {
