@@ -1,0 +1,224 @@
+/**
+ * Hostile and awkward files in the lab (the production build in Debian's chromium):
+ * - a zip bomb (one corpus.jsonl of 1 GiB of zeros in about 1 MB) offered as a collection is refused in
+ *   seconds, the page answering all along, and the browser's memory comes back;
+ * - a folder corpus whose file names hold spaces: a run exported from the lab imports back with the same
+ *   numbers, and `fliplab eval` reads it.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createWriteStream } from 'node:fs';
+import { createGzip } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import { launchChromium } from './browser.ts';
+import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
+
+let work: string;
+let server: HubServer;
+let browser: Browser;
+
+/**
+ * A zip holding one member, `name`, of `mib` MiB of zeros deflated: the deflate stream and its CRC-32 are
+ * taken from Node's gzip (a gzip file is a 10-byte header, raw deflate, CRC-32 and size), and the zip's
+ * headers written around them.
+ */
+async function zipBomb(path: string, name: string, mib: number): Promise<void> {
+  const gz = `${path}.gz`;
+  const zeros = Buffer.alloc(1 << 20);
+  await pipeline(
+    Readable.from(
+      (function* () {
+        for (let i = 0; i < mib; i++) yield zeros;
+      })(),
+    ),
+    createGzip({ level: 9 }),
+    createWriteStream(gz),
+  );
+  const g = readFileSync(gz);
+  const deflated = g.subarray(10, g.length - 8);
+  const crc = g.readUInt32LE(g.length - 8);
+  const size = mib * (1 << 20);
+  const file = Buffer.from(name);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(8, 8); // deflate
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(deflated.length, 18);
+  local.writeUInt32LE(size >>> 0, 22);
+  local.writeUInt16LE(file.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(deflated.length, 20);
+  central.writeUInt32LE(size >>> 0, 24);
+  central.writeUInt16LE(file.length, 28);
+  const cdOffset = local.length + file.length + deflated.length;
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + file.length, 12);
+  end.writeUInt32LE(cdOffset, 16);
+  await writeFile(path, Buffer.concat([local, file, deflated, central, file, end]));
+  await rm(gz);
+}
+
+/** Resident memory of this process's Chromium children, in MB (Linux /proc). */
+function browserRssMB(): number {
+  const parent = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(entry), Number(fields[1]));
+      rss.set(Number(entry), (Number(fields[21]) * 4096) / (1 << 20));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const [pid, mb] of rss) if (ours(pid)) total += mb;
+  return total;
+}
+
+/** Start counting the page's longest pause: a timer due every 10 ms, and the largest gap between its ticks. */
+async function watchPauses(p: Page): Promise<() => Promise<number>> {
+  await p.evaluate(() => {
+    const w = window as unknown as { __maxGap: number; __last: number };
+    w.__maxGap = 0;
+    w.__last = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      w.__maxGap = Math.max(w.__maxGap, now - w.__last);
+      w.__last = now;
+    }, 10);
+  });
+  return () => p.evaluate(() => (window as unknown as { __maxGap: number }).__maxGap);
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'fliplab-nothing-lost-e2e-'));
+  await zipBomb(join(work, 'bomb.zip'), 'corpus.jsonl', 1024);
+  const dist = join(work, 'dist');
+  await buildApp(dist);
+  server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
+  browser = await launchChromium({ webgpu: false });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('hostile files', () => {
+  it('a 1 GiB zip bomb is refused within 5 s, the page answering throughout, and its memory is given back', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const p = await context.newPage();
+    try {
+      await p.goto(server.url);
+      await p.getByTestId('demo').click();
+      await expect.poll(() => p.getByTestId('headline').count(), { timeout: 30_000 }).toBe(1);
+      const before = browserRssMB();
+      const longestPause = await watchPauses(p);
+      const started = Date.now();
+      await p.getByTestId('pick-files').setInputFiles(join(work, 'bomb.zip'));
+      await expect
+        .poll(() => p.getByTestId('collection-error').textContent(), { timeout: 5_000 })
+        .toMatch(/bomb\.zip\/corpus\.jsonl.*refused as a decompression bomb/s);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await longestPause()).toBeLessThan(100);
+      // What was open stays open and usable: the demo's analysis is still there.
+      expect(await p.getByTestId('headline').count()).toBe(1);
+      expect(await p.getByTestId('pick-files').isEnabled()).toBe(true);
+      // The memory comes back (a collected heap; give the browser a moment).
+      const cdp = await context.newCDPSession(p);
+      await cdp.send('HeapProfiler.collectGarbage');
+      await expect.poll(() => browserRssMB() - before, { timeout: 20_000, interval: 500 }).toBeLessThan(200);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
+
+describe('ids with spaces', () => {
+  it('a folder corpus with spaces in its file names: an exported run imports back with the same numbers', async () => {
+    const folder = join(work, 'my notes');
+    await mkdir(join(folder, 'qrels'), { recursive: true });
+    const docs: Record<string, string> = {
+      'week 1 intro': 'Retrieval evaluation starts from queries, documents and relevance judgments.',
+      'week 2 notes': 'BM25 ranks documents by term frequency, inverse document frequency and length.',
+      'week 3 dense': 'Dense retrievers encode queries and documents into vectors and rank by similarity.',
+      'week 4 flips': 'A negative flip is a query the old retriever served and the new one fails.',
+      'reading list': 'Papers on query performance, pooling bias and test collection reuse.',
+    };
+    for (const [id, text] of Object.entries(docs)) await writeFile(join(folder, `${id}.md`), `# ${id}\n\n${text}\n`);
+    await writeFile(
+      join(folder, 'queries.jsonl'),
+      ['how does bm25 rank documents', 'what is a negative flip', 'dense vectors similarity', 'relevance judgments pooling']
+        .map((text, i) => JSON.stringify({ _id: `q ${i + 1}`, text }))
+        .join('\n'),
+    );
+    await writeFile(
+      join(folder, 'qrels', 'test.tsv'),
+      'query-id\tcorpus-id\tscore\nq 1\tweek 2 notes\t1\nq 2\tweek 4 flips\t1\nq 3\tweek 3 dense\t1\nq 4\tweek 1 intro\t1\nq 4\treading list\t1\n',
+    );
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const p = await context.newPage();
+    const save = (click: () => Promise<void>) => saveTo(p, work, click);
+    try {
+      await p.goto(server.url);
+      await p.getByTestId('pick-folder').setInputFiles(folder);
+      await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/5 passages/);
+      // The lab says what it did to the ids, with an example.
+      await expect.poll(() => p.locator('body').textContent(), { timeout: 10_000 }).toMatch(/"reading list" → "reading_list"/);
+      await expect.poll(() => p.getByTestId('export-run-select').locator('option').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+      await p.getByTestId('export-run-select').selectOption('bm25');
+      const run = await save(() => p.getByTestId('export-run').click());
+      expect(run.text).toMatch(/^q_1 Q0 week_2_notes 1 /m);
+      for (const line of run.text.trim().split('\n')) expect(line.split(' ')).toHaveLength(6);
+      const measures = await save(() => p.getByTestId('export-trec-eval').click());
+
+      // Imported back as a retriever: no error, and the same measures.
+      const names = async () => p.getByTestId('export-run-select').locator('option').allTextContents();
+      const known = await names();
+      await p.getByTestId('add-retriever').locator('summary').click();
+      await p.getByTestId('pick-runs').setInputFiles(run.path);
+      await expect.poll(async () => (await names()).length, { timeout: 30_000 }).toBe(known.length + 1);
+      expect(await p.getByTestId('run-import-error').count()).toBe(0);
+      const imported = (await names()).find((n) => !known.includes(n))!;
+      await p.getByTestId('export-run-select').selectOption(imported);
+      const again = await save(() => p.getByTestId('export-trec-eval').click());
+      const values = (text: string) =>
+        text
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('runid'));
+      expect(values(again.text)).toEqual(values(measures.text));
+      expect(values(measures.text).find((l) => l.startsWith('num_rel_ret'))).toMatch(/\s5$/);
+
+      // and the CLI reads the lab's run against the folder's qrels, with the same numbers
+      const out = await cli(['eval', join(folder, 'qrels', 'test.tsv'), run.path]);
+      expect(out.code, out.stderr).toBe(0);
+      expect(values(out.stdout)).toEqual(values(measures.text));
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
