@@ -22,6 +22,7 @@ import type { MetricsRow } from '../report/metrics.ts';
 import { loadCollection, PASSAGE_TEXT_FILE } from './data/load.ts';
 import { filterPassages, type PassageFilterProgress } from '../core/io/passages.ts';
 import type { CollectionFile } from './data/types.ts';
+import type { ReadingProgress } from './data/reading.ts';
 import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
 import { exportPack, importPack, storedRecipeConfig, type PackImport } from './packs.ts';
@@ -41,16 +42,37 @@ function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
 export function createLabApi(engine: LabEngine = new LabEngine()) {
   /** The passage-text job in progress (one at a time; a new one or cancelPassageText stops it). */
   let passageJob: AbortController | null = null;
+  /** The collection being read (one at a time; a new one or cancelOpen stops it). */
+  let openJob: AbortController | null = null;
   return {
     /** Only these origins may be fetched from this worker (the page's CSP does not reach workers). */
     allowOrigins(origins: readonly string[]): void {
       guardNetwork(origins);
     },
 
-    async openFiles(files: readonly CollectionFile[], options: { name: string; split?: string }): Promise<CollectionSummary> {
-      const { name, split } = options;
-      const collection = await loadCollection(files, split === undefined ? { name } : { name, split });
-      return engine.open(collection);
+    /** Read a collection's files (cancelOpen stops it: the collection open before stays open). */
+    async openFiles(
+      files: readonly CollectionFile[],
+      options: { name: string; split?: string },
+      onProgress?: (p: ReadingProgress) => void,
+    ): Promise<CollectionSummary> {
+      openJob?.abort();
+      const job = new AbortController();
+      openJob = job;
+      try {
+        const collection = await loadCollection(files, {
+          ...options,
+          signal: job.signal,
+          ...(onProgress ? { onProgress: (p: ReadingProgress) => void onProgress(p) } : {}),
+        });
+        return engine.open(collection);
+      } finally {
+        if (openJob === job) openJob = null;
+      }
+    },
+
+    cancelOpen(): void {
+      openJob?.abort(new DOMException('cancelled', 'AbortError'));
     },
 
     summary(): CollectionSummary {

@@ -25,6 +25,7 @@ import { chooseCandidates, chooseReference, usableRetrievers } from './reference
 import { EncoderJobs, localRevision, type EncoderHost } from './encoder-jobs.svelte.ts';
 import { Analysis } from './analysis.svelte.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
+import type { ReadingProgress } from '../../lab/data/reading.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
 import type { TermExplanation } from '../../lab/types.ts';
 import type { Judgment } from '../../core/io/judgments.ts';
@@ -66,6 +67,8 @@ export class Lab {
   collectionId: string | null = $state(null);
   collectionError: CollectionError | null = $state.raw(null);
   busy: string | null = $state(null);
+  /** Reading a collection's files: bytes of all of them, the file at hand, the time left (null: not reading). */
+  reading: (ReadingProgress & { readonly name: string; readonly etaMs: number | null }) | null = $state(null);
   retrievers: RetrieverInfo[] = $state([]);
   queryTexts: Record<string, string> = $state.raw({});
   /** Moves each time the judgments layer changes (what the explorer's detail reloads on). */
@@ -131,11 +134,21 @@ export class Lab {
 
   /** Open a collection from its files (parsed in the worker); runs BM25 as the reference right away. */
   async openFiles(id: string, name: string, files: readonly CollectionFile[], split?: string): Promise<boolean> {
-    this.encoders.cancelAll();
     this.collectionError = null;
     this.busy = `Reading ${name}…`;
+    const started = performance.now();
+    this.reading = { name, file: '', bytesRead: 0, totalBytes: 0, etaMs: null };
     try {
-      const summary = await this.lab.openFiles(files, split === undefined ? { name } : { name, split });
+      const summary = await this.lab.openFiles(
+        files,
+        split === undefined ? { name } : { name, split },
+        proxy((p: ReadingProgress) => {
+          if (this.reading?.name !== name) return;
+          this.reading = { name, ...p, etaMs: etaMs(p.bytesRead, p.totalBytes, performance.now() - started) };
+        }),
+      );
+      // Only now does the new collection replace the open one (a refused or cancelled read leaves it as it was).
+      this.encoders.cancelAll();
       this.collection = summary;
       this.collectionId = id;
       this.queryTexts = await this.lab.queryTexts();
@@ -160,11 +173,17 @@ export class Lab {
       this.analysis.schedule(0);
       return true;
     } catch (e) {
-      this.collectionError = errorInfo(e);
+      this.collectionError = e instanceof Error && e.name === 'AbortError' ? null : errorInfo(e);
       return false;
     } finally {
       this.busy = null;
+      this.reading = null;
     }
+  }
+
+  /** Stop reading a collection's files; the collection open before stays open. */
+  cancelOpen(): void {
+    void this.lab.cancelOpen();
   }
 
   async #restoreRetriever(id: string): Promise<void> {

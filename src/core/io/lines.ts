@@ -53,6 +53,9 @@ export function inflationRefused(file: string, compressed: number, inflated: num
   );
 }
 
+/** A Cancel (an AbortSignal's reason), which goes through as it is: it is no problem of the file. */
+const isAbort = (e: unknown): boolean => e instanceof Error && e.name === 'AbortError';
+
 /** A line past MAX_LINE_BYTES, before the file's name is known (readLineRanges adds it). */
 class LineTooLong extends Error {
   constructor(
@@ -197,7 +200,7 @@ export async function readLineRanges(source: TextSource, onRange: LineRangeHandl
   try {
     return await readAllLines(source, onRange, state, file);
   } catch (e) {
-    if (isInputError(e)) throw e;
+    if (isInputError(e) || isAbort(e)) throw e;
     if (e instanceof LineTooLong) throw lineTooLong(file, e.lineNo, e.head);
     const what = state.gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
     throw new InputError(file, undefined, `${what}: ${errorMessage(e)}`);
@@ -248,6 +251,7 @@ export async function* byteChunks(source: TextSource, file: string): AsyncGenera
     try {
       r = await bytes.next();
     } catch (e) {
+      if (isInputError(e) || isAbort(e)) throw e;
       const what = gzip ? 'could not decompress (corrupt or truncated gzip)' : 'could not read';
       throw new InputError(file, undefined, `${what}: ${errorMessage(e)}`);
     }

@@ -41,12 +41,17 @@ import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from './files.t
 export { PASSAGE_TEXT_FILE };
 import { feedCorpusParquet, feedQrelsParquet, feedQueriesParquet } from './parquet.ts';
 import type { CollectionFile, LoadedCollection } from './types.ts';
+import { ReadingJob, type ReadingProgress } from './reading.ts';
 
 export interface LoadOptions {
   /** Display name; default: the folder or archive the files share, else "collection". */
   readonly name?: string;
   /** Qrels split to use; default test, dev, validation, train, else the first. */
   readonly split?: string;
+  /** Cancel: reading stops at the next slice with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** Bytes read of all the files, and the file being read (reading.ts). */
+  readonly onProgress?: (p: ReadingProgress) => void;
 }
 
 const SPLIT_ORDER = ['test', 'dev', 'validation', 'train'];
@@ -101,11 +106,17 @@ async function asShard(builderFile: string, file: string, fn: () => Promise<void
   }
 }
 
-async function feedRecords(builder: CorpusBuilder | QueriesBuilder, c: ClassifiedFile, role: 'corpus' | 'queries'): Promise<void> {
+async function feedRecords(
+  builder: CorpusBuilder | QueriesBuilder,
+  c: ClassifiedFile,
+  role: 'corpus' | 'queries',
+  job: ReadingJob,
+): Promise<void> {
   const { path, bytes } = c.file;
+  job.check();
   switch (c.format) {
     case 'jsonl':
-      await readLines(bytes, (l, n) => builder.line(l, n), path);
+      await readLines(job.source(path, bytes), (l, n) => builder.line(l, n), path);
       return;
     case 'jsonl-aliased':
       return feedAliasedJsonl(builder, bytes, path, role);
@@ -121,15 +132,15 @@ async function feedRecords(builder: CorpusBuilder | QueriesBuilder, c: Classifie
   throw new InputError(path, undefined, `cannot read a ${c.format ?? 'unknown'} file as ${role}`);
 }
 
-async function parseCorpusGroup(list: readonly ClassifiedFile[]): Promise<ParseResult<Corpus>> {
+async function parseCorpusGroup(list: readonly ClassifiedFile[], job: ReadingJob): Promise<ParseResult<Corpus>> {
   const group = shards('corpus', list);
   const label = group[0]!.file.path;
   const b = new CorpusBuilder(label);
-  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'corpus'));
+  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'corpus', job));
   return b.finish();
 }
 
-async function parseQueriesGroup(list: readonly ClassifiedFile[]): Promise<ParseResult<Queries>> {
+async function parseQueriesGroup(list: readonly ClassifiedFile[], job: ReadingJob): Promise<ParseResult<Queries>> {
   // A TREC topic file is one file of its own (core/io/topics.ts): the query text is the title (SGML) or query (XML).
   const topics = list.find((c) => c.format === 'topics');
   if (topics !== undefined) {
@@ -144,18 +155,23 @@ async function parseQueriesGroup(list: readonly ClassifiedFile[]): Promise<Parse
   const group = shards('queries file', list);
   const label = group[0]!.file.path;
   const b = new QueriesBuilder(label);
-  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'queries'));
+  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'queries', job));
   return b.finish();
 }
 
-async function parseQrelsGroup(split: string, list: readonly ClassifiedFile[]): Promise<ParseResult<Qrels> & { file: string }> {
+async function parseQrelsGroup(
+  split: string,
+  list: readonly ClassifiedFile[],
+  job: ReadingJob,
+): Promise<ParseResult<Qrels> & { file: string }> {
   const group = shards(`qrels file for split "${split}"`, list);
   const label = group[0]!.file.path;
   const b = new QrelsBuilder(label);
   for (const c of group) {
+    job.check();
     await asShard(label, c.file.path, async () => {
       if (c.format === 'parquet') await feedQrelsParquet(b, c.file.bytes, c.file.path);
-      else await readLines(c.file.bytes, (l, n) => b.line(l, n), c.file.path);
+      else await readLines(job.source(c.file.path, c.file.bytes), (l, n) => b.line(l, n), c.file.path);
     });
   }
   return { ...b.finish(), file: group.length === 1 ? label : `${label} (+${group.length - 1} shard(s))` };
@@ -241,7 +257,9 @@ function runName(run: Run, file: string, taken: Set<string>): string {
 /** Load a collection from files (see the file comment for what is required and what is chosen). */
 export async function loadCollection(files: readonly CollectionFile[], options: LoadOptions = {}): Promise<LoadedCollection> {
   const name = options.name ?? guessName(files);
+  const job = new ReadingJob(files, options.signal, options.onProgress);
   const { files: sorted, diagnostics: found } = await classifyFiles(files);
+  job.check();
   // Runs stream from their Blob when they are large; every other file is parsed from its whole bytes.
   const classified = await Promise.all(
     sorted.map(async (c) => (c.role === 'run' || c.file.blob === undefined ? c : { ...c, file: await wholeFile(c.file) })),
@@ -271,7 +289,7 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   }
   if (splits.length > 0) {
     split = options.split ?? splits[0]!;
-    qrels = await parseQrelsGroup(split, bySplit.get(split)!);
+    qrels = await parseQrelsGroup(split, bySplit.get(split)!, job);
     diagnostics.push(...qrels.warnings);
   } else if (options.split !== undefined) {
     diagnostics.push({ severity: 'warning', file: name, message: `split ${quote(options.split)} asked for, but no judgments were given` });
@@ -283,14 +301,15 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   const taken = new Set<string>();
   const judgments = qrels?.value ?? null;
   for (const c of of('run')) {
-    const parsed = await readRunTop(() => fileSource(c.file), c.file.path, runKeepOptions(judgments, c.file));
+    job.check();
+    const parsed = await readRunTop(() => job.source(c.file.path, fileSource(c.file)), c.file.path, runKeepOptions(judgments, c.file));
     runs.push({ ...parsed.value, name: runName(parsed.value, c.file.path, taken) });
     diagnostics.push(...parsed.warnings);
   }
 
   let corpus: ParseResult<Corpus>;
   let passagesFromRuns = false;
-  if (of('corpus').length > 0) corpus = await parseCorpusGroup(of('corpus'));
+  if (of('corpus').length > 0) corpus = await parseCorpusGroup(of('corpus'), job);
   else if (of('document').length > 0)
     corpus = await parseTextDocuments(
       of('document').map((c) => c.file),
@@ -300,7 +319,7 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
     corpus = { value: corpusFromRuns(runs), warnings: [] };
     passagesFromRuns = true;
     // Text kept earlier from a corpus file (see PASSAGE_TEXT_FILE): the passages get it back by id.
-    for (const c of of('passage-text')) corpus = { value: withText(corpus.value, (await parseCorpusGroup([c])).value), warnings: [] };
+    for (const c of of('passage-text')) corpus = { value: withText(corpus.value, (await parseCorpusGroup([c], job)).value), warnings: [] };
   } else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}, or TREC runs`);
   diagnostics.push(...corpus.warnings);
 
@@ -308,7 +327,7 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   let queriesSynthesized = false;
   const gold = new Map<string, string[]>();
   if (of('queries').length > 0) {
-    const q = await parseQueriesGroup(of('queries'));
+    const q = await parseQueriesGroup(of('queries'), job);
     queries = q.value;
     diagnostics.push(...q.warnings);
     // Gold answers riding in BEIR queries' metadata (HotpotQA: metadata.answer), for answer-level flips.
