@@ -18,7 +18,8 @@
 import { errorMessage } from '../core/error-message.ts';
 import { unzipSync, zipSync } from 'fflate';
 import { float16ToNumber as fromFloat16, toFloat16Bits as toFloat16 } from '../core/float16.ts';
-import { InputError } from '../core/io/errors.ts';
+import { InputError, isInputError } from '../core/io/errors.ts';
+import { refuseZipBombs } from '../core/io/lines.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import {
   ENCODER_DTYPES,
@@ -525,8 +526,9 @@ export function zipPack(files: PackFiles, folder = 'pack'): Uint8Array {
 export function unzipPack(bytes: Uint8Array, where: string): Map<string, Uint8Array> {
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes);
+    entries = unzipSync(bytes, { filter: refuseZipBombs(where) });
   } catch (e) {
+    if (isInputError(e)) throw e;
     throw new InputError(where, undefined, `expected a zip file: ${errorMessage(e)}`);
   }
   return packAt(Object.entries(entries), where, {

@@ -101,10 +101,42 @@ export async function feedCsv(builder: Builder, bytes: Uint8Array, file: string,
   }
   const firstError = parsed.errors[0];
   if (firstError) {
-    const line = firstError.row === undefined ? undefined : firstError.row + 2;
+    // the error's character offset gives its line (a quoted field may span lines, so a row is not a line)
+    const at = firstError.index ?? (firstError.row === undefined ? undefined : rowStarts(text)[firstError.row + 1]);
+    const line = at === undefined ? undefined : lineAt(text, Math.min(at, text.length));
     throw new InputError(file, line, `expected well-formed CSV: ${firstError.message}`);
   }
-  parsed.data.forEach((row, i) => builder.line(aliasedLine(file, row, role, i + 2), i + 2));
+  const starts = rowStarts(text);
+  parsed.data.forEach((row, i) => {
+    const line = lineAt(text, starts[i + 1] ?? text.length);
+    builder.line(aliasedLine(file, row, role, line), line);
+  });
+}
+
+/** 1-based line of the character at `offset`. */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let p = text.indexOf('\n'); p >= 0 && p < offset; p = text.indexOf('\n', p + 1)) line++;
+  return line;
+}
+
+/**
+ * Where each CSV record starts (header first), as character offsets: a line break outside quotes ends a
+ * record; a quoted field may hold line breaks. Empty lines are skipped as papaparse's `skipEmptyLines` does.
+ */
+function rowStarts(text: string): number[] {
+  const starts: number[] = [];
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) quoted = !quoted;
+    else if ((c === 10 || i === text.length) && !quoted) {
+      if (text.slice(start, i).trim() !== '') starts.push(start);
+      start = i + 1;
+    }
+  }
+  return starts;
 }
 
 const TSV_HEADER_IDS = new Set(['qid', 'id', '_id', 'query-id', 'query_id', 'topic_id']);

@@ -24,7 +24,7 @@ import { errorMessage } from '../../core/error-message.ts';
 import { unzipSync } from 'fflate';
 import type { Diagnostic } from '../../core/types.ts';
 import { InputError, isInputError } from '../../core/io/errors.ts';
-import { inflationRefused, splitFields } from '../../core/io/lines.ts';
+import { refuseZipBombs, splitFields } from '../../core/io/lines.ts';
 import { qrelsFields } from '../../core/io/trec.ts';
 import { baseName, extensionOf, headLines, logicalName, normalizePath, wholeFile, withoutExtension } from './bytes.ts';
 import { aliasesFor, csvHeader, pickField } from './custom.ts';
@@ -72,15 +72,7 @@ export function expandArchives(files: readonly CollectionFile[], depth = 0): Col
     if (depth >= MAX_ZIP_DEPTH) throw new InputError(path, undefined, 'expected at most two levels of nested .zip archives');
     let entries: Record<string, Uint8Array>;
     try {
-      // each member is judged on the sizes the archive declares before it is inflated (fflate inflates into
-      // a buffer of the declared size, so a member that lies about it cannot grow past it)
-      entries = unzipSync(f.bytes, {
-        filter: (m) => {
-          const bomb = inflationRefused(`${path}/${m.name}`, m.size, m.originalSize);
-          if (bomb) throw bomb;
-          return true;
-        },
-      });
+      entries = unzipSync(f.bytes, { filter: refuseZipBombs(path) });
     } catch (e) {
       if (isInputError(e)) throw e;
       throw new InputError(path, undefined, `could not read the .zip archive: ${errorMessage(e)}`);
