@@ -133,6 +133,23 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return engine.metrics(names, partial, relevanceLevel, judgedOnly);
     },
 
+    /**
+     * Measures and prepared flips in one call, so both read one state of the judgments (a judgment arriving
+     * between two calls would otherwise land in the flips but not the measures), and how many added pairs
+     * that state holds.
+     */
+    analyse(
+      reference: string,
+      candidates: readonly string[],
+      partial: readonly string[],
+      options: { maxDepth: number; relevanceLevel: number; judgedOnly: boolean; cohortAt?: number; label?: SupportLabel },
+    ): { metrics: MetricsRow[]; prepared: PreparedFlips | null; judgments: number } {
+      const metrics = engine.metrics([reference, ...candidates], partial, options.relevanceLevel, options.judgedOnly);
+      const prepared = candidates.length > 0 ? engine.prepare(reference, candidates, options) : null;
+      const out = { metrics, prepared, judgments: engine.addedPairs() };
+      return prepared === null ? out : transfer(out, preparedBuffers(prepared));
+    },
+
     /** Replace the judgments layer (what the user judged, over the collection's qrels). */
     setJudgments(judgments: readonly Judgment[]): void {
       engine.setJudgments(judgments);

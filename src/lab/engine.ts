@@ -148,6 +148,13 @@ export class LabEngine {
     this.#merged = null;
   }
 
+  /** Distinct (query, passage) pairs in the judgments layer the measures read now. */
+  addedPairs(): number {
+    let n = 0;
+    for (const judged of this.#added?.byQuery.values() ?? []) n += judged.size;
+    return n;
+  }
+
   /** Make `collection` the current one (runs of the previous collection are dropped). */
   open(collection: LabCollection): CollectionSummary {
     this.#c = collection;

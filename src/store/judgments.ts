@@ -33,6 +33,11 @@ export function applyEdits(layer: readonly Judgment[], edits: readonly JudgmentE
 
 export const pairKey = (qid: string, docid: string): string => `${qid}\u0000${docid}`;
 
+/** The last grade of each pair, by pairKey (the grade that counts). */
+export function latestGrades(layer: readonly Judgment[]): ReadonlyMap<string, number> {
+  return new Map(layer.map((j) => [pairKey(j.qid, j.docid), j.grade]));
+}
+
 /** The distinct (query, passage) pairs the judgments name, first appearance first. */
 export function pairsOf(judgments: readonly Judgment[]): [qid: string, docid: string][] {
   return [...new Map(judgments.map((j) => [pairKey(j.qid, j.docid), [j.qid, j.docid] as [string, string]])).values()];

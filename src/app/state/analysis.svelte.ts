@@ -23,8 +23,6 @@ export interface AnalysisHost {
   /** Runs still growing. */
   readonly partial: readonly string[];
   readonly usable: readonly string[];
-  /** Judgments added over the qrels (the layer the worker holds). */
-  readonly addedJudgments: number;
   readonly lab: Remote<LabApi>;
 }
 
@@ -107,25 +105,20 @@ export class Analysis {
         return;
       }
       const partial = h.partial;
-      const added = h.addedJudgments;
       try {
-        const names = [reference, ...candidates];
         if (h.collection.judged) {
           const { level: relevanceLevel, judgedOnly, cohortAt, label } = h.view;
-          const metrics = await h.lab.metrics(names, partial, relevanceLevel, judgedOnly);
-          const prepared =
-            candidates.length > 0
-              ? await h.lab.prepare(reference, candidates, {
-                  maxDepth: Math.max(...h.view.depths),
-                  relevanceLevel,
-                  judgedOnly,
-                  ...(cohortAt === null ? {} : { cohortAt, label }),
-                })
-              : null;
+          // One worker call: measures and flips read the same judgments, and say how many added pairs those are.
+          const { metrics, prepared, judgments } = await h.lab.analyse(reference, candidates, partial, {
+            maxDepth: Math.max(...h.view.depths),
+            relevanceLevel,
+            judgedOnly,
+            ...(cohortAt === null ? {} : { cohortAt, label }),
+          });
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;
           this.prepared = prepared;
-          this.analyzedJudgments = added;
+          this.analyzedJudgments = judgments;
           this.analyzedPartial = partial.filter((p) => candidates.includes(p));
           this.partialProgress = Object.fromEntries(
             h.retrievers.filter((r) => this.analyzedPartial.includes(r.id) && r.partial).map((r) => [r.id, r.partial!]),

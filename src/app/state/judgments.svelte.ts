@@ -17,7 +17,7 @@ import {
 } from '../../core/io/judgments.ts';
 import { asDocId, asQueryId } from '../../core/io/ids.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
-import { applyEdits, JudgmentStore, judgmentsOfPairs, pairsOf, type JudgmentEdit } from '../../store/judgments.ts';
+import { applyEdits, JudgmentStore, judgmentsOfPairs, latestGrades, pairKey, pairsOf, type JudgmentEdit } from '../../store/judgments.ts';
 import { tabChannel, type TabChannel } from './tabs.ts';
 import { withStore } from '../../store/with-store.ts';
 import { errorInfo, errorText } from './errors.ts';
@@ -59,6 +59,13 @@ export class Judgments {
   error: string | null = $state(null);
   /** Passages judged (distinct pairs). */
   count = $derived(distinctPairs(this.list));
+  /** The last grade of each judged pair, by pairKey. */
+  #latest = $derived(latestGrades(this.list));
+
+  /** The user's grade of a passage in the layer shown now (undefined: not judged by the user). */
+  gradeOf(qid: string, docId: string): number | undefined {
+    return this.#latest.get(pairKey(qid, docId));
+  }
 
   readonly #lab: Lab;
   readonly #access: JudgmentsAccess;
@@ -138,7 +145,7 @@ export class Judgments {
       this.grades = grades;
       this.#undo = [];
       this.list = kept;
-      if (kept.length > 0) await this.#lab.setJudgments(kept, distinctPairs(kept));
+      if (kept.length > 0) await this.#lab.setJudgments(kept);
       this.error = null;
     } catch (e) {
       this.error = `Could not restore the judgments kept for this collection: ${errorText(errorInfo(e))}`;
@@ -160,7 +167,7 @@ export class Judgments {
   async #show(layer: readonly Judgment[]): Promise<void> {
     if (sameLayer(layer, this.list)) return;
     this.list = layer;
-    await this.#lab.setJudgments(layer, distinctPairs(layer));
+    await this.#lab.setJudgments(layer);
   }
 
   setAssessor(name: string): void {

@@ -73,8 +73,6 @@ export class Lab {
   queryTexts: Record<string, string> = $state.raw({});
   /** Moves each time the judgments layer changes (what the explorer's detail reloads on). */
   judgmentsRevision = $state(0);
-  /** Passages judged in the layer the worker holds (what the next analysis includes). */
-  addedJudgments = $state(0);
   /** Run files that could not be imported (file, line, reason), shown beside the import control until retried. */
   runImportErrors: readonly CollectionError[] = $state.raw([]);
   /** Candidates whose runs are still growing (with new work, not the cache). */
@@ -415,10 +413,9 @@ export class Lab {
     if (analysisChanged) this.analysis.schedule(0);
   }
 
-  /** Replace the judgments layer (`added` pairs) and re-analyse at once; the explorer reloads on the revision. */
-  async setJudgments(judgments: readonly Judgment[], added: number): Promise<void> {
+  /** Replace the judgments layer and re-analyse at once; the explorer reloads on the revision. */
+  async setJudgments(judgments: readonly Judgment[]): Promise<void> {
     await this.lab.setJudgments(judgments);
-    this.addedJudgments = added;
     this.judgmentsRevision++;
     this.analysis.schedule(0);
   }

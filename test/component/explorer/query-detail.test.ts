@@ -95,6 +95,43 @@ describe('QueryDetail', () => {
     expect(screen.getByText('(no title)')).toBeTruthy();
   });
 
+  test('a judgment shows the moment it is made, before the detail reloads from the worker', async () => {
+    const detail: Detail = {
+      qid: 'q',
+      text: 'the query',
+      judged: [],
+      lists: [
+        { run: 'ref', docs: [{ docId: 'x', rank: 1, score: 2, title: 't', grade: null }], firstRelevant: null },
+        { run: 'new', docs: [{ docId: 'y', rank: 1, score: 1, title: 'u', grade: null, added: true }], firstRelevant: null },
+      ],
+    };
+    const loadDetail = vi.fn(() => Promise.resolve(detail));
+    const { container, rerender } = render(QueryDetail, {
+      props: {
+        qid: 'q',
+        reference: 'ref',
+        candidate: 'new',
+        k: 1,
+        loadDetail,
+        loadPassage: noPassage,
+        judge: () => undefined,
+        grades: [0, 1, 2],
+        yours: (_q: string, d: string) => (d === 'x' ? 2 : undefined),
+      },
+    });
+    await screen.findByText('the query');
+    const row = (id: string) => container.querySelector<HTMLElement>(`tr[data-doc="${id}"]`)!;
+    // x: graded 2 in the layer, though the worker's detail has it unjudged
+    expect(row('x').querySelector('.by-you')).not.toBeNull();
+    expect(row('x').classList.contains('relevant')).toBe(true);
+    expect(row('x').querySelector('[data-testid="judge-2"]')!.getAttribute('aria-pressed')).toBe('true');
+    // y: the worker's detail says the user judged it, the layer no longer does (undone): unjudged again
+    expect(row('y').querySelector('.by-you')).toBeNull();
+    expect(row('y').querySelector('[data-testid="unjudged"]')).not.toBeNull();
+    await rerender({ yours: () => undefined });
+    await waitFor(() => expect(row('x').querySelector('.by-you')).toBeNull());
+  });
+
   test('an RM3 list says what it searched for: the query’s terms and the added ones, by weight', async () => {
     const detail: Detail = {
       qid: 'q',
