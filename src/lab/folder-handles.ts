@@ -5,7 +5,8 @@
  * click. Browsers without the API (and `<input webkitdirectory>` picks) keep nothing: the row asks for the
  * folder only when something really needs encoding.
  */
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openStore } from '../store/open-db.ts';
 import type { PickedFile } from './local-model.ts';
 
 /** The part of FileSystemDirectoryHandle used here (TypeScript's DOM lib lacks the permission methods). */
@@ -65,9 +66,7 @@ export class FolderHandles {
   private constructor(private readonly db: IDBPDatabase<FoldersDB>) {}
 
   static async open(name = FOLDERS_DB): Promise<FolderHandles> {
-    return new FolderHandles(
-      await openDB<FoldersDB>(name, 1, { upgrade: (db) => void db.createObjectStore('folders', { keyPath: 'name' }) }),
-    );
+    return new FolderHandles(await openStore<FoldersDB>(name, 1, (db) => void db.createObjectStore('folders', { keyPath: 'name' })));
   }
 
   async put(name: string, handle: DirectoryHandleLike): Promise<void> {

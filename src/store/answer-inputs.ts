@@ -6,7 +6,8 @@
  * collection. A database of its own, apart from the reader's answer cache (`answers.ts`): clearing one never
  * touches the other, and no schema migration couples them.
  */
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openStore } from './open-db.ts';
 
 export const ANSWER_INPUTS_DB_NAME = 'fliplab-answer-inputs';
 const DB_VERSION = 1;
@@ -45,11 +46,9 @@ export class AnswerInputStore {
   private constructor(private readonly db: IDBPDatabase<AnswerInputsDB>) {}
 
   static async open(name: string = ANSWER_INPUTS_DB_NAME): Promise<AnswerInputStore> {
-    const db = await openDB<AnswerInputsDB>(name, DB_VERSION, {
-      upgrade(d) {
-        d.createObjectStore('gold', { keyPath: 'collectionId' });
-        d.createObjectStore('predictions', { keyPath: ['collectionId', 'run'] }).createIndex('byCollection', 'collectionId');
-      },
+    const db = await openStore<AnswerInputsDB>(name, DB_VERSION, (d) => {
+      d.createObjectStore('gold', { keyPath: 'collectionId' });
+      d.createObjectStore('predictions', { keyPath: ['collectionId', 'run'] }).createIndex('byCollection', 'collectionId');
     });
     return new AnswerInputStore(db);
   }

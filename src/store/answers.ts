@@ -6,7 +6,8 @@
  * schema migration couples the two. The record is the answer job's `AnswerRecord`, the one shape the CLI's
  * answers file maps its lines to as well.
  */
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openStore } from './open-db.ts';
 import type { AnswerCache, AnswerRecord } from '../encoders/answer-job.ts';
 
 export type { AnswerRecord };
@@ -24,11 +25,9 @@ export class AnswerStore implements AnswerCache {
   private constructor(private readonly db: IDBPDatabase<AnswersDB>) {}
 
   static async open(name: string = ANSWERS_DB_NAME): Promise<AnswerStore> {
-    const db = await openDB<AnswersDB>(name, DB_VERSION, {
-      upgrade(d) {
-        const store = d.createObjectStore('answers', { keyPath: 'key' });
-        store.createIndex('byModel', 'model');
-      },
+    const db = await openStore<AnswersDB>(name, DB_VERSION, (d) => {
+      const store = d.createObjectStore('answers', { keyPath: 'key' });
+      store.createIndex('byModel', 'model');
     });
     return new AnswerStore(db);
   }

@@ -2,7 +2,8 @@
  * Embedding cache in IndexedDB (idb). Vectors are written batch by batch in their own transactions, so a
  * closed tab loses at most the batch in flight and re-opening resumes by skipping what is stored.
  */
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openStore } from './open-db.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncodingIdentity } from '../encoders/identity.ts';
 import { formatBytes } from '../core/bytes.ts';
@@ -60,12 +61,10 @@ export class EmbeddingStore {
   private constructor(private readonly db: IDBPDatabase<FliplabDB>) {}
 
   static async open(name = DB_NAME): Promise<EmbeddingStore> {
-    const db = await openDB<FliplabDB>(name, DB_VERSION, {
-      upgrade(db) {
-        const vectors = db.createObjectStore('vectors', { keyPath: ['encoding', 'text'] });
-        vectors.createIndex('byEncoding', 'encoding');
-        db.createObjectStore('encodings', { keyPath: 'encoding' });
-      },
+    const db = await openStore<FliplabDB>(name, DB_VERSION, (db) => {
+      const vectors = db.createObjectStore('vectors', { keyPath: ['encoding', 'text'] });
+      vectors.createIndex('byEncoding', 'encoding');
+      db.createObjectStore('encodings', { keyPath: 'encoding' });
     });
     return new EmbeddingStore(db);
   }

@@ -9,7 +9,8 @@
  * transactions of all tabs on a store one after another), and the tab takes back the layer that results,
  * with the other tabs' judgments in it.
  */
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openStore } from './open-db.ts';
 import type { Judgment } from '../core/io/judgments.ts';
 
 export const JUDGMENTS_DB_NAME = 'fliplab-judgments';
@@ -63,10 +64,8 @@ export class JudgmentStore {
   private constructor(private readonly db: IDBPDatabase<JudgmentsDB>) {}
 
   static async open(name: string = JUDGMENTS_DB_NAME): Promise<JudgmentStore> {
-    const db = await openDB<JudgmentsDB>(name, DB_VERSION, {
-      upgrade(d) {
-        d.createObjectStore('layers', { keyPath: 'collectionId' });
-      },
+    const db = await openStore<JudgmentsDB>(name, DB_VERSION, (d) => {
+      d.createObjectStore('layers', { keyPath: 'collectionId' });
     });
     return new JudgmentStore(db);
   }

@@ -4,7 +4,8 @@
  * (the CollectionFile[] of one collection, keyed by the same id). A put replaces both in one
  * transaction. Works in windows and workers (and in Node tests over fake-indexeddb).
  */
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openStore } from '../../store/open-db.ts';
 import { sha256Hex } from '../../core/sha256.ts';
 import { catalogId } from './catalog.ts';
 import type { CollectionFile, CollectionMeta, CollectionSource } from './types.ts';
@@ -70,12 +71,16 @@ export class CollectionStore {
   constructor(readonly dbName: string = DEFAULT_COLLECTIONS_DB) {}
 
   #open(): Promise<IDBPDatabase<CollectionsSchema>> {
-    this.#db ??= openDB<CollectionsSchema>(this.dbName, VERSION, {
-      upgrade(db) {
+    this.#db ??= openStore<CollectionsSchema>(
+      this.dbName,
+      VERSION,
+      (db) => {
         if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta', { keyPath: 'id' });
         if (!db.objectStoreNames.contains('files')) db.createObjectStore('files', { keyPath: 'id' });
       },
-    });
+      () => (this.#db = null),
+    );
+    this.#db.catch(() => (this.#db = null)); // a refused open is tried afresh next time
     return this.#db;
   }
 
