@@ -230,10 +230,17 @@ describe('judgment holes', () => {
       expect
         .poll(() => p.getByTestId('headline').textContent(), { timeout: 15_000 })
         .toMatch(new RegExp(`With ${n} judgments? you added\\.`));
+    // A third tab, open before the collection is stored: its list of stored collections follows without a reload.
+    const c = await context.newPage();
     try {
+      await c.goto(server.url);
+      const storedInC = () => c.locator('table.stored tbody th[scope="row"]').count();
+      const before = await storedInC();
       await a.goto(server.url);
       await a.getByTestId('pick-files').setInputFiles([files.qrels, files.bm25, files.other]);
       await expect.poll(() => analysisRuns(a), { timeout: 60_000 }).toBe('Anserini,holey');
+      await expect.poll(storedInC, { timeout: 10_000 }).toBe(before + 1);
+      await c.close();
       // The second tab opens the same collection from the browser's storage, by the first tab's address.
       await expect.poll(() => a.evaluate(() => location.hash), { timeout: 10_000 }).toMatch(/c=/);
       await b.goto(a.url());

@@ -22,6 +22,7 @@ import type { Lab } from './lab.svelte.ts';
 import type { EncoderDtype } from '../../encoders/presets.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { AnswerInputStore } from '../../store/answer-inputs.ts';
+import { tabChannel, type TabChannel } from './tabs.ts';
 import { withStore } from '../../store/with-store.ts';
 
 /** The stored gold files and predictions as the lab uses them (IndexedDB; component tests pass their own). */
@@ -145,7 +146,13 @@ export class AnswerLab {
     // network policy as the lab's workers: only the app's origin and the hosts in Settings.
     this.#bridge =
       options.bridge ?? new EncodeBridge({ init: options.init ?? { numThreads: 1, allowOrigins: allowedOrigins(lab.settings) } });
+    // Another tab kept a gold file or predictions for the open collection: take them as a reload would.
+    this.#tabs = tabChannel((m) => {
+      if (m.kind === 'answers' && m.collectionId === lab.collectionId) void this.#restore(m.collectionId);
+    });
   }
+
+  readonly #tabs: TabChannel;
 
   /** Queries with a gold answer that normalizes to something (an empty one never matches). */
   goldSet: ReadonlySet<string> = $derived(
@@ -290,6 +297,8 @@ export class AnswerLab {
   async #keep(what: string, job: (s: AnswerInputs) => Promise<void>): Promise<void> {
     try {
       await this.#inputs(job);
+      const id = this.#lab.collectionId;
+      if (id !== null) this.#tabs.post({ kind: 'answers', collectionId: id });
     } catch (e) {
       this.warnings = [
         ...this.warnings,
@@ -474,5 +483,6 @@ export class AnswerLab {
   dispose(): void {
     this.cancel();
     this.#bridge.terminate();
+    this.#tabs.close();
   }
 }

@@ -20,6 +20,7 @@ const hostName = (url: string): string => {
 };
 import type { Lab } from './lab.svelte.ts';
 import { proxy } from 'comlink';
+import { tabChannel, type TabChannel } from './tabs.ts';
 import { etaMs } from '../../core/progress.ts';
 import type { PassageFilterProgress } from '../../core/io/passages.ts';
 import { PASSAGE_TEXT_FILE } from '../../lab/data/files.ts';
@@ -80,6 +81,17 @@ export class Collections {
     private readonly lab: Lab,
     private readonly dbName?: string,
   ) {}
+
+  /** Other tabs: a collection stored or deleted there is listed here too. */
+  readonly #tabs: TabChannel = tabChannel((m) => {
+    if (m.kind === 'collections') void this.refresh();
+  });
+
+  /** The stored list changed in this tab: list it again, and tell the other tabs. */
+  async #changed(): Promise<void> {
+    await this.refresh();
+    this.#tabs.post({ kind: 'collections' });
+  }
 
   #db(): CollectionStore {
     this.#store ??= new CollectionStore(this.dbName);
@@ -149,7 +161,7 @@ export class Collections {
         // Not fatal: the collection opens, it just is not kept for the next visit.
         this.error = `${display} opened but could not be stored for offline use: ${errorMessage(e)}`;
       }
-      await this.refresh();
+      await this.#changed();
     }
     await this.lab.openFiles(id, display, files);
   }
@@ -171,7 +183,7 @@ export class Collections {
     if (!opened) return; // the lab shows the error in place; nothing is stored
     try {
       await this.#db().put({ id, name, source: 'files' }, files);
-      await this.refresh();
+      await this.#changed();
     } catch (e) {
       this.error = `${name} opened but could not be stored for the next visit: ${errorMessage(e)}`;
     }
@@ -216,7 +228,7 @@ export class Collections {
           result.file,
         ]);
       this.passageText = { state: 'done', collection: id, file: file.name, kept: result.kept, read: result.read, missing: result.missing };
-      await this.refresh();
+      await this.#changed();
     } catch (e) {
       if (e instanceof Error && e.name === 'AbortError') this.passageText = null;
       else this.passageText = { state: 'error', collection: id, file: file.name, message: errorText(errorInfo(e)) };
@@ -239,6 +251,6 @@ export class Collections {
 
   async remove(id: string): Promise<void> {
     await this.#db().delete(id);
-    await this.refresh();
+    await this.#changed();
   }
 }

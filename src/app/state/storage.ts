@@ -9,6 +9,7 @@ import { AnswerStore } from '../../store/answers.ts';
 import { AnswerInputStore, type StoredInputsSummary } from '../../store/answer-inputs.ts';
 import { CollectionStore } from '../../lab/data/collection-store.ts';
 import { JudgmentStore } from '../../store/judgments.ts';
+import { tabChannel } from './tabs.ts';
 import { withStore } from '../../store/with-store.ts';
 
 export interface ModelFiles {
@@ -131,11 +132,19 @@ async function judgmentsOverview(): Promise<StorageOverview['judgments']> {
 }
 
 /**
- * Delete the judgments added to one collection (all collections without an id). A page showing them keeps
- * them until that collection is opened again.
+ * Delete the judgments added to one collection (all collections without an id). Every tab showing them,
+ * this one too, is told and reads the layer again.
  */
 export async function deleteJudgments(collectionId?: string): Promise<void> {
-  await withJudgments((s) => (collectionId === undefined ? s.clear() : s.put(collectionId, [])));
+  const ids = await withJudgments(async (s) => {
+    const held = collectionId === undefined ? (await s.summaries()).map((c) => c.collectionId) : [collectionId];
+    if (collectionId === undefined) await s.clear();
+    else await s.put(collectionId, []);
+    return held;
+  });
+  const tabs = tabChannel(() => undefined);
+  for (const id of ids) tabs.post({ kind: 'judgments', collectionId: id });
+  tabs.close();
 }
 
 /**
