@@ -34,7 +34,17 @@ export const CACHE_DEVICE = 'cache';
  * (`checked` of `total` so far, `cached` of them found), loading the model (only when something is missing),
  * or encoding the rest.
  */
-export type EncodePhase = 'reading-cache' | 'loading-model' | 'encoding';
+/** `elsewhere`: another tab (or worker) holds this encoding's lock and encodes it; its vectors are picked up as they land. */
+export type EncodePhase = 'reading-cache' | 'elsewhere' | 'loading-model' | 'encoding';
+
+/**
+ * Runs `job` once no other holder of `name` runs one (the lab: Web Locks, held across the browser's tabs and
+ * workers, released when a tab closes or crashes). `onWait` is called first when another holds it.
+ */
+export type Exclusive = <T>(name: string, job: () => Promise<T>, onWait: () => void, signal?: AbortSignal) => Promise<T>;
+
+/** How often a job waiting on another tab's encoding looks for the vectors it stored. */
+const ELSEWHERE_POLL_MS = 1000;
 
 /** What the job needs from a cache (EmbeddingStore in browsers; a Map in tests or the CLI). */
 export interface VectorCache {
@@ -102,6 +112,12 @@ export interface EncodeJobOptions {
   /** How many cache lookups to make at once (bounds memory on large corpora). */
   readonly lookupWindow?: number;
   readonly now?: () => number;
+  /**
+   * One encoder per encoding across tabs: what is missing is encoded while holding the encoding's lock; a
+   * job that finds it held waits (phase `elsewhere`), taking the other's vectors from the cache as they are
+   * committed, and encodes only what is still missing when its turn comes.
+   */
+  readonly exclusive?: Exclusive;
 }
 
 export const DEFAULT_BATCH_PLAN: BatchPlan = { maxTokens: 8192, maxBatch: 32 };
@@ -198,61 +214,132 @@ export async function encodeWithCache(
     report();
   }
   if (missing.length === 0) return keep ? (out as StoredVector[]) : [];
-  await options.beforeEncoding?.(missing.length);
-  let active: LoadedEncoder;
-  if (isLoaded(encoder)) active = encoder;
-  else {
-    if (encoder.loaded?.() !== true) {
-      phase = 'loading-model';
+
+  /**
+   * Take from the cache what another encoder stored for the still-missing texts since they were looked up
+   * (one pick-up at a time: the watch's and the last one never interleave).
+   */
+  let picking: Promise<void> = Promise.resolve();
+  const pickUp = (): Promise<void> => (picking = picking.then(pickUpOnce));
+  const pickUpOnce = async (): Promise<void> => {
+    const still: number[] = [];
+    for (let start = 0; start < missing.length; start += window) {
+      const positions = missing.slice(start, start + window);
+      const found = await cache.get(
+        encoding,
+        positions.map((p) => keys[p]!),
+      );
+      const hitPositions: number[] = [];
+      const hitVectors: StoredVector[] = [];
+      found.forEach((v, i) => {
+        if (v) {
+          if (keep) out[positions[i]!] = v;
+          hitPositions.push(positions[i]!);
+          hitVectors.push(v);
+        } else still.push(positions[i]!);
+      });
+      if (hitPositions.length > 0) options.onVectors?.(hitPositions, hitVectors, 'cache');
+      cached += hitPositions.length;
+      done = cached;
+    }
+    missing.splice(0, missing.length, ...still);
+    report();
+  };
+
+  const encodeMissing = async (): Promise<StoredVector[]> => {
+    if (missing.length === 0) return keep ? (out as StoredVector[]) : [];
+    return encodeRest();
+  };
+  if (options.exclusive === undefined) return encodeMissing();
+  let watching: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const watch = (): void => {
+    watching = setTimeout(() => {
+      void pickUp().then(() => {
+        if (!stopped) watch();
+      });
+    }, ELSEWHERE_POLL_MS);
+  };
+  try {
+    return await options.exclusive(
+      `fliplab-encode:${encoding}`,
+      async () => {
+        if (phase === 'elsewhere') {
+          stopped = true;
+          clearTimeout(watching);
+          await pickUp(); // what the other tab finished meanwhile
+        }
+        return encodeMissing();
+      },
+      () => {
+        phase = 'elsewhere';
+        report();
+        watch();
+      },
+      options.signal,
+    );
+  } finally {
+    stopped = true;
+    clearTimeout(watching);
+  }
+
+  async function encodeRest(): Promise<StoredVector[]> {
+    await options.beforeEncoding?.(missing.length);
+    let active: LoadedEncoder;
+    if (isLoaded(encoder)) active = encoder;
+    else {
+      if (encoder.loaded?.() !== true) {
+        phase = 'loading-model';
+        report();
+      }
+      active = await encoder.load();
+      if (active.dtype !== identity.dtype || active.config.model !== identity.model) {
+        throw new Error(
+          `the loaded encoder (${active.config.model}, ${active.dtype}) is not the one the cache was read for ` +
+            `(${identity.model}, ${identity.dtype})`,
+        );
+      }
+    }
+    current = active;
+    phase = 'encoding';
+    encodingStarted = now();
+    report();
+
+    const lengths = active.countTokens(
+      missing.map((i) => texts[i]!),
+      role,
+    );
+    const batches = planBatches(lengths, options.plan ?? DEFAULT_BATCH_PLAN);
+    for (const batch of batches) {
+      options.signal?.throwIfAborted();
+      const positions = batch.indices.map((j) => missing[j]!);
+      const batchTexts = positions.map((i) => texts[i]!);
+      let encoded: EncodedBatch;
+      try {
+        encoded = await encodeAdaptively(active, batchTexts, role);
+      } catch (e) {
+        if (!options.fallback || options.signal?.aborted) throw e;
+        fallbackReason = `${active.device} failed (${errorMessage(e)}); continuing on the fallback`;
+        active = await options.fallback(e);
+        current = active;
+        encoded = await encodeAdaptively(active, batchTexts, role);
+      }
+      const vectors = positions.map((_, i) => toStored(encoded, i));
+      await cache.put(
+        identity,
+        encoding,
+        active.device,
+        positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })),
+      );
+      if (keep) positions.forEach((p, i) => (out[p] = vectors[i]!));
+      tokens += encoded.tokens.reduce((a, b) => a + b, 0);
+      done += positions.length;
+      options.onBatch?.(positions, vectors);
+      options.onVectors?.(positions, vectors, 'encoder');
       report();
     }
-    active = await encoder.load();
-    if (active.dtype !== identity.dtype || active.config.model !== identity.model) {
-      throw new Error(
-        `the loaded encoder (${active.config.model}, ${active.dtype}) is not the one the cache was read for ` +
-          `(${identity.model}, ${identity.dtype})`,
-      );
-    }
+    return keep ? (out as StoredVector[]) : [];
   }
-  current = active;
-  phase = 'encoding';
-  encodingStarted = now();
-  report();
-
-  const lengths = active.countTokens(
-    missing.map((i) => texts[i]!),
-    role,
-  );
-  const batches = planBatches(lengths, options.plan ?? DEFAULT_BATCH_PLAN);
-  for (const batch of batches) {
-    options.signal?.throwIfAborted();
-    const positions = batch.indices.map((j) => missing[j]!);
-    const batchTexts = positions.map((i) => texts[i]!);
-    let encoded: EncodedBatch;
-    try {
-      encoded = await encodeAdaptively(active, batchTexts, role);
-    } catch (e) {
-      if (!options.fallback || options.signal?.aborted) throw e;
-      fallbackReason = `${active.device} failed (${errorMessage(e)}); continuing on the fallback`;
-      active = await options.fallback(e);
-      current = active;
-      encoded = await encodeAdaptively(active, batchTexts, role);
-    }
-    const vectors = positions.map((_, i) => toStored(encoded, i));
-    await cache.put(
-      identity,
-      encoding,
-      active.device,
-      positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })),
-    );
-    if (keep) positions.forEach((p, i) => (out[p] = vectors[i]!));
-    tokens += encoded.tokens.reduce((a, b) => a + b, 0);
-    done += positions.length;
-    options.onBatch?.(positions, vectors);
-    options.onVectors?.(positions, vectors, 'encoder');
-    report();
-  }
-  return keep ? (out as StoredVector[]) : [];
 }
 
 /**

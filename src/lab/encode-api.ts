@@ -12,7 +12,14 @@ import { errorMessage } from '../core/error-message.ts';
 import { answerWithCache } from '../encoders/answer-job.ts';
 import { denseTopKOnnx, type OrtLike } from '../encoders/dense-onnx.ts';
 import { loadEncoder, planModelDownload, planProblem, type EncodedBatch, type LoadedEncoder } from '../encoders/encoder.ts';
-import { BATCH_PLAN_BY_DEVICE, DEFAULT_BATCH_PLAN, encodeWithCache, type EncodeProgress, type LazyEncoder } from '../encoders/job.ts';
+import {
+  BATCH_PLAN_BY_DEVICE,
+  DEFAULT_BATCH_PLAN,
+  encodeWithCache,
+  type EncodeProgress,
+  type Exclusive,
+  type LazyEncoder,
+} from '../encoders/job.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import { loadReader, type LoadedReader } from '../encoders/reader.ts';
@@ -87,6 +94,22 @@ const vectorBuffers = (vectors: readonly StoredVector[]): ArrayBuffer[] =>
   );
 
 /** The encode worker's calls, with their own models in memory (one encoder and one reader at a time). */
+/**
+ * One encoder per encoding in the whole browser: Web Locks are shared by every tab and worker of the origin
+ * and let go when a tab closes or crashes. Undefined where the browser has none (each tab then encodes on
+ * its own, as before).
+ */
+const webLocks: Exclusive | undefined =
+  typeof navigator !== 'undefined' && 'locks' in navigator && navigator.locks !== undefined
+    ? async (name, job, onWait, signal) => {
+        const busy = Symbol('busy');
+        const first = await navigator.locks.request(name, { ifAvailable: true }, (lock) => (lock === null ? busy : job()));
+        if (first !== busy) return first as Awaited<ReturnType<typeof job>>;
+        onWait();
+        return navigator.locks.request(name, signal === undefined ? {} : { signal }, () => job());
+      }
+    : undefined;
+
 export function createEncodeApi(options: EncodeApiOptions = {}) {
   const cpuDevice = options.cpuDevice ?? 'wasm';
   /** The runtime's name for a contract device. */
@@ -244,6 +267,7 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
         const delivered: Promise<unknown>[] = [];
         const vectors = await encodeWithCache(lazy, store, request.texts, {
           role: request.role,
+          ...(webLocks === undefined ? {} : { exclusive: webLocks }),
           // A caller that consumes vectors batch by batch does not need them held until the end.
           keep: request.returnVectors !== false || onVectors === undefined,
           // Only what is not cached yet needs room: a resumed job is checked for the rest.

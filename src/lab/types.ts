@@ -14,10 +14,11 @@ export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported'
  * An encoder's phases are its job's own (never guessed from counts): `checking` — looking this browser's cache
  * up, nothing found so far; `restoring` — reading vectors found there (no model involved); `loading` — loading
  * the model (downloading its files when not in this browser); `encoding` — the model encodes what the cache
- * lacks. `confirm` holds a large download for the user's go-ahead.
+ * lacks; `elsewhere` — another tab of this browser encodes the same run, and its vectors are taken as they land.
+ * `confirm` holds a large download for the user's go-ahead.
  */
 export type RetrieverStatus =
-  'idle' | 'confirm' | 'checking' | 'loading' | 'restoring' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
+  'idle' | 'confirm' | 'checking' | 'loading' | 'restoring' | 'elsewhere' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
 
 /** Another device, measured on a batch of the job, and the projections on both. */
 export interface DeviceOffer {

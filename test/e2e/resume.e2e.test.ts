@@ -110,6 +110,42 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
   );
 });
 
+describe('two tabs, one encoding (Web Locks)', () => {
+  it(
+    'a second tab asking for the same run while the first encodes it waits and encodes nothing itself',
+    async () => {
+      const context = await browser.newContext();
+      const [a, b] = [await context.newPage(), await context.newPage()];
+      for (const p of [a, b]) {
+        await p.goto(`${server.url}encode.html?cache=1`);
+        await ready(p);
+      }
+      const db = 'fliplab-two-tabs-test';
+      await a.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [
+        TEXTS,
+        db,
+      ] as const);
+      await pollUntil(
+        () => a.evaluate(() => window.fliplabTest.corpusProgress()),
+        (p) => p !== null && p !== undefined && p.done - p.cached >= 10,
+        '10 committed vectors in the first tab',
+        { everyMs: POLL_MS },
+      );
+      const second = await b.evaluate(
+        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
+        [TEXTS, db] as const,
+      );
+      const first = (await a.evaluate(() => window.fliplabTest.corpusResult())) as { encoded: number; dense: number[][] };
+      // The first tab encoded everything; the second took it all from the cache as it landed.
+      expect(first.encoded).toBe(TEXTS.length);
+      expect(second).toMatchObject({ cached: TEXTS.length, encoded: 0 });
+      expect(second.dense).toEqual(first.dense);
+      await context.close();
+    },
+    RESUME_TEST_TIMEOUT_MS,
+  );
+});
+
 describe('a lost WebGPU device mid-run', () => {
   const LOST_DEVICE_TIMEOUT_MS = 240_000;
   const FEW = TEXTS.slice(0, 24);

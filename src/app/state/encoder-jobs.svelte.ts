@@ -98,6 +98,7 @@ function progressState(p: CorpusProgress, now: RetrieverInfo['status'] | undefin
   }
   if (now === 'confirm') return {};
   if (p.phase === 'loading-model') return { status: 'loading' };
+  if (p.phase === 'elsewhere') return { status: 'elsewhere' };
   return { status: p.cached > 0 ? 'restoring' : 'checking' };
 }
 

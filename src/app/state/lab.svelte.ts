@@ -387,6 +387,7 @@ export class Lab {
           r.status === 'checking' ||
           r.status === 'loading' ||
           r.status === 'restoring' ||
+          r.status === 'elsewhere' ||
           (r.status === 'encoding' &&
             (r.progress === undefined || r.progress.unit !== 'documents' || r.progress.done === r.progress.cached)),
       )

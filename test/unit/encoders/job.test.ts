@@ -327,3 +327,59 @@ describe('batch size adapts to memory', () => {
     expect(broken.calls).toHaveLength(1);
   });
 });
+
+describe('encodeWithCache: one encoder per encoding across tabs', () => {
+  /** An in-memory stand-in for Web Locks: one holder per name, the others queued in order. */
+  function memoryLocks() {
+    const held = new Map<string, Promise<unknown>>();
+    const exclusive = async <T>(name: string, job: () => Promise<T>, onWait: () => void): Promise<T> => {
+      const before = held.get(name);
+      if (before !== undefined) onWait();
+      const run = (before ?? Promise.resolve()).catch(() => undefined).then(job);
+      held.set(name, run);
+      return run;
+    };
+    return exclusive;
+  }
+
+  it('a second job on the same texts waits, takes the first one’s vectors as they land, and encodes none itself', async () => {
+    const exclusive = memoryLocks();
+    const cache = new MemoryVectorCache();
+    const first = fakeEncoder();
+    const second = fakeEncoder();
+    // the first encoder is slow: the second job must find the lock held
+    const slow: LoadedEncoder = {
+      ...first.encoder,
+      encode: async (texts, role) => {
+        await new Promise((r) => setTimeout(r, 5));
+        return first.encoder.encode(texts, role);
+      },
+    };
+    const phases: EncodeProgress['phase'][] = [];
+    const [a, b] = await Promise.all([
+      encodeWithCache(slow, cache, TEXTS, { role: 'passage', plan, exclusive }),
+      encodeWithCache(second.encoder, cache, TEXTS, { role: 'passage', plan, exclusive, onProgress: (p) => phases.push(p.phase) }),
+    ]);
+    expect(first.calls.flat().sort()).toEqual([...TEXTS].sort());
+    expect(second.calls).toEqual([]);
+    expect(phases).toContain('elsewhere');
+    expect(phases).not.toContain('encoding');
+    expect(b.map((v) => Array.from(v.dense!))).toEqual(a.map((v) => Array.from(v.dense!)));
+  });
+
+  it('when the first job stops half way, the waiting one encodes only the rest', async () => {
+    const exclusive = memoryLocks();
+    const cache = new MemoryVectorCache();
+    const first = fakeEncoder(PRESETS['e5-small'], { failOnCall: 3 });
+    const second = fakeEncoder();
+    const results = await Promise.allSettled([
+      encodeWithCache(first.encoder, cache, TEXTS, { role: 'passage', plan, exclusive }),
+      encodeWithCache(second.encoder, cache, TEXTS, { role: 'passage', plan, exclusive }),
+    ]);
+    expect(results[0]!.status).toBe('rejected');
+    expect(results[1]!.status).toBe('fulfilled');
+    const byFirst = first.calls.slice(0, 2).flat();
+    expect(byFirst.length).toBeGreaterThan(0);
+    expect(second.calls.flat().sort()).toEqual(TEXTS.filter((t) => !byFirst.includes(t)).sort());
+  });
+});

@@ -44,6 +44,8 @@ export function describeRowProgress(status: string, p: JobProgress): string {
       return `${count(checked)} of ${count(p.total)} ${unit} looked up · none stored yet`;
     case 'restoring':
       return `${count(p.cached)} of ${count(p.total)} ${unit} restored` + (checked < p.total ? ` · ${count(checked)} looked up` : '');
+    case 'elsewhere':
+      return `another tab of this browser encodes this run: ${count(p.done)} of ${count(p.total)} ${unit} stored so far`;
     case 'loading':
     case 'confirm':
       return p.cached > 0
@@ -73,6 +75,8 @@ function activity(r: { readonly status: string; readonly progress?: JobProgress 
     }
     case 'confirm':
       return 'waits for your go-ahead to download its model';
+    case 'elsewhere':
+      return 'is being encoded in another tab';
     case 'loading':
       return 'is loading its model';
     case 'encoding':
