@@ -159,6 +159,7 @@ export class LabEngine {
   open(collection: LabCollection): CollectionSummary {
     this.#c = collection;
     this.#runs.clear();
+    this.#exhaustive.clear();
     this.#vectorRuns.clear();
     this.#bm25 = null;
     this.#lexical = null;
@@ -319,6 +320,7 @@ export class LabEngine {
   addFused(name: string, reference: string, candidate: string, params: FusionParams): RunSummary {
     const run = fuseRuns(this.run(reference), this.run(candidate), params, RUN_DEPTH, name);
     this.#runs.set(name, run);
+    this.#exhaustive.delete(name);
     return { name, queries: run.byQuery.size, depth: RUN_DEPTH, lines: entries(run) };
   }
 
@@ -333,10 +335,18 @@ export class LabEngine {
     return prepareFrontier(qrels, this.run(reference), this.run(candidate), options);
   }
 
+  /** A lexical run of this lab (BM25, RM3, QL): every list holds every matching passage up to RUN_DEPTH. */
   #store(run: Run): RunSummary {
     this.#runs.set(run.name, run);
+    this.#exhaustive.add(run.name);
     return { name: run.name, queries: run.byQuery.size, depth: RUN_DEPTH };
   }
+
+  /**
+   * Runs whose lists are complete below RUN_DEPTH: a query that ranks 2 passages matches only 2, which is
+   * what the retriever does, not a cut; depth warnings leave such lists out (they warn of cut runs).
+   */
+  readonly #exhaustive = new Set<string>();
 
   /** Start (or restart) an encoder run from its query vectors; document vectors follow with `addVectors`. */
   beginVectorRun(name: string, queryVectors: readonly StoredVector[]): RunSummary {
@@ -345,6 +355,7 @@ export class LabEngine {
     const run = new IncrementalVectorRun(name, ids, queryVectors, RUN_DEPTH, c.corpus.ids.length);
     this.#vectorRuns.set(name, run);
     this.#runs.set(name, run.snapshot(c.corpus));
+    this.#exhaustive.delete(name);
     return this.#vectorSummary(run);
   }
 
@@ -370,12 +381,14 @@ export class LabEngine {
   /** Add a run read from a file. */
   addRun(run: Run): RunSummary {
     this.#runs.set(run.name, run);
+    this.#exhaustive.delete(run.name); // a file's lists may have been cut anywhere
     const depth = Math.max(0, ...[...run.byQuery.values()].map((l) => l.docs.length));
     return { name: run.name, queries: run.byQuery.size, depth, lines: entries(run) };
   }
 
   removeRun(name: string): void {
     this.#runs.delete(name);
+    this.#exhaustive.delete(name);
     this.#vectorRuns.delete(name);
   }
 
@@ -529,7 +542,11 @@ export class LabEngine {
   depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; corpus: number } {
     return {
       warnings: depthWarnings(
-        runs.map((name) => ({ name, lengths: listLengths(this.run(name)) })),
+        runs.map((name) => {
+          const lengths = listLengths(this.run(name));
+          // a complete list shorter than the run's depth reaches every depth: nothing was left out
+          return { name, lengths: this.#exhaustive.has(name) ? lengths.map((n) => (n < RUN_DEPTH ? Infinity : n)) : lengths };
+        }),
         depths.map((k) => ({ k, label: `depth ${k}` })),
       ),
       corpus: this.#collection().corpus.ids.length,

@@ -1103,6 +1103,10 @@ describe('the lab as an instrument', () => {
           /Replacing bm25 by bm25-rm3 at k = 3 fixes \d+ and breaks \d+ of 32 queries \(net [+-]?\d+\); nDCG@10 0\.\d{3} → 0\.\d{3}\./,
         );
         expect(await p.getByTestId('collection-summary').textContent()).toMatch(/fliplab classroom collection.*88 passages.*32 judged/s);
+        // It sweeps only depths every run reaches: no depth warning on the first screen.
+        await expect.poll(() => p.evaluate(() => location.hash), { timeout: 5_000 }).toMatch(/[#&]d=1,3(,\d+)*(&|$)/);
+        await p.waitForTimeout(500); // the warnings follow the depths within a task or two
+        expect(await p.getByTestId('depth-notes').count()).toBe(0);
         // Nothing was downloaded: no dataset, no model.
         expect(seen.filter((path) => path.startsWith('/datasets/') || path.includes('/resolve/'))).toEqual([]);
         // The setup is compact once a collection is open: the catalog waits behind "Change collection".

@@ -204,3 +204,42 @@ describe('LabEngine', () => {
     expect(engine.runText('toy').split('\n')[0]).toMatch(/^\S+ Q0 \S+ 1 \S+ toy$/);
   });
 });
+
+describe('LabEngine depth warnings', () => {
+  it('a lab run that ranks every matching passage is not warned about; the same lists read from a file are', () => {
+    const demo = new LabEngine();
+    const corpus = {
+      ids: ['a', 'b', 'c', 'd'] as DocId[],
+      titles: ['', '', '', ''],
+      texts: ['apples and pears', 'pears only', 'rivers and lakes', 'mountains'],
+      indexOf: new Map([
+        ['a', 0],
+        ['b', 1],
+        ['c', 2],
+        ['d', 3],
+      ]) as never,
+    };
+    const queries = {
+      ids: ['q1', 'q2'] as QueryId[],
+      texts: ['pears', 'rivers'],
+      indexOf: new Map([
+        ['q1', 0],
+        ['q2', 1],
+      ]) as never,
+    };
+    const qrels = {
+      byQuery: new Map([
+        ['q1' as QueryId, new Map([['a' as DocId, 1]])],
+        ['q2' as QueryId, new Map([['c' as DocId, 1]])],
+      ]),
+    };
+    demo.open({ name: 'tiny', corpus, queries, qrels, runs: [], diagnostics: [] });
+    demo.runBm25('bm25', {});
+    // q1 matches 2 passages, q2 one: short lists, but complete
+    expect(demo.run('bm25').byQuery.get('q2' as QueryId)!.docs).toEqual(['c']);
+    expect(demo.depthWarnings(['bm25'], [1, 3]).warnings).toEqual([]);
+    demo.addRun({ ...demo.run('bm25'), name: 'from-a-file' });
+    const w = demo.depthWarnings(['from-a-file'], [1, 3]).warnings;
+    expect(w.map((x) => [x.run, x.requested, x.shortQueries])).toEqual([['from-a-file', 3, 2]]);
+  });
+});
