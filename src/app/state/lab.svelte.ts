@@ -251,6 +251,11 @@ export class Lab {
     });
   }
 
+  /** Forget the refusals of earlier run imports (a new batch of files is being imported). */
+  clearRunImportErrors(): void {
+    this.runImportErrors = [];
+  }
+
   async addRunFile(file: CollectionFile): Promise<void> {
     const name = file.path.replace(/^.*\//, '');
     try {

@@ -59,6 +59,9 @@ export class FakeLab {
   addBm25 = vi.fn(async (_k1: number, _b: number): Promise<void> => {});
   addRunFile = vi.fn(async (_file: CollectionFile): Promise<void> => {});
   runImportErrors: CollectionError[] = $state.raw([]);
+  clearRunImportErrors = vi.fn((): void => {
+    this.runImportErrors = [];
+  });
   runText = vi.fn((_name: string): Promise<string> => Promise.reject(new Error('runText: not set up by the test')));
   trecEvalText = vi.fn((_name: string): Promise<string> => Promise.reject(new Error('trecEvalText: not set up by the test')));
 
@@ -89,6 +92,7 @@ type LabMembers =
   | 'addEncoder'
   | 'addBm25'
   | 'addRunFile'
+  | 'clearRunImportErrors'
   | 'runImportErrors';
 
 /** The fake as the `Lab` the panels are typed with (checked: the members they use have Lab's types). */

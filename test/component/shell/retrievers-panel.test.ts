@@ -4,6 +4,7 @@
  * forms that add an encoder (built by the real `encoderConfig`), a BM25 variant and run files.
  */
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
 import { describe, expect, test } from 'vitest';
 import RetrieversPanel from '../../../src/app/views/shell/RetrieversPanel.svelte';
 import { encoderConfig } from '../../../src/lab/retriever-ids.ts';
@@ -385,6 +386,31 @@ describe('RetrieversPanel folds what is done', () => {
     lab.view = { ...lab.view, candidates: [] };
     lab.view = { ...lab.view, candidates: ['bge-small'] };
     await waitFor(() => expect(addBox().open).toBe(true));
+  });
+
+  test('a retriever added from the box keeps it open: the user folds it, not the add', async () => {
+    const { lab } = setup([BM25], []);
+    expect(addBox().open).toBe(true);
+    await fireEvent.click(screen.getByTestId('add-rm3'));
+    expect(lab.addRm3).toHaveBeenCalled();
+    lab.view = { ...lab.view, candidates: ['bm25-rm3'] };
+    await tick();
+    expect(addBox().open).toBe(true);
+    await fireEvent.click(addBox().querySelector('summary')!);
+    await waitFor(() => expect(addBox().open).toBe(false));
+  });
+
+  test('a new batch of run files clears the refusals of the last one', async () => {
+    const { lab } = setup([BM25], []);
+    lab.runImportErrors = [{ file: 'old.run', line: 3, message: 'expected 6 columns', summary: '', advice: '', detail: '' } as never];
+    await tick();
+    expect(screen.getAllByTestId('run-import-error')).toHaveLength(1);
+    const input = screen.getByTestId('pick-runs') as HTMLInputElement;
+    Object.defineProperty(input, 'files', { value: [new File(['q1 Q0 d1 1 2.5 mine\n'], 'mine.trec')], configurable: true });
+    await fireEvent.change(input);
+    await waitFor(() => expect(lab.addRunFile).toHaveBeenCalledTimes(1));
+    expect(lab.clearRunImportErrors).toHaveBeenCalled();
+    expect(screen.queryAllByTestId('run-import-error')).toHaveLength(0);
   });
 
   test('query likelihood takes any positive μ (1000 by default) and says why it refuses the rest', async () => {
