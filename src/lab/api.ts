@@ -296,7 +296,7 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return engine.compare(reference, candidates, depths, options);
     },
 
-    depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; corpus: number } {
+    depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; cut: DepthWarning[]; corpus: number } {
       return engine.depthWarnings(runs, depths);
     },
   };

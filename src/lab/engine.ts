@@ -537,20 +537,20 @@ export class LabEngine {
 
   /**
    * Depth honesty, as the CLI's `flips` and `compare` print it: a warning per run and depth that some of its
-   * queries do not reach (core/depth.ts). `corpus` is the collection's size: no run can reach a depth beyond it.
+   * queries do not reach (core/depth.ts) — what the exports carry, byte for byte the CLI's. `cut`: the same
+   * for what the lab shows, where the lab's own lexical lists count as complete (a list shorter than the depth
+   * they were ranked to left nothing out: it reaches every depth the corpus has). `corpus` is the collection's
+   * size: no run can reach a depth beyond it.
    */
-  depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; corpus: number } {
-    return {
-      warnings: depthWarnings(
-        runs.map((name) => {
-          const lengths = listLengths(this.run(name));
-          // a complete list shorter than the run's depth reaches every depth: nothing was left out
-          return { name, lengths: this.#exhaustive.has(name) ? lengths.map((n) => (n < RUN_DEPTH ? Infinity : n)) : lengths };
-        }),
-        depths.map((k) => ({ k, label: `depth ${k}` })),
-      ),
-      corpus: this.#collection().corpus.ids.length,
-    };
+  depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; cut: DepthWarning[]; corpus: number } {
+    const corpus = this.#collection().corpus.ids.length;
+    const requested = depths.map((k) => ({ k, label: `depth ${k}` }));
+    const lengths = runs.map((name) => ({ name, lengths: listLengths(this.run(name)) }));
+    const reach = Math.min(RUN_DEPTH, corpus);
+    const complete = lengths.map((r) =>
+      this.#exhaustive.has(r.name) ? { ...r, lengths: r.lengths.map((n) => (n < RUN_DEPTH ? reach : n)) } : r,
+    );
+    return { warnings: depthWarnings(lengths, requested), cut: depthWarnings(complete, requested), corpus };
   }
 
   /** trec_eval's text output for a run (the same text `fliplab eval` prints). */

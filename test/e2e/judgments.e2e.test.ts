@@ -14,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
+import { holeyRun } from '../support/runs.ts';
 import { launchChromium } from './browser.ts';
 import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
 
@@ -25,22 +26,6 @@ let work: string;
 let server: HubServer;
 let browser: Browser;
 let files: { qrels: string; bm25: string; other: string; corpus: string };
-
-/** The BM25 run with, in every third query, ten passages no one judged put on top (the rest moves down). */
-function holeyRun(text: string): string {
-  const byQuery = new Map<string, string[]>();
-  for (const line of text.trim().split('\n')) {
-    const [q, , d] = line.split(/\s+/);
-    if (!byQuery.has(q!)) byQuery.set(q!, []);
-    byQuery.get(q!)!.push(d!);
-  }
-  const out: string[] = [];
-  for (const [q, docs] of byQuery) {
-    const order = Number(q) % 3 === 0 ? [...Array.from({ length: 10 }, (_, i) => `new-${q}-${i}`), ...docs] : docs;
-    order.slice(0, 1000).forEach((d, i) => out.push(`${q} Q0 ${d} ${i + 1} ${(1000 - i / 10).toFixed(3)} holey`));
-  }
-  return `${out.join('\n')}\n`;
-}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'fliplab-judgments-e2e-'));

@@ -3,7 +3,9 @@
  * - a zip bomb (one corpus.jsonl of 1 GiB of zeros in about 1 MB) offered as a collection is refused in
  *   seconds, the page answering all along, and the browser's memory comes back;
  * - a folder corpus whose file names hold spaces: a run exported from the lab imports back with the same
- *   numbers, and `fliplab eval` reads it.
+ *   numbers, and `fliplab eval` reads it;
+ * - a renderer crashed (DevTools protocol) mid-judgment and mid-import: the lab reopens whole, its numbers
+ *   those of `fliplab flips` on what was stored.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +18,8 @@ import { createGzip } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import { holeyRun } from '../support/runs.ts';
+import { SHARED_DATA } from '../shared-data.ts';
 import { launchChromium } from './browser.ts';
 import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
 
@@ -221,4 +225,100 @@ describe('ids with spaces', () => {
       await context.close();
     }
   }, 120_000);
+});
+
+describe('a crashed tab', () => {
+  it('crashed mid-judgment and mid-import, the lab reopens whole: what was stored, or what was before', async () => {
+    const covid = join(SHARED_DATA, 'trec-covid-bm25');
+    const files = {
+      qrels: join(work, 'qrels.test.txt'),
+      bm25: join(work, 'run.bm25-flat.txt'),
+      other: join(work, 'holey.run'),
+      added: join(work, 'added.qrels'),
+      dl19qrels: join(work, 'dl19.qrels'),
+      dl19run: join(work, 'dl19.run'),
+    };
+    await writeFile(files.qrels, readFileSync(join(covid, 'qrels.test.txt')));
+    await writeFile(files.bm25, readFileSync(join(covid, 'run.bm25-flat.txt')));
+    await writeFile(files.other, holeyRun(readFileSync(join(covid, 'run.bm25-flat.txt'), 'utf8')));
+    await writeFile(files.added, '3 0 new-3-0 2\n3 0 new-3-1 0\n');
+    const dl19 = join(SHARED_DATA, 'trec-dl19-passage');
+    await writeFile(files.dl19qrels, readFileSync(join(dl19, 'qrels.dl19-passage.txt')));
+    await writeFile(files.dl19run, readFileSync(join(dl19, 'run.msmarco-v1-passage.bm25-default.dl19.txt')));
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const runs = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
+    const crash = async (p: Page) => {
+      const cdp = await context.newCDPSession(p);
+      await cdp.send('Page.crash').catch(() => undefined); // the renderer dies: the call gets no answer
+    };
+    const flips = async (extra: string[]) => {
+      const out = await cli([
+        'flips',
+        '--qrels',
+        files.qrels,
+        ...extra.flatMap((f) => ['--qrels', f]),
+        '--reference',
+        files.bm25,
+        '--candidate',
+        files.other,
+        '--name',
+        'Anserini',
+        '--name',
+        'holey',
+        '--depths',
+        '1,5,10,20,50',
+        '--json',
+        '--per-query',
+      ]);
+      const { recipes: _r, ...report } = JSON.parse(out.stdout) as Record<string, unknown>;
+      return report;
+    };
+    try {
+      const p1 = await context.newPage();
+      await p1.goto(server.url);
+      await p1.getByTestId('pick-files').setInputFiles([files.qrels, files.bm25, files.other]);
+      await expect.poll(() => runs(p1), { timeout: 60_000 }).toBe('Anserini,holey');
+      await expect.poll(() => p1.evaluate(() => location.hash), { timeout: 10_000 }).toMatch(/c=/);
+      const address = p1.url();
+      // Mid-judgment: two judgments imported, and the tab dies at once.
+      await p1.getByTestId('import-judgments').setInputFiles(files.added);
+      await crash(p1);
+
+      const p2 = await context.newPage();
+      await p2.goto(address);
+      await expect.poll(() => runs(p2), { timeout: 60_000 }).toBe('Anserini,holey');
+      await p2.waitForTimeout(500); // the kept layer is applied right after the collection opens
+      const kept = /With 2 judgments you added/.test((await p2.getByTestId('headline').textContent()) ?? '');
+      const { recipes: _r, ...report } = JSON.parse(
+        (await saveTo(p2, work, () => p2.getByTestId('export-report-json').click())).text,
+      ) as Record<string, unknown>;
+      // The whole import or none of it: the numbers are the CLI's on the stored state.
+      expect(report).toEqual(await flips(kept ? [files.added] : []));
+
+      // Mid-import: another collection is being read when the tab dies.
+      await p2.getByTestId('change-collection').click();
+      await p2.getByTestId('pick-files').setInputFiles([files.dl19qrels, files.dl19run]);
+      await crash(p2);
+
+      // Every collection this browser lists opens, with no error.
+      const p3 = await context.newPage();
+      await p3.goto(server.url);
+      const stored = p3.locator('table.stored tbody tr');
+      await expect.poll(() => stored.count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      const count = await stored.count();
+      for (let i = 0; i < count; i++) {
+        if (!(await stored.first().isVisible())) await p3.getByTestId('change-collection').click();
+        const name = (await stored.nth(i).locator('th').textContent())!;
+        await stored
+          .nth(i)
+          .getByRole('button', { name: /^Open / })
+          .click();
+        await expect.poll(() => p3.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toContain(name);
+        expect(await p3.getByTestId('collection-error').count()).toBe(0);
+      }
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
 });

@@ -15,6 +15,11 @@ export class Agreement {
   error: string | null = $state(null);
   /** Runs and depths that do not reach: a depth beyond a run's longest list or some of its queries' lists. */
   warnings: readonly DepthWarning[] = $state.raw([]);
+  /**
+   * The warnings the lab shows: the same, less the short lists of its own BM25, RM3 and QL runs, which are
+   * complete (a query matches only that many passages); the exports keep `warnings`, the CLI's.
+   */
+  shown: readonly DepthWarning[] = $state.raw([]);
   /** Passages in the open collection (a depth beyond it is beyond every run). */
   corpus = $state(0);
   readonly #stop: () => void;
@@ -31,6 +36,7 @@ export class Agreement {
         if (lab.collection === null || reference === null || candidates.length === 0) {
           this.report = null;
           this.warnings = [];
+          this.shown = [];
           return;
         }
         let stale = false;
@@ -42,6 +48,7 @@ export class Agreement {
           ([notes, report]) => {
             if (stale) return;
             this.warnings = notes.warnings;
+            this.shown = notes.cut;
             this.corpus = notes.corpus;
             this.report = report;
             this.error = null;

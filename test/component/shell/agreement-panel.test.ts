@@ -45,15 +45,14 @@ function setup(candidates: string[]) {
       ),
     ),
   );
-  lab.lab.depthWarnings.mockImplementation((names, depths) =>
-    Promise.resolve({
-      warnings: depthWarnings(
-        names.map((n) => ({ name: n, lengths: listLengths(RUNS[n]!) })),
-        depths.map((k) => ({ k, label: `depth ${k}` })),
-      ),
-      corpus: 13,
-    }),
-  );
+  lab.lab.depthWarnings.mockImplementation((names, depths) => {
+    // runs read from files: what the lab shows is what the CLI says
+    const warnings = depthWarnings(
+      names.map((n) => ({ name: n, lengths: listLengths(RUNS[n]!) })),
+      depths.map((k) => ({ k, label: `depth ${k}` })),
+    );
+    return Promise.resolve({ warnings, cut: warnings, corpus: 13 });
+  });
   const agreement = new Agreement(asLab(lab));
   const r = render(AgreementPanel, { agreement });
   return { ...r, lab, agreement };

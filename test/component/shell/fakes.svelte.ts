@@ -67,7 +67,7 @@ export class FakeLab {
 
   lab: FakeLabApi = {
     compare: vi.fn(() => Promise.reject(new Error('compare: not set up by the test'))),
-    depthWarnings: vi.fn(() => Promise.resolve({ warnings: [], corpus: 0 })),
+    depthWarnings: vi.fn(() => Promise.resolve({ warnings: [], cut: [], corpus: 0 })),
   };
 }
 

@@ -237,9 +237,13 @@ describe('LabEngine depth warnings', () => {
     demo.runBm25('bm25', {});
     // q1 matches 2 passages, q2 one: short lists, but complete
     expect(demo.run('bm25').byQuery.get('q2' as QueryId)!.docs).toEqual(['c']);
-    expect(demo.depthWarnings(['bm25'], [1, 3]).warnings).toEqual([]);
+    expect(demo.depthWarnings(['bm25'], [1, 3]).cut).toEqual([]);
+    // the exports keep the CLI's warnings (it cannot know a file's lists are complete)
+    expect(demo.depthWarnings(['bm25'], [1, 3]).warnings.map((x) => x.requested)).toEqual([3]);
+    // a depth beyond the corpus (4 passages) is still said: no run can rank 5
+    expect(demo.depthWarnings(['bm25'], [1, 3, 5]).cut.map((x) => [x.requested, x.runDepth])).toEqual([[5, 4]]);
     demo.addRun({ ...demo.run('bm25'), name: 'from-a-file' });
-    const w = demo.depthWarnings(['from-a-file'], [1, 3]).warnings;
+    const w = demo.depthWarnings(['from-a-file'], [1, 3]).cut;
     expect(w.map((x) => [x.run, x.requested, x.shortQueries])).toEqual([['from-a-file', 3, 2]]);
   });
 });
