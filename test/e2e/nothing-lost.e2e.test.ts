@@ -250,7 +250,9 @@ describe('a crashed tab', () => {
     const runs = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
     const crash = async (p: Page) => {
       const cdp = await context.newCDPSession(p);
-      await cdp.send('Page.crash').catch(() => undefined); // the renderer dies: the call gets no answer
+      const crashed = p.waitForEvent('crash', { timeout: 10_000 });
+      void cdp.send('Page.crash').catch(() => undefined); // the renderer dies: the call never gets its answer
+      await crashed;
     };
     const flips = async (extra: string[]) => {
       const out = await cli([
@@ -293,6 +295,7 @@ describe('a crashed tab', () => {
       const { recipes: _r, ...report } = JSON.parse(
         (await saveTo(p2, work, () => p2.getByTestId('export-report-json').click())).text,
       ) as Record<string, unknown>;
+      console.info(`[e2e] after the crash mid-judgment the import was ${kept ? 'kept whole' : 'not kept'}`);
       // The whole import or none of it: the numbers are the CLI's on the stored state.
       expect(report).toEqual(await flips(kept ? [files.added] : []));
 
