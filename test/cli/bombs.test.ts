@@ -5,15 +5,13 @@
  * tested is what the process holds, not what one function returns.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../e2e/harness.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { tempDir } from '../support/temp.ts';
+import { gzipBomb } from '../support/bombs.ts';
 
 const dir = tempDir('bombs');
 const bomb = join(dir, 'bomb.run.gz');
@@ -21,19 +19,6 @@ const qrelsBomb = join(dir, 'bomb.qrels.gz');
 const longLine = join(dir, 'long.run');
 const MB = 1 << 20;
 const DL19_QRELS = join(SHARED_DATA, 'trec-dl19-passage', 'qrels.dl19-passage.txt');
-
-async function writeBomb(path: string, mib: number): Promise<void> {
-  const zeros = Buffer.alloc(MB);
-  await pipeline(
-    Readable.from(
-      (function* () {
-        for (let i = 0; i < mib; i++) yield zeros;
-      })(),
-    ),
-    createGzip({ level: 9 }),
-    createWriteStream(path),
-  );
-}
 
 /** The compiled CLI in a child process; its peak RSS (bytes) is printed by a preloaded exit hook. */
 function fliplab(...argv: string[]): { code: number | null; stderr: string; peakMB: number } {
@@ -44,8 +29,8 @@ function fliplab(...argv: string[]): { code: number | null; stderr: string; peak
 }
 
 beforeAll(async () => {
-  await writeBomb(bomb, 1024);
-  await writeBomb(qrelsBomb, 256);
+  await gzipBomb(bomb, 1024);
+  await gzipBomb(qrelsBomb, 256);
   writeFileSync(longLine, `1 Q0 ${'x'.repeat(64 * MB)} 1 1.0 t\n2 Q0 d 1 1.0 t\n`);
 }, 60_000);
 

@@ -25,6 +25,38 @@ export async function buildApp(outDir: string): Promise<void> {
 /** `fliplab <argv>` in this process: its exit code and what it printed. */
 export const cli = (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => runCli(...argv);
 
+/**
+ * `fliplab flips --json --per-query` at the lab's depths (1, 5, 10, 20, 50) for a reference and a candidate
+ * named as the lab names them, qrels layered in order; the report without its recipes (the lab's and the CLI's
+ * recipes differ by design), as a lab's exported report is compared with it.
+ */
+export async function cliFlipsReport(
+  qrels: readonly string[],
+  runs: { readonly reference: string; readonly candidate: string; readonly names: readonly [string, string] },
+  extra: readonly string[] = [],
+): Promise<Record<string, unknown>> {
+  const out = await runCli(
+    'flips',
+    ...qrels.flatMap((f) => ['--qrels', f]),
+    '--reference',
+    runs.reference,
+    '--candidate',
+    runs.candidate,
+    '--name',
+    runs.names[0],
+    '--name',
+    runs.names[1],
+    '--depths',
+    '1,5,10,20,50',
+    '--json',
+    '--per-query',
+    ...extra,
+  );
+  if (out.code !== 0) throw new Error(`fliplab flips failed: ${out.stderr}`);
+  const { recipes: _r, ...report } = JSON.parse(out.stdout) as Record<string, unknown>;
+  return report;
+}
+
 /** Click something that downloads a file; the file is saved in `dir` under its suggested name. */
 export async function saveDownload(
   p: Page,

@@ -16,7 +16,7 @@ import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { holeyRun } from '../support/runs.ts';
 import { launchChromium } from './browser.ts';
-import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
+import { buildApp, cliFlipsReport, saveDownload as saveTo } from './harness.ts';
 
 const COVID = join(SHARED_DATA, 'trec-covid-bm25');
 /** With FLIPLAB_SCREENSHOTS=1 the judging view becomes the README's picture (docs/screenshots/judging.png). */
@@ -63,30 +63,12 @@ const saveDownload = async (p: Page, click: () => Promise<void>): Promise<string
 const analysisRuns = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
 
 /** `fliplab flips` on the test's files, as the lab names the runs; extra qrels files layered in order. */
-async function flips(extra: string[], judgedOnly = false): Promise<Record<string, unknown>> {
-  const out = await cli([
-    'flips',
-    '--qrels',
-    files.qrels,
-    ...extra.flatMap((f) => ['--qrels', f]),
-    '--reference',
-    files.bm25,
-    '--candidate',
-    files.other,
-    '--name',
-    'Anserini',
-    '--name',
-    'holey',
-    '--depths',
-    '1,5,10,20,50',
-    '--json',
-    '--per-query',
-    ...(judgedOnly ? ['--judged-only'] : []),
-  ]);
-  expect(out.code).toBe(0);
-  const { recipes: _r, ...report } = JSON.parse(out.stdout) as Record<string, unknown>;
-  return report;
-}
+const flips = (extra: string[], judgedOnly = false): Promise<Record<string, unknown>> =>
+  cliFlipsReport(
+    [files.qrels, ...extra],
+    { reference: files.bm25, candidate: files.other, names: ['Anserini', 'holey'] },
+    judgedOnly ? ['--judged-only'] : [],
+  );
 
 async function labReport(p: Page): Promise<Record<string, unknown>> {
   const { recipes: _r, ...report } = JSON.parse(await saveDownload(p, () => p.getByTestId('export-report-json').click())) as Record<

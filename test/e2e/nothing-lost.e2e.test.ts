@@ -11,71 +11,18 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createWriteStream } from 'node:fs';
-import { createGzip } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { holeyRun } from '../support/runs.ts';
+import { zipBomb } from '../support/bombs.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { launchChromium } from './browser.ts';
-import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
+import { buildApp, cli, cliFlipsReport, saveDownload as saveTo } from './harness.ts';
 
 let work: string;
 let server: HubServer;
 let browser: Browser;
-
-/**
- * A zip holding one member, `name`, of `mib` MiB of zeros deflated: the deflate stream and its CRC-32 are
- * taken from Node's gzip (a gzip file is a 10-byte header, raw deflate, CRC-32 and size), and the zip's
- * headers written around them.
- */
-async function zipBomb(path: string, name: string, mib: number): Promise<void> {
-  const gz = `${path}.gz`;
-  const zeros = Buffer.alloc(1 << 20);
-  await pipeline(
-    Readable.from(
-      (function* () {
-        for (let i = 0; i < mib; i++) yield zeros;
-      })(),
-    ),
-    createGzip({ level: 9 }),
-    createWriteStream(gz),
-  );
-  const g = readFileSync(gz);
-  const deflated = g.subarray(10, g.length - 8);
-  const crc = g.readUInt32LE(g.length - 8);
-  const size = mib * (1 << 20);
-  const file = Buffer.from(name);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(8, 8); // deflate
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(deflated.length, 18);
-  local.writeUInt32LE(size >>> 0, 22);
-  local.writeUInt16LE(file.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(deflated.length, 20);
-  central.writeUInt32LE(size >>> 0, 24);
-  central.writeUInt16LE(file.length, 28);
-  const cdOffset = local.length + file.length + deflated.length;
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + file.length, 12);
-  end.writeUInt32LE(cdOffset, 16);
-  await writeFile(path, Buffer.concat([local, file, deflated, central, file, end]));
-  await rm(gz);
-}
 
 /** Resident memory of this process's Chromium children, in MB (Linux /proc). */
 function browserRssMB(): number {
@@ -254,28 +201,8 @@ describe('a crashed tab', () => {
       void cdp.send('Page.crash').catch(() => undefined); // the renderer dies: the call never gets its answer
       await crashed;
     };
-    const flips = async (extra: string[]) => {
-      const out = await cli([
-        'flips',
-        '--qrels',
-        files.qrels,
-        ...extra.flatMap((f) => ['--qrels', f]),
-        '--reference',
-        files.bm25,
-        '--candidate',
-        files.other,
-        '--name',
-        'Anserini',
-        '--name',
-        'holey',
-        '--depths',
-        '1,5,10,20,50',
-        '--json',
-        '--per-query',
-      ]);
-      const { recipes: _r, ...report } = JSON.parse(out.stdout) as Record<string, unknown>;
-      return report;
-    };
+    const flips = (extra: string[]) =>
+      cliFlipsReport([files.qrels, ...extra], { reference: files.bm25, candidate: files.other, names: ['Anserini', 'holey'] });
     try {
       const p1 = await context.newPage();
       await p1.goto(server.url);

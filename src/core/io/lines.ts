@@ -131,26 +131,33 @@ export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === GZIP_MAGIC_0 && bytes[1] === GZIP_MAGIC_1;
 }
 
+/**
+ * A stream's chunks as an async generator; a consumer that stops early cancels the stream, so its source stops
+ * producing (and its buffers can go).
+ */
+export async function* streamChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array, void, undefined> {
+  const reader = stream.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) {
+        done = true;
+        return;
+      }
+      yield r.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
 async function* iterate(source: Exclude<TextSource, string>): AsyncGenerator<Uint8Array> {
   if (source instanceof Uint8Array) {
     yield source;
   } else if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
-    const reader = (source as ReadableStream<Uint8Array>).getReader();
-    let done = false;
-    try {
-      for (;;) {
-        const r = await reader.read();
-        if (r.done) {
-          done = true;
-          return;
-        }
-        yield r.value;
-      }
-    } finally {
-      // stopped early: cancel the stream, so its source stops producing (and its buffers can go)
-      if (!done) await reader.cancel().catch(() => undefined);
-      reader.releaseLock();
-    }
+    yield* streamChunks(source as ReadableStream<Uint8Array>);
   } else {
     yield* source as AsyncIterable<Uint8Array>;
   }

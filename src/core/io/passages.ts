@@ -25,7 +25,7 @@ import type { Corpus, Diagnostic, DocId, DocIndex, Run } from '../types.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, normalizeId } from './ids.ts';
 import type { TextSource } from './lines.ts';
-import { isGzip } from './lines.ts';
+import { isGzip, streamChunks } from './lines.ts';
 import type { ParseResult } from './trec.ts';
 
 export type PassagesFormat = 'tsv' | 'beir-jsonl';
@@ -211,21 +211,7 @@ async function* byteChunks(source: TextSource): AsyncGenerator<Uint8Array, void,
   } else if (source instanceof Uint8Array) {
     for (let i = 0; i < source.length; i += SOURCE_PIECE) yield source.subarray(i, i + SOURCE_PIECE);
   } else if (typeof (source as ReadableStream<Uint8Array>).getReader === 'function') {
-    const reader = (source as ReadableStream<Uint8Array>).getReader();
-    let done = false;
-    try {
-      for (;;) {
-        const r = await reader.read();
-        if (r.done) {
-          done = true;
-          return;
-        }
-        yield* pieces(r.value);
-      }
-    } finally {
-      if (!done) await reader.cancel().catch(() => undefined);
-      reader.releaseLock();
-    }
+    for await (const chunk of streamChunks(source as ReadableStream<Uint8Array>)) yield* pieces(chunk);
   } else {
     for await (const chunk of source as AsyncIterable<Uint8Array>) yield* pieces(chunk);
   }

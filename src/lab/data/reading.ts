@@ -4,6 +4,7 @@
  * progress (throttled), and between slices gives the worker's event loop a turn, so a Cancel sent from the
  * page arrives and stops the read at the next slice (an AbortError, never a half-open collection).
  */
+import { streamChunks } from '../../core/io/lines.ts';
 import { fileSize } from './bytes.ts';
 import type { CollectionFile } from './types.ts';
 
@@ -59,21 +60,9 @@ export class ReadingJob {
       }
       return;
     }
-    const reader = from.getReader();
-    let done = false;
-    try {
-      for (;;) {
-        const r = await reader.read();
-        if (r.done) {
-          done = true;
-          return;
-        }
-        await this.#step(file, r.value.length);
-        yield r.value;
-      }
-    } finally {
-      if (!done) await reader.cancel().catch(() => undefined);
-      reader.releaseLock();
+    for await (const chunk of streamChunks(from)) {
+      await this.#step(file, chunk.length);
+      yield chunk;
     }
   }
 
