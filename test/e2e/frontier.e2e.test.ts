@@ -69,6 +69,14 @@ describe('the fusion frontier', () => {
       await rrf60.dispatchEvent('click');
       const fusedId = 'bm25-rm3+bm25~rrf60';
       await expect.poll(() => analysisRuns(p), { timeout: 30_000 }).toBe(`bm25,bm25-rm3,${fusedId}`);
+      // The plot says what the click did (the new candidate's rows are elsewhere on the page), and a second
+      // click says it is there already.
+      expect(await p.getByTestId('frontier-added').textContent()).toBe(
+        `Added ${fusedId} as a candidate: its rows are in the tables above and in the explorer.`,
+      );
+      await rrf60.dispatchEvent('click');
+      await expect.poll(() => p.getByTestId('frontier-added').textContent(), { timeout: 5_000 }).toMatch(/is a candidate already/);
+      expect(await analysisRuns(p)).toBe(`bm25,bm25-rm3,${fusedId}`);
 
       // Its flips, from the lab's report, against `fliplab fuse` + `flips` on the lab's own runs.
       const report = JSON.parse(await save(p, () => p.getByTestId('export-report-json').click())) as {

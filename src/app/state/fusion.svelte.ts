@@ -42,6 +42,8 @@ export class Fusion {
   error: string | null = $state(null);
   /** A run the sweep waits for (still encoding), or null. */
   waiting: string | null = $state(null);
+  /** What the last click on a mix did, said beside the plot (the candidate it added lands in the tables above). */
+  added: string | null = $state(null);
   /** The pair and settings of the sweep asked for last (its result is the only one published). */
   #want: string | null = null;
   readonly #rows: EncoderHost;
@@ -105,6 +107,11 @@ export class Fusion {
     const f = this.frontier;
     if (f === null) return;
     const id = fusedRunId(f.candidate, f.reference, params);
+    if (this.#rows.specs.has(id)) {
+      this.#rows.select(id);
+      this.added = `${id} is a candidate already: its rows are in the tables above.`;
+      return;
+    }
     try {
       const run = await this.#rows.lab.addFused(id, f.reference, f.candidate, params);
       this.#rows.specs.set(id, { kind: 'imported' });
@@ -117,6 +124,7 @@ export class Fusion {
         recipe: fusedRecipe(fusionLabel(params), f.candidate, f.reference),
       });
       this.#rows.select(id);
+      this.added = `Added ${id} as a candidate: its rows are in the tables above and in the explorer.`;
     } catch (e) {
       this.error = errorText(errorInfo(e));
     }
