@@ -120,19 +120,6 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return engine.runNames();
     },
 
-    prepare(
-      reference: string,
-      candidates: readonly string[],
-      options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean; cohortAt?: number; label?: SupportLabel },
-    ): PreparedFlips {
-      const prepared = engine.prepare(reference, candidates, options);
-      return transfer(prepared, preparedBuffers(prepared));
-    },
-
-    metrics(names: readonly string[], partial: readonly string[], relevanceLevel = 1, judgedOnly = false): MetricsRow[] {
-      return engine.metrics(names, partial, relevanceLevel, judgedOnly);
-    },
-
     /**
      * Measures and prepared flips in one call, so both read one state of the judgments (a judgment arriving
      * between two calls would otherwise land in the flips but not the measures), and how many added pairs

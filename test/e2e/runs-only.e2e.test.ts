@@ -15,6 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
+import { docsByQuery } from '../support/runs.ts';
 import { launchChromium } from './browser.ts';
 import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
 
@@ -31,12 +32,7 @@ let files: { qrels: string; bm25: string; other: string; bad: string; corpus: st
  * it goes 5,000 deep.
  */
 function derivedRun(text: string): string {
-  const byQuery = new Map<string, string[]>();
-  for (const line of text.trim().split('\n')) {
-    const [q, , d] = line.split(/\s+/);
-    if (!byQuery.has(q!)) byQuery.set(q!, []);
-    byQuery.get(q!)!.push(d!);
-  }
+  const byQuery = docsByQuery(text);
   const out: string[] = [];
   for (const [q, docs] of byQuery) {
     const order = [...docs];
