@@ -13,7 +13,8 @@
  * Lab leg (the production build in headless Chromium, a fresh profile): the qrels and both runs picked, no
  * corpus → the headline on screen, timed from the pick, next to the CLI flips time of this run (goal ≤ 5×);
  * then the JS heap of the page and of the lab worker (DevTools protocol, Runtime.getHeapUsage; goal < 1 GB
- * together), and a change of k timed to the next frame.
+ * together), and a change of k timed to the next frame; then what the stored collection takes in IndexedDB (its runs
+ * as the lab keeps them, lab/data/compact.ts) beside the files, and a reload from it to the headline.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -196,6 +197,47 @@ async function labLeg(gen: { a: string; b: string; qrels: string }, cliFlipsMs: 
     );
     console.log(
       `  lab: change of k, input → next frame         ${frame.toFixed(1).padStart(6)} ms   [goal ≤ 16 ms: ${frame <= 16 ? 'PASS' : 'NOT MET'}]`,
+    );
+    // What the collection takes in IndexedDB once stored (the kept runs, not the files), and a reload from it.
+    const filesBytes = [gen.qrels, gen.a, gen.b].reduce((sum, f) => sum + statSync(f).size, 0);
+    const stored = async (): Promise<{ kept: boolean; bytes: number }> =>
+      (await page.evaluate(`(async () => {
+        const db = await new Promise((resolve, reject) => {
+          const r = indexedDB.open('fliplab-collections');
+          r.onsuccess = () => resolve(r.result);
+          r.onerror = () => reject(r.error);
+        });
+        const all = await new Promise((resolve) => {
+          const r = db.transaction('files').objectStore('files').getAll();
+          r.onsuccess = () => resolve(r.result);
+        });
+        db.close();
+        const files = all[0]?.files ?? [];
+        return {
+          kept: files.some((f) => f.path.endsWith('.fliplab-run.jsonl.gz')),
+          bytes: files.reduce((s, f) => s + (f.blob?.size ?? f.bytes.byteLength), 0),
+        };
+      })()`)) as { kept: boolean; bytes: number };
+    const t1 = performance.now();
+    let now = await stored();
+    while (!now.kept && performance.now() - t1 < 300_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      now = await stored();
+    }
+    const keepMs = performance.now() - t1;
+    const t2 = performance.now();
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="headline"] p').length > 0, null, {
+      timeout: 600_000,
+      polling: 200,
+    });
+    const reloadMs = performance.now() - t2;
+    console.log(
+      `  lab: stored collection (kept runs, ${(keepMs / 1000).toFixed(1)} s after the headline)  ${(now.bytes / 2 ** 20).toFixed(1).padStart(6)} MiB   ` +
+        `(the files: ${(filesBytes / 2 ** 20).toFixed(0)} MiB, ${(filesBytes / now.bytes).toFixed(0)}×)`,
+    );
+    console.log(
+      `  lab: reload → headline, from the stored collection  ${reloadMs.toFixed(0).padStart(6)} ms   (${(reloadMs / ms).toFixed(2)}× the first open)`,
     );
     await context.close();
   } finally {

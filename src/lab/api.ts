@@ -21,7 +21,8 @@ import type { StoredVector } from '../encoders/pooling.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import { loadCollection, PASSAGE_TEXT_FILE } from './data/load.ts';
 import { filterPassages, type PassageFilterProgress } from '../core/io/passages.ts';
-import type { CollectionFile } from './data/types.ts';
+import type { CollectionFile, LoadedCollection } from './data/types.ts';
+import { keptRunFiles, type KeptRunFile } from './data/compact.ts';
 import type { ReadingProgress } from './data/reading.ts';
 import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
@@ -44,6 +45,8 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
   let passageJob: AbortController | null = null;
   /** The collection being read (one at a time; a new one or cancelOpen stops it). */
   let openJob: AbortController | null = null;
+  /** The open collection as loaded (its runs' sources, for keptRunFiles). */
+  let loaded: LoadedCollection | null = null;
   return {
     /** Only these origins may be fetched from this worker (the page's CSP does not reach workers). */
     allowOrigins(origins: readonly string[]): void {
@@ -65,10 +68,25 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
           signal: job.signal,
           ...(onProgress ? { onProgress: (p: ReadingProgress) => void onProgress(p) } : {}),
         });
-        return engine.open(collection);
+        const summary = engine.open(collection);
+        loaded = collection;
+        return summary;
       } finally {
         if (openJob === job) openJob = null;
       }
+    },
+
+    /**
+     * The open collection's large run files as the lab keeps them (data/compact.ts), to be stored instead of
+     * the files.
+     */
+    async keptRunFiles(): Promise<KeptRunFile[]> {
+      if (loaded === null) return [];
+      const files = await keptRunFiles(loaded);
+      return transfer(
+        files,
+        files.map((f) => f.file.bytes.buffer as ArrayBuffer),
+      );
     },
 
     cancelOpen(): void {

@@ -91,6 +91,22 @@ afterAll(async () => {
 
 const saveDownload = async (p: Page, click: () => Promise<void>): Promise<string> => (await saveTo(p, work, click)).text;
 
+/** The files the one stored collection keeps (IndexedDB, read in the page), with their sizes. */
+const storedFiles = (p: Page): Promise<{ path: string; bytes: number }[]> =>
+  p.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open('fliplab-collections');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const all = await new Promise<{ files: { path: string; bytes: Uint8Array; blob?: Blob }[] }[]>((resolve) => {
+      const r = db.transaction('files').objectStore('files').getAll();
+      r.onsuccess = () => resolve(r.result as { files: { path: string; bytes: Uint8Array; blob?: Blob }[] }[]);
+    });
+    db.close();
+    return (all[0]?.files ?? []).map((f) => ({ path: f.path, bytes: f.blob?.size ?? f.bytes.byteLength }));
+  });
+
 const analysisRuns = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
 
 describe('runs without a corpus', () => {
@@ -150,9 +166,56 @@ describe('runs without a corpus', () => {
         .click();
       await expect.poll(() => detail.getByTestId('no-passage-text').count(), { timeout: 10_000 }).toBe(1);
 
-      // A reload brings the collection and the analysis back.
+      // Stored compactly: both runs (over 1 MiB each) as the lab keeps them, the qrels as they are.
+      await expect
+        .poll(() => storedFiles(p), { timeout: 30_000 })
+        .toContainEqual(expect.objectContaining({ path: 'derived.run.fliplab-run.jsonl.gz' }));
+      const stored = await storedFiles(p);
+      expect(stored.map((f) => f.path).sort()).toEqual([
+        'derived.run.fliplab-run.jsonl.gz',
+        'qrels.test.txt',
+        'run.bm25-flat.txt.fliplab-run.jsonl.gz',
+      ]);
+      expect(stored.find((f) => f.path.startsWith('derived'))!.bytes).toBeLessThan(statSync(files.other).size / 10);
+      expect(stored.find((f) => f.path.startsWith('run.bm25'))!.bytes).toBeLessThan(statSync(files.bm25).size / 2);
+
+      // A reload brings the collection and the analysis back, from what was stored: the same report.
       await p.reload();
       await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,derived');
+      const { recipes: _r, ...reloaded } = JSON.parse(await saveDownload(p, () => p.getByTestId('export-report-json').click())) as Record<
+        string,
+        unknown
+      >;
+      expect(reloaded).toEqual(cliReport);
+
+      // A collection stored whole by an older fliplab (the run file itself) is stored compactly once opened.
+      await p.evaluate(
+        async (text) => {
+          const db = await new Promise<IDBDatabase>((resolve, reject) => {
+            const r = indexedDB.open('fliplab-collections');
+            r.onsuccess = () => resolve(r.result);
+            r.onerror = () => reject(r.error);
+          });
+          const tx = db.transaction('files', 'readwrite');
+          const store = tx.objectStore('files');
+          const record = await new Promise<{ id: string; files: { path: string; bytes: Uint8Array }[] }>((resolve) => {
+            const r = store.getAll();
+            r.onsuccess = () => resolve((r.result as { id: string; files: { path: string; bytes: Uint8Array }[] }[])[0]!);
+          });
+          const bytes = new TextEncoder().encode(text);
+          record.files = record.files.map((f) => (f.path.startsWith('derived') ? { path: 'derived.run', bytes } : f));
+          store.put(record);
+          await new Promise((resolve) => (tx.oncomplete = resolve));
+          db.close();
+        },
+        readFileSync(files.other, 'utf8'),
+      );
+      expect((await storedFiles(p)).map((f) => f.path)).toContain('derived.run');
+      await p.reload();
+      await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,derived');
+      await expect
+        .poll(async () => (await storedFiles(p)).map((f) => f.path).sort(), { timeout: 30_000 })
+        .toEqual(['derived.run.fliplab-run.jsonl.gz', 'qrels.test.txt', 'run.bm25-flat.txt.fliplab-run.jsonl.gz']);
 
       // Passage text from a corpus file added now: streamed, only the runs' passages kept, and kept after a reload.
       await p.getByTestId('pick-passage-text').setInputFiles(files.corpus);

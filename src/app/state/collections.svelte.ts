@@ -7,6 +7,7 @@ import { errorMessage } from '../../core/error-message.ts';
 import { BEIR_CATALOG, catalogEntry, catalogId } from '../../lab/data/catalog.ts';
 import { CollectionStore, uploadId } from '../../lab/data/collection-store.ts';
 import { fetchCatalogCollection } from '../../lab/data/fetch.ts';
+import { COMPACT_RUN_BYTES, withKeptRuns } from '../../lab/data/compact.ts';
 import type { CollectionFile, CollectionMeta, FetchProgress } from '../../lab/data/types.ts';
 import { collectionName } from './read-files.ts';
 import { problemAdvice, problemOf, problemSummary, type Problem } from '../../lab/problems.ts';
@@ -24,8 +25,11 @@ import { tabChannel, type TabChannel } from './tabs.ts';
 import { etaMs } from '../../core/progress.ts';
 import type { PassageFilterProgress } from '../../core/io/passages.ts';
 import { PASSAGE_TEXT_FILE } from '../../lab/data/files.ts';
-import { baseName } from '../../lab/data/bytes.ts';
+import { baseName, fileSize } from '../../lab/data/bytes.ts';
 import { errorInfo, errorText } from './errors.ts';
+
+/** How long storing a collection waits for its first analysis to be on screen. */
+const STORE_WAIT_MS = 5_000;
 
 export interface DownloadState {
   readonly name: string;
@@ -182,7 +186,7 @@ export class Collections {
     const opened = await this.lab.openFiles(id, name, files);
     if (!opened) return; // the lab shows the error in place; nothing is stored
     try {
-      await this.#db().put({ id, name, source: 'files' }, files);
+      await this.#db().put({ id, name, source: 'files' }, await this.#withKeptRuns(id, files));
       await this.#changed();
     } catch (e) {
       this.error = `${name} opened but could not be stored for the next visit: ${errorMessage(e)}`;
@@ -239,13 +243,40 @@ export class Collections {
     void this.lab.lab.cancelPassageText();
   }
 
-  /** Open a stored collection by id (deep links). False when it is not on this machine. */
+  /**
+   * `files` with each large run file swapped for the run as the lab keeps it (lab/data/compact.ts), read from
+   * the collection `id` the lab has open, once its first analysis is on screen; `files` itself when there is
+   * none to swap.
+   */
+  async #withKeptRuns(id: string, files: readonly CollectionFile[]): Promise<readonly CollectionFile[]> {
+    if (!files.some((f) => fileSize(f) > COMPACT_RUN_BYTES)) return files;
+    // The first numbers on screen come before this work (but a busy lab does not keep the files from being stored).
+    await Promise.race([this.lab.analysis.settled(), new Promise((resolve) => setTimeout(resolve, STORE_WAIT_MS))]);
+    if (this.lab.collectionId !== id) return files;
+    const kept = await this.lab.lab.keptRunFiles();
+    return this.lab.collectionId === id ? withKeptRuns(files, kept) : files;
+  }
+
+  /**
+   * Open a stored collection by id (deep links). False when it is not on this machine. A collection stored
+   * with its large run files (before they were kept compactly) is stored again with its kept runs.
+   */
   async openStored(id: string): Promise<boolean> {
     const db = this.#db();
     const files = await db.get(id);
     if (!files) return false;
     const meta = this.stored.find((m) => m.id === id);
-    await this.lab.openFiles(id, meta?.name ?? id.replace(/^[a-z]+:/, ''), files);
+    if (!(await this.lab.openFiles(id, meta?.name ?? id.replace(/^[a-z]+:/, ''), files))) return true;
+    const kept = await this.#withKeptRuns(id, files);
+    const current = await db.meta(id);
+    if (kept !== files && current) {
+      try {
+        await db.put({ id, name: current.name, source: current.source, addedAt: current.addedAt }, kept);
+        await this.#changed();
+      } catch (e) {
+        this.error = `Could not store ${current.name}'s runs compactly: ${errorMessage(e)}`;
+      }
+    }
     return true;
   }
 

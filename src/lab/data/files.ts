@@ -26,6 +26,7 @@ import type { Diagnostic } from '../../core/types.ts';
 import { InputError, isInputError } from '../../core/io/errors.ts';
 import { refuseZipBombs, splitFields } from '../../core/io/lines.ts';
 import { qrelsFields } from '../../core/io/trec.ts';
+import { isKeptRunHeader, KEPT_RUN_SUFFIX } from '../../core/io/kept-run.ts';
 import { baseName, extensionOf, headLines, logicalName, normalizePath, wholeFile, withoutExtension } from './bytes.ts';
 import { aliasesFor, csvHeader, pickField } from './custom.ts';
 import { isParquet, parquetColumns, QRELS_PARQUET_COLUMNS } from './parquet.ts';
@@ -38,8 +39,11 @@ export type FileRole = 'corpus' | 'queries' | 'qrels' | 'run' | 'document' | 'pa
  * runs rank, as BEIR jsonl. Stored with the collection's files; not a corpus (the passages stay the runs' ids).
  */
 export const PASSAGE_TEXT_FILE = 'fliplab-passage-text.jsonl';
-/** `jsonl`: BEIR fields (`_id`, `text`); `jsonl-aliased`: id/text under an alias; `trec`: whitespace columns. */
-export type FileFormat = 'jsonl' | 'jsonl-aliased' | 'parquet' | 'csv' | 'tsv' | 'trec' | 'text' | 'topics';
+/**
+ * `jsonl`: BEIR fields (`_id`, `text`); `jsonl-aliased`: id/text under an alias; `trec`: whitespace columns;
+ * `kept-run`: a run as the lab stores it (core/io/kept-run.ts).
+ */
+export type FileFormat = 'jsonl' | 'jsonl-aliased' | 'parquet' | 'csv' | 'tsv' | 'trec' | 'kept-run' | 'text' | 'topics';
 
 export interface ClassifiedFile {
   readonly file: CollectionFile;
@@ -180,6 +184,7 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   if (baseName(path) === PASSAGE_TEXT_FILE) return { file, role: 'passage-text', format: 'jsonl', by: 'name' };
   if (name === 'corpus.jsonl') return { file, role: 'corpus', format: 'jsonl', by: 'name' };
   if (name === 'queries.jsonl') return { file, role: 'queries', format: 'jsonl', by: 'name' };
+  if (name.endsWith(KEPT_RUN_SUFFIX)) return { file, role: 'run', format: 'kept-run', by: 'name' };
 
   if (ext === 'parquet' || isParquet(file.bytes)) {
     let cols: string[];
@@ -217,6 +222,7 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   // TREC topic files (older tracks' SGML <top>, TREC-COVID's XML <topics>): queries, whatever their name.
   if (lines.length > 0 && /^\s*<(?:top>|topics\b|topic\b|\?xml)/i.test(lines[0]!))
     return { file, role: 'queries', format: 'topics', by: 'content' };
+  if (lines.length > 0 && isKeptRunHeader(lines[0]!)) return { file, role: 'run', format: 'kept-run', by: 'content' };
   const shape = sniffShape(lines);
   if (shape === 'json' || ext === 'jsonl' || ext === 'ndjson' || ext === 'json') {
     const keys = jsonKeys(lines[0]);

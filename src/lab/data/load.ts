@@ -26,10 +26,11 @@
  */
 import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
 import { readRunTop, type KeepOptions } from '../../core/io/run-top.ts';
+import { readKeptRun } from '../../core/io/kept-run.ts';
 import { parseTopics } from '../../core/io/topics.ts';
 import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, isInputError, quote } from '../../core/io/errors.ts';
-import { readLines } from '../../core/io/lines.ts';
+import { readLines, type TextSource } from '../../core/io/lines.ts';
 import { QrelsBuilder, type ParseResult } from '../../core/io/trec.ts';
 import { checkQrels } from '../../core/io/validate.ts';
 import { parseGoldFromQueries } from '../../core/io/answers.ts';
@@ -40,7 +41,7 @@ import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from './files.t
 
 export { PASSAGE_TEXT_FILE };
 import { feedCorpusParquet, feedQrelsParquet, feedQueriesParquet } from './parquet.ts';
-import type { CollectionFile, LoadedCollection } from './types.ts';
+import type { CollectionFile, LoadedCollection, RunSource } from './types.ts';
 import { ReadingJob, type ReadingProgress } from './reading.ts';
 
 export interface LoadOptions {
@@ -300,10 +301,33 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   const runs: Run[] = [];
   const taken = new Set<string>();
   const judgments = qrels?.value ?? null;
+  const runSources: RunSource[] = [];
   for (const c of of('run')) {
     job.check();
-    const parsed = await readRunTop(() => job.source(c.file.path, fileSource(c.file)), c.file.path, runKeepOptions(judgments, c.file));
-    runs.push({ ...parsed.value, name: runName(parsed.value, c.file.path, taken) });
+    const source = (): TextSource => job.source(c.file.path, fileSource(c.file));
+    if (c.format === 'kept-run') {
+      const kept = await readKeptRun(source(), c.file.path);
+      const name = runName(kept.value, kept.info.source.file, taken);
+      runs.push({ ...kept.value, name });
+      runSources.push({ run: name, file: c.file.path, bytes: fileSize(c.file), kept: true, warnings: kept.warnings });
+      diagnostics.push(...kept.warnings);
+      if (kept.value.cut && kept.info.judged !== split) {
+        const judgedBy = (s: string | null): string => (s === null ? 'no judgments' : `split ${quote(s)}`);
+        diagnostics.push({
+          severity: 'warning',
+          file: c.file.path,
+          message:
+            `kept from ${kept.info.source.file} with the judged documents of ${judgedBy(kept.info.judged)}, not of ` +
+            `${judgedBy(split)}: documents these judge below rank ${kept.value.depth} count as not retrieved (open the run ` +
+            'file again to have them)',
+        });
+      }
+      continue;
+    }
+    const parsed = await readRunTop(source, c.file.path, runKeepOptions(judgments, c.file));
+    const name = runName(parsed.value, c.file.path, taken);
+    runs.push({ ...parsed.value, name });
+    runSources.push({ run: name, file: c.file.path, bytes: fileSize(c.file), kept: false, warnings: parsed.warnings });
     diagnostics.push(...parsed.warnings);
   }
 
@@ -355,5 +379,17 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
     const against = passagesFromRuns ? {} : { corpus: corpus.value };
     diagnostics.push(...checkQrels(qrels.value, qrels.file, queriesSynthesized ? against : { ...against, queries }));
   }
-  return { name, corpus: corpus.value, queries, qrels: qrels?.value ?? null, split, splits, runs, diagnostics, gold, passagesFromRuns };
+  return {
+    name,
+    corpus: corpus.value,
+    queries,
+    qrels: qrels?.value ?? null,
+    split,
+    splits,
+    runs,
+    runSources,
+    diagnostics,
+    gold,
+    passagesFromRuns,
+  };
 }

@@ -29,12 +29,26 @@ export interface LoadedCollection {
   /** Every split found among the files, in preference order (test, dev, train, then by name). */
   readonly splits: readonly string[];
   readonly runs: readonly Run[];
+  /** Where each run came from, in the order of `runs`. */
+  readonly runSources?: readonly RunSource[];
   /** Warnings from the core parsers and the file classifier (ignored, ambiguous or unknown files). */
   readonly diagnostics: readonly Diagnostic[];
   /** Gold answers from the queries' BEIR metadata (`metadata.answer` / `answers`), by query id; empty when none. */
   readonly gold?: ReadonlyMap<string, readonly string[]>;
   /** No corpus was given: the passages are the ids the runs rank, without text (BM25 and encoders need text). */
   readonly passagesFromRuns?: boolean;
+}
+
+/** The file a collection's run was read from. */
+export interface RunSource {
+  /** The run's name in the collection. */
+  readonly run: string;
+  readonly file: string;
+  readonly bytes: number;
+  /** The file is a kept run (core/io/kept-run.ts), as the lab stores a large run. */
+  readonly kept: boolean;
+  /** What reading it warned. */
+  readonly warnings: readonly Diagnostic[];
 }
 
 /** Download progress of one URL. */

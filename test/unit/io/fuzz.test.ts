@@ -14,6 +14,7 @@ import { isInputError } from '../../../src/core/io/errors.ts';
 import { parseJudgments } from '../../../src/core/io/judgments.ts';
 import { filterPassages } from '../../../src/core/io/passages.ts';
 import { readRunTop } from '../../../src/core/io/run-top.ts';
+import { readKeptRun } from '../../../src/core/io/kept-run.ts';
 import { parseTopics } from '../../../src/core/io/topics.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import { EvalPlan, parseMeasures } from '../../../src/core/metrics/index.ts';
@@ -178,6 +179,9 @@ const TSV_QUERIES = 'qid\ttext\nq1\tone\nq2\tthree\n';
 const PASSAGES = 'd1\tone two\nd2\tthree\n';
 const GOLD = '{"query_id":"q1","answers":["a","b"]}\n{"query_id":"q2","answers":[]}\n';
 const PREDICTIONS = '{"query_id":"q1","prediction":"a"}\n{"query_id":"q2","prediction":""}\n';
+const KEPT_RUN =
+  '{"format":"fliplab-kept-run","version":1,"name":"tag","depth":2,"cut":true,"lines":5,"source":{"file":"x.run","bytes":90},"judged":"test","warnings":[]}\n' +
+  '{"query":"1","length":3,"docs":["d1","d2"],"scores":[2.5,1.5],"tail":[["d4",3]]}\n{"query":"2","length":2,"docs":["d3","d1"],"scores":[0.5,0.25]}\n';
 const JUDGMENTS = '{"qid":"1","docid":"d1","grade":1,"assessor":"me","time":"2026-01-01T00:00:00Z"}\n{"qid":"2","docid":"d3","grade":0}\n';
 
 const collection = (file: string, bytes: Uint8Array, rest: Record<string, string>) =>
@@ -186,6 +190,7 @@ const collection = (file: string, bytes: Uint8Array, rest: Record<string, string
 const READERS: readonly Reader[] = [
   { name: 'TREC run', file: 'x.run', valid: RUN, read: (b, f) => parseRun(b, f) },
   { name: 'TREC run, streamed and cut', file: 'x.run', valid: RUN, read: (b, f) => readRunTop(() => b, f, { depth: 1 }) },
+  { name: 'kept run', file: 'x.fliplab-run.jsonl', valid: KEPT_RUN, read: (b, f) => readKeptRun(b, f) },
   { name: 'TREC qrels', file: 'x.qrels', valid: QRELS, read: (b, f) => parseQrels(b, f) },
   { name: 'BEIR qrels TSV', file: 'test.tsv', valid: BEIR_QRELS, read: (b, f) => parseQrels(b, f) },
   { name: 'BEIR corpus', file: 'corpus.jsonl', valid: CORPUS, read: (b, f) => parseCorpus(b, f) },
