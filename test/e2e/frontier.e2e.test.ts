@@ -65,8 +65,37 @@ describe('the fusion frontier', () => {
       const rrf60 = frontier.locator('g.point[data-label="rrf c=60"]');
       expect(await rrf60.getAttribute('aria-label')).toMatch(/^rrf c=60: \d+ broken, \d+ fixed, net [+-]?\d+.*add as a candidate$/);
 
-      // A click adds the mix as a candidate (points overlap, so the click is sent to this one).
+      // Mixes on one spot are one mark: a click there lists them. No point sits on an axis's tick labels.
+      const stacked = Number(await rrf60.getAttribute('data-stack'));
+      const spots = await frontier.locator('g.point[role="button"]').evaluateAll((gs) =>
+        gs.map((g) => {
+          const c = g.querySelector('circle')!;
+          return { spot: `${c.getAttribute('cx')},${c.getAttribute('cy')}`, stack: Number(g.getAttribute('data-stack')) };
+        }),
+      );
+      for (const { spot, stack } of spots) expect(stack).toBe(spots.filter((s) => s.spot === spot).length);
+      const ticks = await frontier.locator('text.tick').evaluateAll((ts) => ts.map((t) => t.getBoundingClientRect()));
+      const dots = await frontier.locator('g.point circle').evaluateAll((cs) => cs.map((c) => c.getBoundingClientRect()));
+      const overlaps = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      expect(dots.filter((d) => ticks.some((t) => overlaps(d, t)))).toEqual([]);
+
+      // Where mixes share a spot (some do here), a click lists each of them; Close folds the list.
+      const shared = frontier.locator('g.point[role="button"]:not([data-stack="1"])').first();
+      const sharing = Number(await shared.getAttribute('data-stack'));
+      expect(sharing).toBeGreaterThan(1);
+      await shared.dispatchEvent('click');
+      const offered = p.getByTestId('frontier-offered');
+      expect(await offered.getByRole('button', { name: /^Add / }).count()).toBe(sharing);
+      await offered.getByRole('button', { name: 'Close' }).click();
+      expect(await offered.count()).toBe(0);
+      expect(await analysisRuns(p)).toBe('bm25,bm25-rm3');
+
+      // A click adds the mix as a candidate, or, where other mixes share its spot, offers each of them.
       await rrf60.dispatchEvent('click');
+      if (stacked > 1) {
+        expect(await offered.getByRole('button', { name: /^Add / }).count()).toBe(stacked);
+        await offered.getByRole('button', { name: 'Add rrf c=60' }).click();
+      }
       const fusedId = 'bm25-rm3+bm25~rrf60';
       await expect.poll(() => analysisRuns(p), { timeout: 30_000 }).toBe(`bm25,bm25-rm3,${fusedId}`);
       // The plot says what the click did (the new candidate's rows are elsewhere on the page), and a second
@@ -74,7 +103,8 @@ describe('the fusion frontier', () => {
       expect(await p.getByTestId('frontier-added').textContent()).toBe(
         `Added ${fusedId} as a candidate: its rows are in the tables above and in the explorer.`,
       );
-      await rrf60.dispatchEvent('click');
+      await rrf60.focus();
+      await p.keyboard.press('Enter'); // the keyboard adds the focused mix itself, stacked or not
       await expect.poll(() => p.getByTestId('frontier-added').textContent(), { timeout: 5_000 }).toMatch(/is a candidate already/);
       expect(await analysisRuns(p)).toBe(`bm25,bm25-rm3,${fusedId}`);
 
