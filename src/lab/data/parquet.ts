@@ -5,9 +5,10 @@
  * Plain ArrayBuffer input only: runs in a worker and in Node.
  */
 import { errorMessage } from '../../core/error-message.ts';
-import { parquetMetadata, parquetReadObjects, type FileMetaData } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects, snappyUncompress, type Compressors, type FileMetaData } from 'hyparquet';
 import type { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, isInputError } from '../../core/io/errors.ts';
+import { inflationRefused } from '../../core/io/lines.ts';
 import type { QrelsBuilder } from '../../core/io/trec.ts';
 
 const PARQUET_MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1"
@@ -58,6 +59,28 @@ function countDescendants(meta: FileMetaData, at: number): number {
   return total;
 }
 
+/**
+ * Decompressors for hyparquet that hold a file's pages to the bomb rule (core/io/lines.ts: 100× past 16 MiB),
+ * counted over the whole file, before a page's declared size is allocated: a crafted page header cannot make
+ * the reader allocate gigabytes. Snappy is the only codec the hyparquet build here inflates (the hub's files
+ * use it); the others stay refused by hyparquet as unsupported.
+ */
+export function guardedDecompressors(file: string): Compressors {
+  let compressed = 0;
+  let inflated = 0;
+  return {
+    SNAPPY: (input, outputLength) => {
+      compressed += input.length;
+      inflated += outputLength;
+      const bomb = inflationRefused(file, compressed, inflated);
+      if (bomb) throw bomb;
+      const out = new Uint8Array(outputLength);
+      snappyUncompress(input, out);
+      return out;
+    },
+  };
+}
+
 /** Plain JSON-able value: BigInt (int64 ids) as its decimal string. */
 function plain(v: unknown): unknown {
   return typeof v === 'bigint' ? v.toString() : v;
@@ -77,14 +100,16 @@ export async function forEachParquetRow(
   const metadata = readMetadata(buffer, file);
   const present = parquetColumns(bytes, file);
   const wanted = columns.filter((c) => present.includes(c));
+  const compressors = guardedDecompressors(file);
   let rowNo = 0;
   let start = 0;
   for (const group of metadata.row_groups) {
     const end = start + Number(group.num_rows);
     let rows: Record<string, unknown>[];
     try {
-      rows = await parquetReadObjects({ file: buffer, metadata, columns: wanted, rowStart: start, rowEnd: end });
+      rows = await parquetReadObjects({ file: buffer, metadata, columns: wanted, rowStart: start, rowEnd: end, compressors });
     } catch (e) {
+      if (isInputError(e)) throw e;
       throw new InputError(file, undefined, `could not read Parquet rows ${start + 1}–${end}: ${errorMessage(e)}`);
     }
     for (const row of rows) {
