@@ -1,8 +1,9 @@
 /**
  * Resume with real IndexedDB: a collection encoded in the worker commits batch by batch; reloading the
  * page mid-run loses at most the batch in flight, the next visit encodes only what is missing, and the
- * visit after that encodes nothing. Vectors must be the same whichever visit produced them. A WebGPU
- * device lost mid-run hands over to WASM, which continues from the last committed batch.
+ * visit after that encodes nothing. A renderer crashed mid-run leaves every committed batch whole. Vectors
+ * must be the same whichever visit produced them. A WebGPU device lost mid-run hands over to WASM, which
+ * continues from the last committed batch.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,60 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
       expect(fourth).toMatchObject({ cached: TEXTS.length, encoded: 0, device: 'cache' });
       expect(fourth.dense).toEqual(second.dense);
       expect(modelRequests()).toBe(before4);
+      await context.close();
+    },
+    RESUME_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('a renderer crashed mid-encode', () => {
+  it(
+    'keeps every committed batch whole: the next page encodes only the rest, and the vectors are a clean run’s',
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${server.url}encode.html?cache=1`);
+      await ready(page);
+      const db = 'fliplab-crash-test';
+      await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [
+        TEXTS,
+        db,
+      ] as const);
+      const before = (await pollUntil(
+        () => page.evaluate(() => window.fliplabTest.corpusProgress()),
+        (p) => p !== null && p !== undefined && p.done - p.cached >= 20,
+        '20 committed vectors before the crash',
+        { everyMs: POLL_MS },
+      ))!.done;
+      // The renderer dies (DevTools protocol): the worker and any transaction in flight die with it.
+      const cdp = await context.newCDPSession(page);
+      const crashed = page.waitForEvent('crash', { timeout: 10_000 });
+      void cdp.send('Page.crash').catch(() => undefined);
+      await crashed;
+
+      const next = await context.newPage();
+      await next.goto(`${server.url}encode.html?cache=1`);
+      await ready(next);
+      const resumed = await next.evaluate(
+        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
+        [TEXTS, db] as const,
+      );
+      expect(resumed.cached).toBeGreaterThanOrEqual(before);
+      expect(resumed.cached).toBeLessThan(TEXTS.length);
+      expect(resumed.encoded).toBe(TEXTS.length - resumed.cached);
+      console.info(`[e2e] crash after ${before} of ${TEXTS.length} committed; the next page reused ${resumed.cached}`);
+      // Against a clean run in a fresh database: no vector was left half-written.
+      const clean = await next.evaluate(
+        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
+        [TEXTS, `${db}-clean`] as const,
+      );
+      expect(clean).toMatchObject({ cached: 0, encoded: TEXTS.length });
+      expect(resumed.dense).toHaveLength(TEXTS.length);
+      resumed.dense.forEach((v, i) => {
+        expect(v).toHaveLength(32);
+        const worst = Math.max(...v.map((x, j) => Math.abs(x - clean.dense[i]![j]!)));
+        expect(worst, `passage ${i}`).toBeLessThan(1e-5);
+      });
       await context.close();
     },
     RESUME_TEST_TIMEOUT_MS,
