@@ -122,6 +122,12 @@ export class LabEngine {
   /** Judgments the user added (core/io/judgments.ts), layered over the collection's qrels; null: none. */
   #added: Qrels | null = null;
   #merged: Qrels | null = null;
+  /**
+   * Measures already computed, by qrels and run (both immutable: new judgments make new qrels, a growing
+   * vector run a new snapshot) and setting: a change of k or of the compared runs re-measures nothing (an MS
+   * MARCO-sized kept run takes seconds to measure as its whole file).
+   */
+  readonly #measured = new WeakMap<Qrels, WeakMap<Run, Map<string, Record<string, number>>>>();
 
   #collection(): LabCollection {
     if (this.#c === null) throw new Error('no collection is open');
@@ -431,16 +437,26 @@ export class LabEngine {
     const version = DEFAULT_TREC_EVAL_VERSION;
     const keys = LAB_MEASURES.map((m) => m.key);
     const specs = parseMeasures(keys, version);
+    let byRun = this.#measured.get(qrels);
+    if (byRun === undefined) this.#measured.set(qrels, (byRun = new WeakMap()));
+    const setting = `${relevanceLevel}|${judgedOnly}|${version}`;
     return names.map((name) => {
-      // A run kept to a depth is measured as its whole file (core/io/run-top.ts forEvaluation).
-      const result = evaluate(qrels, forEvaluation(this.run(name)), specs, { relevanceLevel, version, judgedOnly });
-      const values: Record<string, number> = {};
-      for (const m of LAB_MEASURES) {
-        // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
-        const v = result.aggregate[m.key.replace('.', '_')];
-        if (v !== undefined) values[m.key] = v;
+      const run = this.run(name);
+      let bySetting = byRun.get(run);
+      if (bySetting === undefined) byRun.set(run, (bySetting = new Map()));
+      let values = bySetting.get(setting);
+      if (values === undefined) {
+        // A run kept to a depth is measured as its whole file (core/io/run-top.ts forEvaluation).
+        const result = evaluate(qrels, forEvaluation(run), specs, { relevanceLevel, version, judgedOnly });
+        const measured: Record<string, number> = {};
+        for (const m of LAB_MEASURES) {
+          // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
+          const v = result.aggregate[m.key.replace('.', '_')];
+          if (v !== undefined) measured[m.key] = v;
+        }
+        bySetting.set(setting, (values = measured));
       }
-      return { run: name, partial: partial.includes(name), values, trecEval: version };
+      return { run: name, partial: partial.includes(name), values: { ...values }, trecEval: version };
     });
   }
 

@@ -604,8 +604,13 @@ export async function readRunTop(open: () => TextSource, file: string, options: 
   }
 }
 
-/** An id no judgment can name: stands for an unjudged document a cut dropped (a control character leads it). */
-const standIn = (position: number): DocId => asDocId(`\u0001cut:${position}`);
+/**
+ * An id no judgment can name: stands for an unjudged document a cut dropped (a control character leads it).
+ * Ids need only differ within a query, so every query shares one string per position (an MS MARCO run
+ * would otherwise make 6M strings for one measurement).
+ */
+const STAND_INS: DocId[] = [];
+const standIn = (position: number): DocId => (STAND_INS[position] ??= asDocId(`\u0001cut:${position}`));
 
 /**
  * A kept run as trec_eval sees the whole file, up to `maxRetrieved` documents a query (its -M, 1,000 by
@@ -627,19 +632,24 @@ export function forEvaluation(run: Run, maxRetrieved = 1000): Run {
       byQuery.set(qid, list);
       continue;
     }
-    const docs = [...list.docs];
+    const docs = new Array<DocId>(n);
+    for (let i = 0; i < kept; i++) docs[i] = list.docs[i]!;
     const scores = new Float64Array(n);
     scores.set(list.scores);
     let low = Infinity;
     for (let i = 0; i < kept; i++) low = Math.min(low, list.scores[i]!);
     if (!Number.isFinite(low)) low = 0;
     const step = (Math.abs(low) + 1) * 1e-9;
-    const tail = new Map<number, DocId>();
-    if (list.tail) list.tail.docs.forEach((d, j) => tail.set(list.tail!.positions[j]!, d));
     for (let p = kept + 1; p <= n; p++) {
-      docs.push(tail.get(p) ?? standIn(p));
+      docs[p - 1] = standIn(p);
       scores[p - 1] = low - (p - kept) * step;
     }
+    const tail = list.tail;
+    if (tail)
+      for (let j = 0; j < tail.docs.length; j++) {
+        const p = tail.positions[j]!;
+        if (p > kept && p <= n) docs[p - 1] = tail.docs[j]!;
+      }
     byQuery.set(qid, { docs, scores });
   }
   return { name: run.name, byQuery };

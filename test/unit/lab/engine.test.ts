@@ -135,6 +135,19 @@ describe('LabEngine', () => {
     expect(engine.trecEval('bm25')).toMatch(/^num_rel\s+all\s+339$/m);
   });
 
+  it('measures again only when the judgments, the run or the setting change', () => {
+    const before = engine.metrics(['bm25'])[0]!.values;
+    expect(engine.metrics(['bm25'])[0]!.values).toEqual(before);
+    // A judged relevant passage at rank 1 of every query: MRR becomes 1, then goes back with the layer.
+    const tops = [...engine.run('bm25').byQuery].map(([q, l]) => ({ qid: q, docid: l.docs[0]!, grade: 1 }));
+    engine.setJudgments(tops);
+    const judged = engine.metrics(['bm25'])[0]!.values;
+    expect(judged['recip_rank_cut.10']).toBe(1);
+    expect(before['recip_rank_cut.10']).toBeLessThan(1);
+    engine.setJudgments([]);
+    expect(engine.metrics(['bm25'])[0]!.values).toEqual(before);
+  });
+
   it('measures every run and marks partial ones', () => {
     const rows = engine.metrics(['bm25', 'bm25-k1=1.2-b=0.65'], ['bm25-k1=1.2-b=0.65']);
     expect(rows.map((r) => [r.run, r.partial, r.trecEval])).toEqual([
