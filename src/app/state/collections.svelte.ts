@@ -28,9 +28,6 @@ import { PASSAGE_TEXT_FILE } from '../../lab/data/files.ts';
 import { baseName, fileSize } from '../../lab/data/bytes.ts';
 import { errorInfo, errorText } from './errors.ts';
 
-/** How long storing a collection waits for its first analysis to be on screen. */
-const STORE_WAIT_MS = 5_000;
-
 export interface DownloadState {
   readonly name: string;
   readonly progress: FetchProgress | null;
@@ -185,12 +182,17 @@ export class Collections {
     const id = await uploadId(name, files);
     const opened = await this.lab.openFiles(id, name, files);
     if (!opened) return; // the lab shows the error in place; nothing is stored
+    // The files at once (a tab closed from now on keeps the upload), then their large runs as the lab keeps them.
+    const meta = { id, name, source: 'files' as const, addedAt: Date.now() };
+    let stored: unknown = null;
     try {
-      await this.#db().put({ id, name, source: 'files' }, await this.#withKeptRuns(id, files));
+      await this.#db().put(meta, files);
       await this.#changed();
     } catch (e) {
-      this.error = `${name} opened but could not be stored for the next visit: ${errorMessage(e)}`;
+      stored = e;
     }
+    if (!(await this.#storeKeptRuns(meta, files)) && stored !== null)
+      this.error = `${name} opened but could not be stored for the next visit: ${errorMessage(stored)}`;
   }
 
   /**
@@ -244,17 +246,25 @@ export class Collections {
   }
 
   /**
-   * `files` with each large run file swapped for the run as the lab keeps it (lab/data/compact.ts), read from
-   * the collection `id` the lab has open, once its first analysis is on screen; `files` itself when there is
-   * none to swap.
+   * Store the collection `meta.id` again with each large run file swapped for the run as the lab keeps it
+   * (lab/data/compact.ts), read from the collection the lab has open. True when it was stored so; false when
+   * there was nothing to swap or it failed (the error says why).
    */
-  async #withKeptRuns(id: string, files: readonly CollectionFile[]): Promise<readonly CollectionFile[]> {
-    if (!files.some((f) => fileSize(f) > COMPACT_RUN_BYTES)) return files;
-    // The first numbers on screen come before this work (but a busy lab does not keep the files from being stored).
-    await Promise.race([this.lab.analysis.settled(), new Promise((resolve) => setTimeout(resolve, STORE_WAIT_MS))]);
-    if (this.lab.collectionId !== id) return files;
-    const kept = await this.lab.lab.keptRunFiles();
-    return this.lab.collectionId === id ? withKeptRuns(files, kept) : files;
+  async #storeKeptRuns(
+    meta: Pick<CollectionMeta, 'id' | 'name' | 'source' | 'addedAt'>,
+    files: readonly CollectionFile[],
+  ): Promise<boolean> {
+    if (!files.some((f) => fileSize(f) > COMPACT_RUN_BYTES)) return false;
+    const kept = withKeptRuns(files, await this.lab.lab.keptRunFiles());
+    if (kept === files || this.lab.collectionId !== meta.id) return false;
+    try {
+      await this.#db().put(meta, kept);
+      await this.#changed();
+      return true;
+    } catch (e) {
+      this.error = `Could not store ${meta.name}'s runs compactly: ${errorMessage(e)}`;
+      return false;
+    }
   }
 
   /**
@@ -267,16 +277,8 @@ export class Collections {
     if (!files) return false;
     const meta = this.stored.find((m) => m.id === id);
     if (!(await this.lab.openFiles(id, meta?.name ?? id.replace(/^[a-z]+:/, ''), files))) return true;
-    const kept = await this.#withKeptRuns(id, files);
     const current = await db.meta(id);
-    if (kept !== files && current) {
-      try {
-        await db.put({ id, name: current.name, source: current.source, addedAt: current.addedAt }, kept);
-        await this.#changed();
-      } catch (e) {
-        this.error = `Could not store ${current.name}'s runs compactly: ${errorMessage(e)}`;
-      }
-    }
+    if (current) await this.#storeKeptRuns(current, files);
     return true;
   }
 
