@@ -5,6 +5,7 @@
  * BM25 runs are named by the core (`bm25RunName`: "bm25", "bm25-k1=1.2-b=0.65"), the same in the CLI.
  */
 import { PRESETS, type EncoderConfig, type EncoderDtype, type PresetId } from '../encoders/presets.ts';
+import { fnv1a } from '../core/fnv.ts';
 
 /** Model names of picked local folders (see local-model.ts). */
 export const LOCAL_MODEL_PREFIX = 'local/';
@@ -117,9 +118,7 @@ function fingerprint(recipe: EncoderRecipe): string {
   const r = recipeOf(recipe);
   const { model, revision, dtype, pooling, normalize, queryPrefix, passagePrefix, maxLength, sparseTopK } = r;
   const canonical = JSON.stringify([model, revision, dtype, pooling, normalize, queryPrefix, passagePrefix, maxLength, sparseTopK]);
-  let h = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(canonical)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
-  return h.toString(16).padStart(8, '0');
+  return (fnv1a(new TextEncoder().encode(canonical)) >>> 0).toString(16).padStart(8, '0');
 }
 
 export function recipeRunId(recipe: EncoderRecipe): string {

@@ -7,7 +7,7 @@ import type { DepthWarning } from '../core/depth.ts';
 import type { AgreementReport } from '../core/agreement/compare.ts';
 import { agreementDepthRows } from '../core/agreement/format.ts';
 import { toCsv, type CsvCell } from './csv.ts';
-import type { Section, Table } from './sections.ts';
+import type { Section, Table } from './document.ts';
 
 /** The agreement report as JSON (`fliplab compare --json`), with `warnings` as in flipReportJson. */
 export function agreementJson(report: AgreementReport, warnings: readonly DepthWarning[] = []): string {

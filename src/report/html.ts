@@ -3,7 +3,8 @@
  * no external URL. Every piece of user text (title, collection, run names, query ids) is escaped; the
  * SVGs are checked to hold no script, event handler, foreign object or external reference.
  */
-import { buildSections, type ReportInput, type ReportPlot, type Table } from './sections.ts';
+import { buildSections, type ReportInput, type ReportPlot } from './sections.ts';
+import type { Table } from './document.ts';
 import { escapeHtml } from './escape.ts';
 
 const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b;background:#fff}

@@ -5,7 +5,8 @@
  * `table` float with its caption; `\usepackage{booktabs}` is the only package needed. All text is escaped.
  */
 import { escapeLatex } from './escape.ts';
-import { buildSections, type ReportInput, type Table } from './sections.ts';
+import { buildSections, type ReportInput } from './sections.ts';
+import type { Table } from './document.ts';
 
 function latexTable(t: Table, label: string): string {
   const align = t.numeric.map((n) => (n ? 'r' : 'l')).join('');

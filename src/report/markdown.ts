@@ -3,7 +3,8 @@
  * the flip table for every depth, hybrids, strata, paired tests, and the plots as image links to the
  * file names the caller gives (it writes those files). All user text is escaped (escape.ts).
  */
-import { buildSections, type ReportInput, type Table } from './sections.ts';
+import { buildSections, type ReportInput } from './sections.ts';
+import type { Table } from './document.ts';
 import { escapeMarkdown, markdownUrl } from './escape.ts';
 
 function markdownTable(t: Table): string {

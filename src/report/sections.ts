@@ -13,6 +13,7 @@ import { measure } from './numbers.ts';
 import type { AgreementReport } from '../core/agreement/compare.ts';
 import type { DepthWarning } from '../core/depth.ts';
 import { agreementSections } from './agreement.ts';
+import type { Section, Table } from './document.ts';
 
 /** A plot: inline SVG for HTML, a file name for Markdown (the caller writes the SVG/PNG file next to it). */
 export interface ReportPlot {
@@ -42,22 +43,6 @@ export interface ReportInput {
   readonly plots?: readonly ReportPlot[];
   /** Answer-level flips (Table 9), when the lab has them. */
   readonly answers?: AnswerFlipReport;
-}
-
-export interface Table {
-  readonly caption: string;
-  readonly header: readonly string[];
-  readonly rows: readonly (readonly string[])[];
-  /** Column holds numbers (right-aligned). */
-  readonly numeric: readonly boolean[];
-}
-
-export interface Section {
-  readonly id: string;
-  readonly heading: string;
-  /** Plain sentences (escaped by the renderer). */
-  readonly notes: readonly string[];
-  readonly tables: readonly Table[];
 }
 
 /** Columns from `firstNumeric` on are numeric unless `numeric` says otherwise. */

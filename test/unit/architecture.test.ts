@@ -191,6 +191,61 @@ export function workerValueImports(imports: readonly Import[]): string[] {
     .map((i) => `${i.from} → ${i.to} (not import type)`);
 }
 
+/**
+ * Strongly connected groups of more than one node (or a node importing itself) in a graph of edges: each is
+ * a cycle. Returned as the sorted members joined by " ↔ ", sorted (Tarjan's algorithm).
+ */
+function cyclesOf(edges: readonly (readonly [string, string])[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const [a, b] of edges) next.set(a, [...(next.get(a) ?? []), b]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[] = [];
+  let counter = 0;
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1 || (next.get(v) ?? []).includes(v)) out.push(group.sort().join(' ↔ '));
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return out.sort();
+}
+
+/** Import cycles between files under src/, type-only imports included (a cycle is one idea split in two). */
+export function fileCycles(imports: readonly Import[]): string[] {
+  return cyclesOf(imports.filter((i) => i.relative && i.from.startsWith('src/') && i.to.startsWith('src/')).map((i) => [i.from, i.to]));
+}
+
+/** Import cycles between the folders of src/core (core/io and core/metrics depend one way, and so on). */
+export function coreFolderCycles(imports: readonly Import[]): string[] {
+  const folder = (f: string) => /^src\/core\/([^/]+)\//.exec(f)?.[1];
+  const edges: [string, string][] = [];
+  for (const i of imports) {
+    const a = folder(i.from);
+    const b = folder(i.to);
+    if (i.relative && a !== undefined && b !== undefined && a !== b) edges.push([`core/${a}`, `core/${b}`]);
+  }
+  return cyclesOf(edges);
+}
+
 // ------------------------------------------------------------------------------------------- the tree
 
 const ROOTS = ['src', 'workers', 'bin', 'test', 'bench', 'scripts'];
@@ -246,6 +301,11 @@ describe('the layout (read from the tree)', () => {
 
   it('the page imports the workers’ types only', () => {
     expect(workerValueImports(IMPORTS)).toEqual([]);
+  });
+
+  it('no import cycle between files of src/ (type-only imports count), nor between the folders of src/core', () => {
+    expect(fileCycles(IMPORTS)).toEqual([]);
+    expect(coreFolderCycles(IMPORTS)).toEqual([]);
   });
 });
 
@@ -328,6 +388,20 @@ describe('the checkers catch planted wrong edges', () => {
       'src/store/embeddings.ts → src/app/types.ts',
       'workers/x.worker.ts → src/app/state/lab.svelte.ts',
     ]);
+  });
+
+  it('a cycle of files, type-only or not, and a cycle of core folders', () => {
+    const imports = planted({
+      'src/report/a.ts': "import { b } from './b.ts';",
+      'src/report/b.ts': "import type { C } from './c.ts';",
+      'src/report/c.ts': "export type { A } from './a.ts';",
+      'src/report/self.ts': "import './self.ts';",
+      'src/report/ok.ts': "import { a } from './a.ts';",
+      'src/core/io/x.ts': "import { m } from '../metrics/m.ts';",
+      'src/core/metrics/m.ts': "import type { X } from '../io/y.ts';",
+    });
+    expect(fileCycles(imports)).toEqual(['src/report/a.ts ↔ src/report/b.ts ↔ src/report/c.ts', 'src/report/self.ts']);
+    expect(coreFolderCycles(imports)).toEqual(['core/io ↔ core/metrics']);
   });
 
   it('a folder the table does not know, under src/ or workers/', () => {

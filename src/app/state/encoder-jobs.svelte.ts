@@ -5,7 +5,7 @@
  * disk (kept in IndexedDB when the browser allows), and vector packs (import, export). The retriever rows and
  * the analysis belong to the Lab (lab.svelte.ts); this class reaches them only through `EncoderHost`.
  */
-import { proxy, transfer, type Remote } from 'comlink';
+import { proxy, transfer } from 'comlink';
 import { etaMs } from '../../core/progress.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
 import { encoderConfig, encoderRunId, isRecipeRunId, parseEncoderRunId, LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
@@ -14,7 +14,6 @@ import { failureOf, problemOf } from '../../lab/problems.ts';
 import type { EncodeProgress } from '../../encoders/job.ts';
 import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
-import type { LabApi } from '../../lab/api.ts';
 import {
   EncodeBridge,
   type CorpusProgress,
@@ -28,26 +27,11 @@ import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/
 import { filesOfDirectory, folderReadable, FolderHandles, type DirectoryHandleLike } from '../../lab/folder-handles.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
-import type { CollectionSummary } from '../../lab/engine.ts';
-import type { Settings } from '../settings.ts';
 import type { DownloadState } from '../../lab/types.ts';
 import type { JobProgress, RetrieverInfo } from '../types.ts';
-import type { RetrieverSpec } from './lab.svelte.ts';
+import type { EncoderHost } from './host.ts';
 
 /** What encoder jobs need of the Lab: its settings, collection, worker and retriever rows. */
-export interface EncoderHost {
-  readonly settings: Settings;
-  readonly collection: CollectionSummary | null;
-  readonly retrievers: readonly RetrieverInfo[];
-  readonly lab: Remote<LabApi>;
-  readonly specs: Map<string, RetrieverSpec>;
-  upsert(info: RetrieverInfo): void;
-  patch(id: string, patch: Partial<RetrieverInfo>): void;
-  statusOf(id: string): RetrieverInfo['status'] | undefined;
-  /** A new run becomes a candidate unless it is the reference. */
-  select(id: string): void;
-  scheduleAnalysis(delayMs: number): void;
-}
 
 const LOCAL_REVISIONS = 'fliplab.localModelRevisions';
 

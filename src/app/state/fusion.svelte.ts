@@ -6,7 +6,7 @@
  */
 import { frontierAt, fusionLabel, type Frontier, type FusionParams, type PreparedFrontier } from '../../core/flips/fusion.ts';
 import { fusedRecipe } from '../../report/recipe.ts';
-import type { EncoderHost } from './encoder-jobs.svelte.ts';
+import type { EncoderHost } from './host.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { ViewState } from '../types.ts';
 import type { FlipReport } from '../../core/flips/analyze.ts';

@@ -22,7 +22,8 @@ import type { EncodeBridge, WorkerLoadOptions } from '../bridge/encode-bridge.ts
 import { localModelSource } from '../../lab/local-model.ts';
 import { errorInfo, errorText, type CollectionError } from './errors.ts';
 import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
-import { EncoderJobs, localRevision, type EncoderHost } from './encoder-jobs.svelte.ts';
+import { EncoderJobs, localRevision } from './encoder-jobs.svelte.ts';
+import type { Bm25Spec, EncoderHost, RetrieverSpec } from './host.ts';
 import { Analysis } from './analysis.svelte.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import type { ReadingProgress } from '../../lab/data/reading.ts';
@@ -36,18 +37,6 @@ export type { CollectionError } from './errors.ts';
 
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
 installErrorTransfer();
-
-export interface Bm25Spec {
-  readonly kind: 'bm25';
-  readonly k1: number;
-  readonly b: number;
-}
-export interface EncoderSpec {
-  readonly kind: 'encoder';
-  readonly config: EncoderConfig;
-}
-export type RetrieverSpec =
-  Bm25Spec | EncoderSpec | { readonly kind: 'lexical'; readonly spec: LexicalSpec } | { readonly kind: 'imported' };
 
 /** Candidates a collection of runs (no corpus) opens with: the rest are one click away. */
 const RUNS_FIRST_SHOWN = 3;

@@ -15,7 +15,8 @@
  */
 import type { Diagnostic, DocId, QueryId, RankedList, Run } from '../types.ts';
 import { grow } from '../grow.ts';
-import { FNV_OFFSET, FNV_PRIME, hashBytes, SCORE, scoreBytes } from '../metrics/byte-input.ts';
+import { FNV_OFFSET, FNV_PRIME, fnv1a } from '../fnv.ts';
+import { SCORE, scoreBytes } from './score-bytes.ts';
 import { InputError, quote } from './errors.ts';
 import { asDocId, asQueryId } from './ids.ts';
 import { byteChunks, lineTooLong, MAX_LINE_BYTES, type TextSource } from './lines.ts';
@@ -493,7 +494,7 @@ export class RunTopReader {
       const enc = new TextEncoder();
       for (const d of judged.keys()) {
         const b = enc.encode(d);
-        const h = hashBytes(b, 0, b.length);
+        const h = fnv1a(b);
         const list = byHash.get(h);
         if (list) list.push(d);
         else byHash.set(h, [d]);

@@ -22,7 +22,6 @@
  * evaluator (`fast-eval.ts`) drives the same plan over runs it never turns into strings.
  */
 import type { Qrels, QueryId, Run } from '../types.ts';
-import { toPlainObject } from './format.ts';
 import { judgedQueries } from './judged.ts';
 import { MIN_GEO_MEAN, type Aggregation, type MeasureDef, type MeasureParams, type QueryContext } from './measure.ts';
 import { outputNames, parseParams, type MeasureSpec } from './parse.ts';
@@ -349,4 +348,31 @@ function summarize(
     default:
       return sum;
   }
+}
+
+/** JSON-friendly form: arrays keep trec_eval query order (object keys like "301" would not). */
+export interface EvalResultJson {
+  readonly runid: string;
+  readonly options: {
+    readonly relevanceLevel: number;
+    readonly complete: boolean;
+    readonly maxRetrieved: number | null;
+    /** `-J`: unjudged documents were removed from each ranking. */
+    readonly judgedOnly: boolean;
+    /** The trec_eval release reproduced ("10.0" or "9.0.8"). */
+    readonly version: string;
+  };
+  readonly measures: readonly string[];
+  readonly queries: readonly { readonly qid: QueryId; readonly values: Readonly<Record<string, number | string>> }[];
+  readonly all: Readonly<Record<string, number>>;
+}
+
+export function toPlainObject(result: EvalResult): EvalResultJson {
+  return {
+    runid: result.runid,
+    options: { ...result.options, maxRetrieved: Number.isFinite(result.options.maxRetrieved) ? result.options.maxRetrieved : null },
+    measures: result.columns.map((c) => c.name),
+    queries: result.queries.map((qid) => ({ qid, values: { ...result.perQuery.get(qid), ...result.perQueryText.get(qid) } })),
+    all: { ...result.aggregate },
+  };
 }

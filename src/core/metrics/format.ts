@@ -4,7 +4,6 @@
  * evaluation order, then the `all` summary; measures in trec_eval table order. Also a JSON-friendly
  * plain-object form.
  */
-import type { QueryId } from '../types.ts';
 import type { EvalPlan, EvalResult } from './evaluate.ts';
 import { formatLong, formatValue } from './printf.ts';
 
@@ -63,32 +62,5 @@ export function queryBlockPrinter(
       out += `${c.head}\t${qid}\t${v}\n`;
     }
     return out;
-  };
-}
-
-/** JSON-friendly form: arrays keep trec_eval query order (object keys like "301" would not). */
-export interface EvalResultJson {
-  readonly runid: string;
-  readonly options: {
-    readonly relevanceLevel: number;
-    readonly complete: boolean;
-    readonly maxRetrieved: number | null;
-    /** `-J`: unjudged documents were removed from each ranking. */
-    readonly judgedOnly: boolean;
-    /** The trec_eval release reproduced ("10.0" or "9.0.8"). */
-    readonly version: string;
-  };
-  readonly measures: readonly string[];
-  readonly queries: readonly { readonly qid: QueryId; readonly values: Readonly<Record<string, number | string>> }[];
-  readonly all: Readonly<Record<string, number>>;
-}
-
-export function toPlainObject(result: EvalResult): EvalResultJson {
-  return {
-    runid: result.runid,
-    options: { ...result.options, maxRetrieved: Number.isFinite(result.options.maxRetrieved) ? result.options.maxRetrieved : null },
-    measures: result.columns.map((c) => c.name),
-    queries: result.queries.map((qid) => ({ qid, values: { ...result.perQuery.get(qid), ...result.perQueryText.get(qid) } })),
-    all: { ...result.aggregate },
   };
 }

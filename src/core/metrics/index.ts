@@ -6,8 +6,17 @@
  *   const result = evaluate(qrels, run, specs, { relevanceLevel: 2 });
  *   process.stdout.write(formatTrecEval(result, { perQuery: true }));
  */
-export { evaluate, EvalPlan, makeResult, type EvalResult, type EvaluateOptions, type OutputColumn } from './evaluate.ts';
-export { formatTrecEval, toPlainObject, type EvalResultJson, type FormatOptions } from './format.ts';
+export {
+  evaluate,
+  EvalPlan,
+  makeResult,
+  toPlainObject,
+  type EvalResult,
+  type EvalResultJson,
+  type EvaluateOptions,
+  type OutputColumn,
+} from './evaluate.ts';
+export { formatTrecEval, type FormatOptions } from './format.ts';
 export { parseMeasures, outputNames, type MeasureSpec } from './parse.ts';
 export { MEASURES, NOT_IMPLEMENTED_ALL_TREC, NOT_IMPLEMENTED_OTHER, findMeasure, inRelease, nicknames } from './registry.ts';
 export { DEFAULT_TREC_EVAL_VERSION, TREC_EVAL_VERSIONS, parseTrecEvalVersion, type TrecEvalVersion } from './version.ts';

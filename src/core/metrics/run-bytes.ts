@@ -18,6 +18,8 @@ import type { QueryId } from '../types.ts';
 import { grow } from '../grow.ts';
 import { asQueryId } from '../io/ids.ts';
 import { MAX_LINE_BYTES } from '../io/lines.ts';
+import { SCORE, scoreBytes } from '../io/score-bytes.ts';
+import { fnv1a } from '../fnv.ts';
 import {
   compareBytes,
   decode,
@@ -25,13 +27,10 @@ import {
   FIELD_END,
   FIELD_START,
   HASH_SIGN,
-  hashBytes,
   NL,
   QueryLines,
   sameQueryDocid,
   scanLine,
-  SCORE,
-  scoreBytes,
   type ByteQrels,
 } from './byte-input.ts';
 import { makeResult, type EvalPlan, type EvalResult } from './evaluate.ts';
@@ -39,7 +38,7 @@ import { RELVALUE_NONPOOL } from './measure.ts';
 import { compareUtf8, ContextBuilder } from './ranking.ts';
 import type { TrecEvalVersion } from './version.ts';
 
-export { parseQrelsBytes, parseScoreBytes, type ByteQrels } from './byte-input.ts';
+export { parseQrelsBytes, type ByteQrels } from './byte-input.ts';
 
 export interface ByteEvalOptions {
   readonly relevanceLevel: number;
@@ -298,7 +297,7 @@ export class RangeEvaluator {
       const d = lines.push();
       const ds = st[2]!;
       const de = en[2]!;
-      const h = hashBytes(bytes, ds, de);
+      const h = fnv1a(bytes, ds, de);
       lines.docStart[d] = ds;
       lines.docLen[d] = de - ds;
       lines.docHash[d] = h;

@@ -8,6 +8,7 @@
  * interned the same way. Stop words sit in the table with a negative id, so they cost one lookup.
  */
 import { grow } from '../grow.ts';
+import { FNV_OFFSET, fnvStep } from '../fnv.ts';
 import { RAGFLIP_STOP_WORD_LIST } from './stopwords.ts';
 import { scanTokens, isAlnumCodePoint } from './tokenize.ts';
 
@@ -19,12 +20,6 @@ for (let c = 97; c <= 122; c++) ASCII_ALNUM[c] = 1;
 
 const STOP_ID = -1;
 const INITIAL_SLOTS = 1 << 12;
-
-/** FNV-1a step over one UTF-16 code unit. */
-function mix(h: number, c: number): number {
-  return Math.imul(h ^ c, 0x01000193);
-}
-const FNV_OFFSET = 0x811c9dc5 | 0;
 
 export class TermTable {
   /** Term id → token, in first-appearance order. */
@@ -173,9 +168,9 @@ export class TermTable {
         if (ASCII_ALNUM[x] === 0) break;
         if (x <= 90 && x >= 65) {
           upper = true;
-          h = mix(h, x + 32);
+          h = fnvStep(h, x + 32);
         } else {
-          h = mix(h, x);
+          h = fnvStep(h, x);
         }
       }
       if (ascii || !continuesToken(text, j)) {
@@ -258,6 +253,6 @@ function continuesToken(text: string, j: number): boolean {
 
 function hashString(s: string): number {
   let h = FNV_OFFSET;
-  for (let i = 0; i < s.length; i++) h = mix(h, s.charCodeAt(i));
+  for (let i = 0; i < s.length; i++) h = fnvStep(h, s.charCodeAt(i));
   return h;
 }

@@ -18,10 +18,10 @@ import {
   firstRunTag,
   lastQueryStart,
   parseQrelsBytes,
-  parseScoreBytes,
   splitRun,
   type ByteQrels,
 } from '../../../src/core/metrics/run-bytes.ts';
+import { parseScoreBytes } from '../../../src/core/io/score-bytes.ts';
 import { qrels as makeQrels } from './helpers.ts';
 
 const docId = fc.constantFrom('d0', 'd1', 'd2', 'd3', 'd10', 'D1', 'é1', 'd\u00e92', '文1', 'z');
