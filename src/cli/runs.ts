@@ -2,33 +2,22 @@
  * Runs as `flips`, `compare` and `answers flips` read them: streamed from their bytes (gzip too) and kept
  * to a depth per query (core/io/run-top.ts), so a 7M-line MS MARCO run does not become 7M strings.
  *
- * How deep: `--keep N` keeps N documents per query. By default every run keeps up to KEEP_WHOLE (1,000)
- * documents a query — the whole of an ordinary TREC run, so nothing changes for it — unless it holds more
- * than KEEP_BUDGET_DOCS documents in all: then it keeps the largest depth asked (at least KEEP_LARGE). Support
- * ranks below the kept part stay exact (the judged documents' positions are recorded); the hybrids fuse the
- * kept lists.
+ * How deep: core/io/run-top.ts `keepRule`, as the lab keeps runs; `--keep N` keeps N documents per query.
+ * Support ranks below the kept part stay exact (the judged documents' positions are recorded); the hybrids
+ * fuse the kept lists.
  */
 import type { KeepOptions, KeptRun } from '../core/io/run-top.ts';
-import { readRunTop } from '../core/io/run-top.ts';
+import { KEEP_BUDGET_DOCS, KEEP_LARGE, KEEP_WHOLE, keepRule, readRunTop } from '../core/io/run-top.ts';
 import { isGzip } from '../core/io/lines.ts';
 import type { ParseResult } from '../core/io/trec.ts';
 import type { DocId, Qrels, QueryId } from '../core/types.ts';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { fileChunks, readFileBytes } from '../node/files.ts';
 
-/** Documents a query kept by default: the depth of an ordinary TREC run. */
-export const KEEP_WHOLE = 1000;
-/** A run holding more documents than this is kept at the largest depth asked instead (memory, not results). */
-export const KEEP_BUDGET_DOCS = 2_000_000;
-/** The least depth a large run is kept at. */
-export const KEEP_LARGE = 100;
-
 /** How deep to keep runs for an analysis whose largest depth is `largest` (`keep`: the user's --keep). */
 export function keepOptions(largest: number, keep: number | undefined, qrels?: Qrels): Omit<KeepOptions, 'name'> {
   const judged = qrels === undefined ? {} : { judged: (q: QueryId) => qrels.byQuery.get(q) as ReadonlyMap<DocId, number> | undefined };
-  if (keep !== undefined) return { depth: Math.max(keep, largest), ...judged };
-  const whole = Math.max(KEEP_WHOLE, largest);
-  return { depth: whole, budget: { docs: KEEP_BUDGET_DOCS, depth: Math.max(largest, KEEP_LARGE) }, ...judged };
+  return { ...keepRule(largest, keep), ...judged };
 }
 
 /** Read the runs one after the other (one is being read at a time), named `names`. */

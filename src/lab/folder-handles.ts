@@ -25,7 +25,7 @@ export interface FileHandleLike {
 }
 
 /** Folders deeper than this are not model folders (transformers.js reads `<root>/` and `<root>/onnx/`). */
-const MAX_DEPTH = 3;
+const MAX_FOLDER_NESTING = 3;
 
 /**
  * The files under `handle` as a folder pick gives them (`webkitRelativePath` = "<folder>/<path>"); the
@@ -39,7 +39,7 @@ export async function filesOfDirectory(handle: DirectoryHandleLike): Promise<Pic
       if (entry.kind === 'file') {
         const file = await entry.getFile();
         out.push(Object.assign(file.slice(0, file.size, file.type), { name: file.name, webkitRelativePath: relative }));
-      } else if (depth < MAX_DEPTH) await walk(entry, relative, depth + 1);
+      } else if (depth < MAX_FOLDER_NESTING) await walk(entry, relative, depth + 1);
     }
   };
   await walk(handle, handle.name, 1);

@@ -52,7 +52,8 @@ export interface PackImport {
   readonly valueType: string;
 }
 
-const IMPORT_BATCH = 2048;
+/** Vectors per IndexedDB transaction when a pack is imported. */
+const IMPORT_BATCH_VECTORS = 2048;
 
 /** A pack's files from what was picked or dropped: one .zip, or a folder's files (its top folder removed). */
 export function packFilesOf(files: readonly CollectionFile[]): { files: PackFiles; where: string } {
@@ -155,8 +156,8 @@ export async function importPack(
       const identity = packIdentity(enc, role);
       const encoding = await encodingKey(identity);
       const before = (await store.list()).find((r) => r.encoding === encoding)?.count ?? 0;
-      for (let start = 0; start < part.ids.length; start += IMPORT_BATCH) {
-        const end = Math.min(part.ids.length, start + IMPORT_BATCH);
+      for (let start = 0; start < part.ids.length; start += IMPORT_BATCH_VECTORS) {
+        const end = Math.min(part.ids.length, start + IMPORT_BATCH_VECTORS);
         const entries: { text: string; vector: StoredVector }[] = [];
         for (let i = start; i < end; i++) entries.push({ text: part.textKeys[i]!, vector: part.vectors[i]! });
         try {

@@ -10,7 +10,7 @@ import { loadBeirFolder } from '../../node/files.ts';
 import { parseFloatFlag, parseIntFlag, parsePositiveFlag } from '../args.ts';
 import { reportDiagnostics, writeOutput, type Io } from '../output.ts';
 
-export const MAX_DEPTH = 1000;
+export const MAX_RANKS = 1000;
 
 interface CommonOptions {
   split: string;
@@ -26,7 +26,7 @@ function lexicalCommand(program: Command, name: string, description: string, def
     .description(description)
     .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv (each optionally .gz)')
     .option('--split <name>', 'qrels split whose queries are ranked', 'test')
-    .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), MAX_DEPTH)
+    .option('--depth <n>', `documents per query, 1..${MAX_RANKS}`, parseIntFlag('--depth', 1, MAX_RANKS), MAX_RANKS)
     .option('--tag <name>', `run tag written in column 6 (default: the lab's name for these settings, ${defaultTag})`)
     .option('--out <file>', 'write the run here instead of stdout');
 }

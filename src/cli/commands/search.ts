@@ -24,7 +24,7 @@ import {
 import { reportDiagnostics, UsageError, writeOutput, type Io } from '../output.ts';
 
 const kebab = (flag: string) => flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-import { MAX_DEPTH } from './bm25.ts';
+import { MAX_RANKS } from './bm25.ts';
 
 interface SearchOpts extends ModelOpts {
   depth: number;
@@ -40,7 +40,7 @@ export function registerSearch(program: Command, io: Io, _setExit: (code: number
       .description('encode a BEIR collection with BGE, E5, SPLADE or any ONNX model and write an exact-search TREC run')
       .argument('<beir-dir>', 'folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv'),
   )
-    .option('--depth <n>', `documents per query, 1..${MAX_DEPTH}`, parseIntFlag('--depth', 1, MAX_DEPTH), MAX_DEPTH)
+    .option('--depth <n>', `documents per query, 1..${MAX_RANKS}`, parseIntFlag('--depth', 1, MAX_RANKS), MAX_RANKS)
     .option(
       '--vectors <pack>',
       'a vector pack from `fliplab encode` or the lab (folder or .zip): ranks with no model when it holds every passage and query',

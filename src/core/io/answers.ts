@@ -1,5 +1,5 @@
 /**
- * Gold answers and predictions (issue 12's formats, contracts):
+ * Gold answers and predictions (formats other tools rely on; see docs/cli.md):
  *   gold         JSONL {"query_id": "...", "answers": ["...", ...]}
  *   predictions  JSONL {"query_id": "...", "prediction": "..."} (extra keys kept by the writer, ignored here)
  * and gold answers carried by a BEIR queries.jsonl in `metadata` (HotpotQA's BEIR queries have

@@ -40,6 +40,23 @@ export interface KeptRun extends Run {
   readonly lines: number;
 }
 
+/** Documents a query kept by default: the depth of an ordinary TREC run (so nothing changes for one). */
+export const KEEP_WHOLE = 1000;
+/** A run holding more documents than this is kept at the largest depth asked instead (memory, not results). */
+export const KEEP_BUDGET_DOCS = 2_000_000;
+/** The least depth a large run is kept at. */
+export const KEEP_LARGE = 100;
+
+/**
+ * The one rule for how deep runs are kept, in the CLI and the lab: `keep` documents a query when the user
+ * says so (never fewer than the largest depth asked); else up to KEEP_WHOLE, unless the run holds more than
+ * KEEP_BUDGET_DOCS documents in all — then the largest depth asked, at least KEEP_LARGE.
+ */
+export function keepRule(largest: number, keep?: number): Pick<KeepOptions, 'depth' | 'budget'> {
+  if (keep !== undefined) return { depth: Math.max(keep, largest) };
+  return { depth: Math.max(KEEP_WHOLE, largest), budget: { docs: KEEP_BUDGET_DOCS, depth: Math.max(largest, KEEP_LARGE) } };
+}
+
 export interface KeepOptions {
   /** Documents kept per query (≥ 1). */
   readonly depth: number;

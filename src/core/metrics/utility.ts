@@ -9,6 +9,7 @@
  */
 import type { MeasureDef } from './measure.ts';
 
+/** trec_eval's -N (the collection's size): its default, 0, which fliplab's eval does not let a user change. */
 const NUM_DOCS_IN_COLL = 0;
 
 export const utility: MeasureDef = {

@@ -20,12 +20,12 @@
  *   Splits come from `qrels/<split>.tsv` (or the file stem); the chosen split is `options.split`, else
  *   test, dev, validation, train, else the first by name. Only the chosen split is parsed.
  * - Runs: every TREC run file; named by its run tag, or by its file name when two runs share a tag. Read as
- *   streams and kept to RUN_KEEP documents a query (core/io/run-top.ts; a run of more than RUN_KEEP_BUDGET
- *   documents in all keeps RUN_KEEP_LARGE), with the judged documents' positions below that, so support ranks
+ *   streams and kept as the CLI keeps them (core/io/run-top.ts `keepRule`: 1,000 a query; a run of more than 2M
+ *   documents in all keeps 100), with the judged documents' positions below that, so support ranks
  *   stay exact and memory follows the kept part.
  */
 import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
-import { readRunTop, type KeepOptions } from '../../core/io/run-top.ts';
+import { keepRule, readRunTop, type KeepOptions } from '../../core/io/run-top.ts';
 import { readKeptRun } from '../../core/io/kept-run.ts';
 import { parseTopics } from '../../core/io/topics.ts';
 import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
@@ -200,12 +200,6 @@ function queriesFromIds(qrels: Qrels | null, runs: readonly Run[]): Queries {
   return { ids, texts: ids.map(() => ''), indexOf };
 }
 
-/** Documents a query kept from an imported run (the whole of an ordinary TREC run). */
-export const RUN_KEEP = 1000;
-/** A run of more documents than this in all keeps RUN_KEEP_LARGE a query instead (memory, not results). */
-export const RUN_KEEP_BUDGET = 2_000_000;
-export const RUN_KEEP_LARGE = 100;
-
 /** `corpus` with the titles and texts `kept` has for its ids (the others keep theirs). */
 export function withText(corpus: Corpus, kept: Corpus): Corpus {
   const titles = [...corpus.titles];
@@ -220,13 +214,13 @@ export function withText(corpus: Corpus, kept: Corpus): Corpus {
 }
 
 /**
- * How the lab keeps a run read from `file` (a collection's, or one imported later): RUN_KEEP a query unless the
- * run is large, the judged documents' positions below that, the file's size to foresee it.
+ * How the lab keeps a run read from `file` (a collection's, or one imported later): core/io/run-top.ts
+ * `keepRule` with no depth asked (the lab's depths reach the kept part), the judged documents' positions below
+ * it, the file's size to foresee a large run.
  */
 export function runKeepOptions(qrels: Qrels | null, file: CollectionFile): KeepOptions {
   return {
-    depth: RUN_KEEP,
-    budget: { docs: RUN_KEEP_BUDGET, depth: RUN_KEEP_LARGE },
+    ...keepRule(0),
     ...(isGzip(file.bytes) ? {} : { sizeHint: fileSize(file) }),
     ...(qrels === null ? {} : { judged: (q: QueryId) => qrels.byQuery.get(q) }),
   };

@@ -28,7 +28,7 @@ const count = (n: number): string => n.toLocaleString('en-US');
 const unitName = (p: JobProgress): string => (p.unit === 'documents' ? 'passages' : p.unit);
 
 /** "35 passages/s", "2.4 passages/s": the rate an encoder's row shows while it encodes. */
-export function formatRate(perSecond: number, unit: string): string {
+export function formatPerSecond(perSecond: number, unit: string): string {
   return `${perSecond >= 10 ? Math.round(perSecond).toLocaleString('en-US') : perSecond.toFixed(1)} ${unit}/s`;
 }
 
@@ -52,7 +52,7 @@ export function describeRowProgress(status: string, p: JobProgress): string {
         ? `${count(p.cached)} of ${count(p.total)} ${unit} restored · ${count(p.total - p.cached)} to encode once the model is loaded`
         : `${count(p.total)} ${unit} to encode once the model is loaded`;
     default: {
-      const rate = p.perSecond != null ? ` · ${formatRate(p.perSecond, unit)}` : '';
+      const rate = p.perSecond != null ? ` · ${formatPerSecond(p.perSecond, unit)}` : '';
       return `${describeProgress(p)} · ${Math.round(share(p.done, p.total) * 100)}%${rate} · ${formatEta(p.etaMs)}`;
     }
   }
