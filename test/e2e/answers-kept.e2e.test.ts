@@ -4,34 +4,32 @@
  * and both runs' predictions are loaded, and after a reload the answers panel shows the same table, and the
  * Storage panel counts them. Removed in the panel, they are gone after another reload. No reader runs.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeQaCollection } from '../support/qa-collection.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
-import { launchChromium } from './browser.ts';
-import { buildApp } from './harness.ts';
+import type { HubServer } from '../support/hub-server.ts';
+import { e2eSetup, type E2e } from './harness.ts';
 
 const TEST_TIMEOUT_MS = 180_000;
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'fliplab-answers-kept-e2e-'));
-  const dist = join(work, 'dist');
-  await buildApp(dist);
-  server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: false });
+  e2e = await e2eSetup({
+    name: 'answers-kept',
+    site: 'app',
+    webgpu: false,
+  });
+  ({ server, browser, work } = e2e);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 const ready = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`).getAttribute('data-status');

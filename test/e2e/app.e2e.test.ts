@@ -22,9 +22,8 @@
  * Screenshots of the main views are taken on the way; with FLIPLAB_SCREENSHOTS=1 they are written to
  * docs/screenshots/ (the README's pictures), else to a temporary folder.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Papa from 'papaparse';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -36,7 +35,7 @@ import { writeBeirMirror } from '../support/beir-mirror.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { LAYOUT_REPOS, writeHubLayouts } from '../support/hub-layouts.ts';
 import { launchChromium } from './browser.ts';
-import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
+import { cli, saveDownload as saveTo, e2eSetup, type E2e, builtApp } from './harness.ts';
 import { formatRun } from '../../src/core/io/trec.ts';
 import type { QueryId } from '../../src/core/types.ts';
 import { vectorRun } from '../../src/core/retrieve/vector-run.ts';
@@ -56,6 +55,7 @@ const MAX_TOKENS = 24;
 const ENCODER_ID = `bge-small:${MODEL}-max${MAX_TOKENS}`;
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 /** What the running test's browser contexts asked for, those that use the default hosts (the local server). */
@@ -206,19 +206,22 @@ function foreignRequests(urls: readonly string[]): string[] {
 
 beforeAll(async () => {
   await makeModelFixtures();
-  work = await mkdtemp(join(tmpdir(), 'fliplab-app-e2e-'));
-  const mirror = join(work, 'mirror');
-  await writeBeirMirror(mirror, { sourceDir: SCIFACT, name: 'scifact', layout: 'jsonl.gz' });
-  const dist = join(work, 'dist');
-  await buildApp(dist);
-  server = await startHubServer({
-    staticRoot: dist,
-    datasetsRoot: mirror,
-    // The fixtures in the hub's layouts: onnx/ and root-level weights, the SPLADE presets' repos as published.
-    modelsRoot: await writeHubLayouts(join(work, 'models')),
-    log: process.env.HUB_LOG === '1',
+  e2e = await e2eSetup({
+    name: 'app',
+    site: 'app',
+    webgpu: false,
+    prepare: async (dir) => {
+      work = dir;
+      const mirror = join(work, 'mirror');
+      await writeBeirMirror(mirror, { sourceDir: SCIFACT, name: 'scifact', layout: 'jsonl.gz' });
+      return {
+        datasetsRoot: mirror,
+        // The fixtures in the hub's layouts: onnx/ and root-level weights, the SPLADE presets' repos as published.
+        modelsRoot: await writeHubLayouts(join(work, 'models')),
+      };
+    },
   });
-  browser = await launchChromium({ webgpu: false });
+  ({ server, browser } = e2e);
 }, 240_000);
 
 beforeEach(() => {
@@ -232,9 +235,7 @@ afterEach(() => {
 
 afterAll(async () => {
   await sciFact?.close();
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 describe('the lab (wasm)', () => {
@@ -1327,7 +1328,7 @@ describe('the lab as an instrument', () => {
 
   it('says offline, unreachable and not found apart, in plain words, with a Retry', async () => {
     // Not found: a host that serves no datasets (404 for every layout).
-    const bare = await startHubServer({ staticRoot: join(work, 'dist') });
+    const bare = await startHubServer({ staticRoot: builtApp() });
     const dead = 'http://127.0.0.1:9'; // nothing listens on the discard port
     const cases = [
       { dataHost: bare.url.replace(/\/$/, ''), problem: 'not-found', says: /SciFact is not on 127\.0\.0\.1:\d+/, offline: false },
@@ -1429,8 +1430,8 @@ describe('the lab as an instrument', () => {
 
 describe('static hosting', () => {
   it('works from a sub-path of any static host (relative base: assets, workers, service worker scope)', async () => {
-    // The same build, served one folder down: http://host/dist/ instead of http://host/.
-    const sub = await startHubServer({ staticRoot: work, datasetsRoot: join(work, 'mirror') });
+    // The same build, served one folder down: http://host/app/ instead of http://host/.
+    const sub = await startHubServer({ staticRoot: dirname(builtApp()), datasetsRoot: join(work, 'mirror') });
     const c = await browser.newContext();
     try {
       const host = sub.url.replace(/\/$/, '');
@@ -1439,11 +1440,11 @@ describe('static hosting', () => {
         host,
       );
       const p = await c.newPage();
-      await p.goto(`${sub.url}dist/`);
+      await p.goto(`${sub.url}${basename(builtApp())}/`);
       await p.getByTestId('catalog-scifact').click();
       await expect.poll(() => row(p, 'bm25').getAttribute('data-status'), { timeout: 90_000 }).toBe('ready');
       const scope = await p.evaluate(async () => (await navigator.serviceWorker.ready).scope);
-      expect(scope).toBe(`${sub.url}dist/`);
+      expect(scope).toBe(`${sub.url}${basename(builtApp())}/`);
       expect(sub.requests.filter((r) => r.startsWith('/assets/') || r === '/sw.js')).toEqual([]);
     } finally {
       await c.close();

@@ -3,16 +3,12 @@
  * (SwiftShader) — equals the JS exact path computed in Node, ranking and scores. Integer-valued vectors
  * make every dot product exact, so ties are real and must go to the lower index on both devices.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { denseTopK } from '../../src/core/retrieve/dense.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { mulberry32 } from '../../bench/lib/rng.ts';
-import { launchChromium } from './browser.ts';
-import { buildTestPages } from './build-pages.ts';
+import { e2eSetup, type E2e } from './harness.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 /** SwiftShader compiles shaders on first use: seconds per kernel. WASM needs far less. */
@@ -27,26 +23,25 @@ const ints = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 
 const docs = ints(DOCS * DIM);
 const queries = ints(QUERIES * DIM);
 
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 let page: Page;
-let workDir: string;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'fliplab-e2e-dense-'));
-  const staticRoot = join(workDir, 'dist');
-  await buildTestPages(staticRoot);
-  server = await startHubServer({ staticRoot });
-  browser = await launchChromium({ webgpu: true });
+  e2e = await e2eSetup({
+    name: 'dense',
+    site: 'pages',
+    webgpu: true,
+  });
+  ({ server, browser } = e2e);
   page = await browser.newPage();
   await page.goto(`${server.url}encode.html?cache=0`);
   await page.waitForFunction(() => 'fliplabTest' in window);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 const expected = denseTopK(

@@ -7,18 +7,17 @@
  * WebGPU here is SwiftShader on the CPU (`--enable-unsafe-webgpu`): correct but slow, so it gets one tiny
  * batch per model and fp32 only (no shader-f16). See /work/shared/TOOLCHAIN.md.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { loadEncoder, type EncodedBatch } from '../../src/encoders/encoder.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
-import { buildTestPages } from './build-pages.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';
 import { maxAbsDiff } from '../vectors.ts';
+import { e2eSetup, type E2e } from './harness.ts';
 
 /** Fixtures, Vite build, server and browser launch (the build takes seconds; a cold CI disk more). */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -46,6 +45,7 @@ const TEXTS = [
 ];
 
 let workDir: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 
@@ -123,30 +123,33 @@ const encodeWith = (
 
 beforeAll(async () => {
   await makeModelFixtures();
-  workDir = await mkdtemp(join(tmpdir(), 'fliplab-e2e-'));
+  e2e = await e2eSetup({
+    name: 'encode',
+    site: 'pages',
+    webgpu: true,
+    prepare: async (dir) => {
+      workDir = dir;
 
-  // Models root: the generated models linked (so Node and browser read the very same files) + a corrupt one.
-  const modelsRoot = join(workDir, 'models');
-  await mkdir(join(modelsRoot, 'fliplab'), { recursive: true });
-  for (const id of [TINY_BERT, TINY_SPLADE]) await symlink(join(DEFAULT_MODELS_DIR, id), join(modelsRoot, id), 'dir');
-  const corrupt = join(modelsRoot, CORRUPT_MODEL);
-  await mkdir(join(corrupt, 'onnx'), { recursive: true });
-  for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])
-    await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT, file), join(corrupt, file));
-  await writeFile(join(corrupt, 'onnx/model.onnx'), 'this is not an ONNX model\n'.repeat(64));
+      // Models root: the generated models linked (so Node and browser read the very same files) + a corrupt one.
+      const modelsRoot = join(workDir, 'models');
+      await mkdir(join(modelsRoot, 'fliplab'), { recursive: true });
+      for (const id of [TINY_BERT, TINY_SPLADE]) await symlink(join(DEFAULT_MODELS_DIR, id), join(modelsRoot, id), 'dir');
+      const corrupt = join(modelsRoot, CORRUPT_MODEL);
+      await mkdir(join(corrupt, 'onnx'), { recursive: true });
+      for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])
+        await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT, file), join(corrupt, file));
+      await writeFile(join(corrupt, 'onnx/model.onnx'), 'this is not an ONNX model\n'.repeat(64));
 
-  const dist = join(workDir, 'dist');
-  await buildTestPages(dist);
-  server = await startHubServer({ modelsRoot, staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: true });
+      return { modelsRoot };
+    },
+  });
+  ({ server, browser } = e2e);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   for (const [device, d] of worstDiff)
     console.info(`[e2e] largest |browser - node| on ${device}: ${d.toExponential(2)} (tolerance ${TOLERANCE})`);
-  await browser?.close();
-  await server?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await e2e?.close();
 }, SETUP_TIMEOUT_MS);
 
 describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', () => {

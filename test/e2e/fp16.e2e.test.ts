@@ -5,19 +5,15 @@
  * (onnxruntime-node) from the same fp16 file within 1e-4: the fp16 file, not the fp32 one, was loaded.
  * On an adapter with shader-f16 (a real GPU) there is no fallback: the same test then checks that fp16 ran on WebGPU.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { loadEncoder, type EncodedBatch } from '../../src/encoders/encoder.ts';
 import type { EncoderDtype } from '../../src/encoders/presets.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
-import { launchChromium } from './browser.ts';
-import { buildTestPages } from './build-pages.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';
 import { maxAbsDiff } from '../vectors.ts';
+import { e2eSetup, type E2e } from './harness.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 /** A fresh worker compiles ORT's wasm first (~5-7 s on 2 cores, more under load). */
@@ -26,19 +22,21 @@ const TOLERANCE = 1e-4;
 
 const TEXTS = ['tides and the moon', 'a lighthouse guides ships along the coast at night', 'x'];
 
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 let page: Page;
-let workDir: string;
 let shaderF16 = false;
 
 beforeAll(async () => {
   await makeModelFixtures();
-  workDir = await mkdtemp(join(tmpdir(), 'fliplab-e2e-fp16-'));
-  const staticRoot = join(workDir, 'dist');
-  await buildTestPages(staticRoot);
-  server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR, staticRoot });
-  browser = await launchChromium({ webgpu: true });
+  e2e = await e2eSetup({
+    name: 'fp16',
+    site: 'pages',
+    webgpu: true,
+    serve: { modelsRoot: DEFAULT_MODELS_DIR },
+  });
+  ({ server, browser } = e2e);
   page = await browser.newPage();
   await page.goto(`${server.url}encode.html?cache=0`);
   await page.waitForFunction(() => 'fliplabTest' in window);
@@ -49,9 +47,7 @@ beforeAll(async () => {
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 async function encodeInNode(kind: TestKind, model: string, dtype: EncoderDtype, role: 'query' | 'passage'): Promise<EncodedBatch> {

@@ -4,36 +4,38 @@
  * click on a point adds that mix as a candidate, and its flips at every depth are what `fliplab fuse` then
  * `fliplab flips` compute from the lab's own exported runs.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBeirMirror } from '../support/beir-mirror.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
-import { launchChromium } from './browser.ts';
-import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
+import { cli, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 import { SWEEP_RRF_C } from '../../src/core/flips/fusion.ts';
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'fliplab-frontier-e2e-'));
-  const mirror = join(work, 'mirror');
-  await writeBeirMirror(mirror, { sourceDir: join(SHARED_DATA, 'scifact'), name: 'scifact', layout: 'jsonl.gz' });
-  const dist = join(work, 'dist');
-  await buildApp(dist);
-  server = await startHubServer({ staticRoot: dist, datasetsRoot: mirror, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: false });
+  e2e = await e2eSetup({
+    name: 'frontier',
+    site: 'app',
+    webgpu: false,
+    prepare: async (dir) => {
+      work = dir;
+      const mirror = join(work, 'mirror');
+      await writeBeirMirror(mirror, { sourceDir: join(SHARED_DATA, 'scifact'), name: 'scifact', layout: 'jsonl.gz' });
+      return { datasetsRoot: mirror };
+    },
+  });
+  ({ server, browser } = e2e);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 const analysisRuns = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');

@@ -1,14 +1,25 @@
 /**
- * What the e2e files that open the lab share: the production build (as `npm start` builds it, unminified for
- * readable traces), the CLI run in-process (to compare the lab's exports with `fliplab`), and a download saved
- * to a folder.
+ * What the e2e files share: a temp folder, a server on the builds made once for the run (global-setup.ts) and
+ * Chromium (`e2eSetup`); the CLI run in-process (to compare the lab's exports with `fliplab`); a download saved
+ * to a folder; polling.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Download, Page } from 'playwright-core';
+import type { Browser, Download, Page } from 'playwright-core';
 import { build } from 'vite';
+import { inject } from 'vitest';
 import { cli as runCli } from '../support/cli.ts';
+import { startHubServer, type HubServer, type HubServerOptions } from '../support/hub-server.ts';
+import { launchChromium } from './browser.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Folders of the app and the test pages, built once for the run (global-setup.ts). */
+    e2eBuilds: { app: string; pages: string };
+  }
+}
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -20,6 +31,64 @@ export async function buildApp(outDir: string): Promise<void> {
     logLevel: 'warn',
     build: { outDir, emptyOutDir: true, minify: false, reportCompressedSize: false },
   });
+}
+
+/** The folder of the app built for this run (global-setup.ts): served by `e2eSetup`, or one folder down. */
+export const builtApp = (): string => inject('e2eBuilds').app;
+
+/** One e2e file's world: its temp folder, a server and (unless it launches its own) Chromium. */
+export interface E2e {
+  readonly work: string;
+  readonly server: HubServer;
+  readonly browser: Browser;
+  /** Close the browser and the server, and delete the folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Set up one e2e file: a temp folder (`fliplab-<name>-`), then `prepare(work)` (the file's own collection
+ * files, models or mirror: it returns the server options they need, beside `serve`), a server on the shared
+ * build of the app
+ * or of the test pages, and Chromium (`webgpu` asks for an adapter; `launch` replaces the launch, e.g. with
+ * other flags).
+ */
+export async function e2eSetup(options: {
+  readonly name: string;
+  readonly site: 'app' | 'pages';
+  readonly webgpu?: boolean;
+  /** Server options (models, datasets) beside the build. */
+  readonly serve?: Omit<HubServerOptions, 'staticRoot'>;
+  readonly prepare?: (work: string) => Promise<Omit<HubServerOptions, 'staticRoot'> | void>;
+  readonly launch?: () => Promise<Browser>;
+}): Promise<E2e> {
+  const work = await mkdtemp(join(tmpdir(), `fliplab-${options.name}-`));
+  let server: HubServer | undefined;
+  try {
+    const extra = (await options.prepare?.(work)) ?? {};
+    const builds = inject('e2eBuilds');
+    server = await startHubServer({
+      log: process.env.HUB_LOG === '1',
+      ...options.serve,
+      ...extra,
+      staticRoot: options.site === 'app' ? builds.app : builds.pages,
+    });
+    const browser = await (options.launch?.() ?? launchChromium({ webgpu: options.webgpu ?? false }));
+    const open = server;
+    return {
+      work,
+      server: open,
+      browser,
+      close: async () => {
+        await browser.close();
+        await open.close();
+        await rm(work, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await server?.close();
+    await rm(work, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 /** `fliplab <argv>` in this process: its exit code and what it printed. */

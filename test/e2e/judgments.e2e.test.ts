@@ -7,56 +7,57 @@
  * the judgments; undo and clear take them back.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { holeyRun } from '../support/runs.ts';
-import { launchChromium } from './browser.ts';
-import { buildApp, cliFlipsReport, saveDownload as saveTo } from './harness.ts';
+import { cliFlipsReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 
 const COVID = join(SHARED_DATA, 'trec-covid-bm25');
 /** With FLIPLAB_SCREENSHOTS=1 the judging view becomes the README's picture (docs/screenshots/judging.png). */
 const SHOTS = process.env.FLIPLAB_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : null;
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 let files: { qrels: string; bm25: string; other: string; corpus: string };
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'fliplab-judgments-e2e-'));
-  files = {
-    qrels: join(work, 'qrels.test.txt'),
-    bm25: join(work, 'run.bm25-flat.txt'),
-    other: join(work, 'holey.run'),
-    corpus: join(work, 'corpus.jsonl'),
-  };
-  await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
-  await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
-  await writeFile(files.other, holeyRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
-  // Text for the passages the second run brought (the judge reads them); the rest of the corpus is not needed.
-  const texts = Array.from({ length: 51 }, (_, q) =>
-    Array.from({ length: 10 }, (_, i) => ({
-      _id: `new-${q}-${i}`,
-      title: `Passage ${i + 1} the dense retriever found for topic ${q}`,
-      text: 'Hospitalized adults with COVID-19 who received the antiviral recovered faster than those on placebo; mortality did not differ.',
-    })),
-  ).flat();
-  await writeFile(files.corpus, texts.map((t) => `${JSON.stringify(t)}\n`).join(''));
-  const dist = join(work, 'dist');
-  await buildApp(dist);
-  server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: false });
+  e2e = await e2eSetup({
+    name: 'judgments',
+    site: 'app',
+    webgpu: false,
+    prepare: async (dir) => {
+      work = dir;
+      files = {
+        qrels: join(work, 'qrels.test.txt'),
+        bm25: join(work, 'run.bm25-flat.txt'),
+        other: join(work, 'holey.run'),
+        corpus: join(work, 'corpus.jsonl'),
+      };
+      await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
+      await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
+      await writeFile(files.other, holeyRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+      // Text for the passages the second run brought (the judge reads them); the rest of the corpus is not needed.
+      const texts = Array.from({ length: 51 }, (_, q) =>
+        Array.from({ length: 10 }, (_, i) => ({
+          _id: `new-${q}-${i}`,
+          title: `Passage ${i + 1} the dense retriever found for topic ${q}`,
+          text: 'Hospitalized adults with COVID-19 who received the antiviral recovered faster than those on placebo; mortality did not differ.',
+        })),
+      ).flat();
+      await writeFile(files.corpus, texts.map((t) => `${JSON.stringify(t)}\n`).join(''));
+    },
+  });
+  ({ server, browser } = e2e);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 const saveDownload = async (p: Page, click: () => Promise<void>): Promise<string> => (await saveTo(p, work, click)).text;

@@ -6,17 +6,15 @@
  * Also: the folders survive a fresh worker, remote loads still work in the same worker, and an incomplete
  * folder is a clear error naming the missing file.
  */
-import { copyFile, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { loadEncoder, type EncodedBatch } from '../../src/encoders/encoder.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
-import { launchChromium } from './browser.ts';
-import { buildTestPages } from './build-pages.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { testConfig, type PlainEncodeResult, type PlainError } from './pages/configs.ts';
+import { e2eSetup, type E2e } from './harness.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 /** First wasm call in a fresh worker compiles ORT's wasm (seconds on 2 cores). */
@@ -31,6 +29,7 @@ const TEXTS = [
 ];
 
 let workDir: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 let context: BrowserContext;
@@ -96,16 +95,21 @@ const modelRequests = (paths: readonly string[]) =>
 
 beforeAll(async () => {
   await makeModelFixtures();
-  workDir = await mkdtemp(join(tmpdir(), 'fliplab-local-model-e2e-'));
-  // The server can serve the tiny BERT in the hub layout (for the remote-after-local check), so a local load
-  // that fetched anything would be visible in its request log.
-  const modelsRoot = join(workDir, 'models');
-  await mkdir(join(modelsRoot, 'fliplab'), { recursive: true });
-  await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT), join(modelsRoot, TINY_BERT), 'dir');
-  const dist = join(workDir, 'dist');
-  await buildTestPages(dist);
-  server = await startHubServer({ modelsRoot, staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: false });
+  e2e = await e2eSetup({
+    name: 'local-model',
+    site: 'pages',
+    webgpu: false,
+    prepare: async (dir) => {
+      workDir = dir;
+      // The server can serve the tiny BERT in the hub layout (for the remote-after-local check), so a local load
+      // that fetched anything would be visible in its request log.
+      const modelsRoot = join(workDir, 'models');
+      await mkdir(join(modelsRoot, 'fliplab'), { recursive: true });
+      await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT), join(modelsRoot, TINY_BERT), 'dir');
+      return { modelsRoot };
+    },
+  });
+  ({ server, browser } = e2e);
   context = await browser.newContext();
   context.on('request', (r) => seen.push(r.url()));
   page = await context.newPage();
@@ -116,9 +120,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (worst > 0) console.info(`[e2e] local folder: largest |browser - node| on wasm: ${worst.toExponential(2)} (tolerance ${TOLERANCE})`);
   await context?.close();
-  await browser?.close();
-  await server?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await e2e?.close();
 }, SETUP_TIMEOUT_MS);
 
 describe('a picked local model folder', () => {

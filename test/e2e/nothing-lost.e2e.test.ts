@@ -8,19 +8,18 @@
  *   those of `fliplab flips` on what was stored.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { holeyRun } from '../support/runs.ts';
 import { zipBomb } from '../support/bombs.ts';
 import { SHARED_DATA } from '../shared-data.ts';
-import { launchChromium } from './browser.ts';
-import { buildApp, cli, cliFlipsReport, saveDownload as saveTo } from './harness.ts';
+import { cli, cliFlipsReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 
@@ -64,18 +63,20 @@ async function watchPauses(p: Page): Promise<() => Promise<number>> {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'fliplab-nothing-lost-e2e-'));
-  await zipBomb(join(work, 'bomb.zip'), 'corpus.jsonl', 1024);
-  const dist = join(work, 'dist');
-  await buildApp(dist);
-  server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: false });
+  e2e = await e2eSetup({
+    name: 'nothing-lost',
+    site: 'app',
+    webgpu: false,
+    prepare: async (dir) => {
+      work = dir;
+      await zipBomb(join(work, 'bomb.zip'), 'corpus.jsonl', 1024);
+    },
+  });
+  ({ server, browser } = e2e);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 describe('hostile files', () => {

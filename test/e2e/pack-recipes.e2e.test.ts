@@ -6,8 +6,7 @@
  * (a model id no host has, every query present) ranks with no model request either; without its queries it is
  * refused, naming how many are missing, and a repo-like API name that does not load says the same on its row.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
@@ -20,9 +19,8 @@ import type { EncoderConfig } from '../../src/encoders/presets.ts';
 import { recipeRunId } from '../../src/lab/retriever-ids.ts';
 import { loadBeirFolder } from '../../src/node/files.ts';
 import { readPackPath } from '../../src/node/vectors-file.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
-import { launchChromium } from './browser.ts';
-import { buildApp, cli } from './harness.ts';
+import type { HubServer } from '../support/hub-server.ts';
+import { cli, e2eSetup, type E2e } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TINY = join(ROOT, 'examples/tiny-beir');
@@ -30,23 +28,27 @@ const MODEL = 'fliplab/tiny-bert';
 const MAX_TOKENS = 24;
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 
 beforeAll(async () => {
   await makeModelFixtures();
-  work = await mkdtemp(join(tmpdir(), 'fliplab-pack-recipes-e2e-'));
-  const dist = join(work, 'dist');
-  await buildApp(dist);
-  // The tiny models are served too: a lab that asked for one would get it, so only the request log tells.
-  server = await startHubServer({ staticRoot: dist, modelsRoot: DEFAULT_MODELS_DIR, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: false });
+  e2e = await e2eSetup({
+    name: 'pack-recipes',
+    site: 'app',
+    webgpu: false,
+    prepare: async (dir) => {
+      work = dir;
+      // The tiny models are served too: a lab that asked for one would get it, so only the request log tells.
+      return { modelsRoot: DEFAULT_MODELS_DIR };
+    },
+  });
+  ({ server, browser } = e2e);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 const row = (p: Page, id: string) => p.locator(`[data-testid="retriever-${id}"]`);

@@ -21,18 +21,14 @@
  * estimate reports the overridden quota. The quota itself is enforced on IndexedDB writes either way.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { formatBytes, vectorBytes } from '../../src/store/embeddings.ts';
 import { estimateVectorBytes } from '../../src/store/quota.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from './browser.ts';
-import { pollUntil } from './harness.ts';
-import { buildTestPages } from './build-pages.ts';
+import { pollUntil, e2eSetup, type E2e } from './harness.ts';
 import type { PlainCorpusResult, PlainError } from './pages/configs.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
@@ -49,26 +45,26 @@ const TEXTS = Array.from({ length: 300 }, (_, i) =>
   `passage ${i} about ${['tides', 'ships', 'moon', 'canal locks', 'dams'][i % 5]} ${'and more words '.repeat(i % 7)}`.trim(),
 );
 
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
-let workDir: string;
 let origin: string;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH.`);
   await makeModelFixtures();
-  workDir = await mkdtemp(join(tmpdir(), 'fliplab-e2e-quota-'));
-  const staticRoot = join(workDir, 'dist');
-  await buildTestPages(staticRoot);
-  server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR, staticRoot });
+  e2e = await e2eSetup({
+    name: 'quota',
+    site: 'pages',
+    launch: () => chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--disable-features=StaticStorageQuota'] }),
+    serve: { modelsRoot: DEFAULT_MODELS_DIR },
+  });
+  ({ server, browser } = e2e);
   origin = new URL(server.url).origin;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--disable-features=StaticStorageQuota'] });
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 /** A fresh context (its own storage), the test page without the model-file cache, and a CDP session. */

@@ -5,17 +5,15 @@
  * IndexedDB: a second call loads no model, and a reload mid-generation resumes where it stopped. A base
  * model (no chat template) is refused with a message that says so.
  */
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER, TINY_READER_BASE } from '../../scripts/models/make-fixtures.ts';
 import { READER_TEMPLATE, readerMessages, type ReaderTask } from '../../src/core/answers/prompt.ts';
 import { loadReader } from '../../src/encoders/reader.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
-import { launchChromium } from './browser.ts';
-import { buildTestPages } from './build-pages.ts';
+import type { HubServer } from '../support/hub-server.ts';
+import { e2eSetup, type E2e } from './harness.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 const TEST_TIMEOUT_MS = 120_000;
@@ -54,6 +52,7 @@ interface Answered {
 type Failed = { readonly error: { readonly name: string; readonly message: string } };
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 let page: Page;
@@ -88,23 +87,26 @@ function ok(r: Answered | Failed): Answered {
 
 beforeAll(async () => {
   await makeReaderFixtures();
-  work = await mkdtemp(join(tmpdir(), 'fliplab-reader-e2e-'));
-  const models = join(work, 'models');
-  await mkdir(join(models, 'fliplab'), { recursive: true });
-  for (const id of [TINY_READER.id, TINY_READER_BASE.id]) await symlink(join(DEFAULT_MODELS_DIR, id), join(models, id), 'dir');
-  const dist = join(work, 'dist');
-  await buildTestPages(dist);
-  server = await startHubServer({ modelsRoot: models, staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: true });
+  e2e = await e2eSetup({
+    name: 'reader',
+    site: 'pages',
+    webgpu: true,
+    prepare: async (dir) => {
+      work = dir;
+      const models = join(work, 'models');
+      await mkdir(join(models, 'fliplab'), { recursive: true });
+      for (const id of [TINY_READER.id, TINY_READER_BASE.id]) await symlink(join(DEFAULT_MODELS_DIR, id), join(models, id), 'dir');
+      return { modelsRoot: models };
+    },
+  });
+  ({ server, browser } = e2e);
   page = await (await browser.newContext()).newPage();
   await page.goto(`${server.url}encode.html?cache=0`);
   await page.waitForFunction(() => 'fliplabTest' in window);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 describe('the reader in the browser', () => {

@@ -5,16 +5,11 @@
  * must be the same whichever visit produced them. A WebGPU device lost mid-run hands over to WASM, which
  * continues from the last committed batch.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
-import { launchChromium } from './browser.ts';
-import { pollUntil } from './harness.ts';
-import { buildTestPages } from './build-pages.ts';
+import type { HubServer } from '../support/hub-server.ts';
+import { pollUntil, e2eSetup, type E2e } from './harness.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 const RESUME_TEST_TIMEOUT_MS = 150_000;
@@ -26,27 +21,48 @@ const TEXTS = Array.from({ length: 300 }, (_, i) =>
   `passage ${i} about ${['tides', 'ships', 'moon', 'canal locks', 'dams'][i % 5]} ${'and more words '.repeat(i % 9)}`.trim(),
 );
 
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
-let workDir: string;
 
 beforeAll(async () => {
   await makeModelFixtures();
-  workDir = await mkdtemp(join(tmpdir(), 'fliplab-e2e-resume-'));
-  const staticRoot = join(workDir, 'dist');
-  await buildTestPages(staticRoot);
-  server = await startHubServer({ modelsRoot: DEFAULT_MODELS_DIR, staticRoot });
-  browser = await launchChromium({ webgpu: true });
+  e2e = await e2eSetup({
+    name: 'resume',
+    site: 'pages',
+    webgpu: true,
+    serve: { modelsRoot: DEFAULT_MODELS_DIR },
+  });
+  ({ server, browser } = e2e);
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 async function ready(page: Page): Promise<void> {
   await page.waitForFunction(() => 'fliplabTest' in window);
+}
+
+/**
+ * A page that starts encoding TEXTS into `db` and returns once 20 vectors are committed (progress is reported
+ * after each commit), with how many are done.
+ */
+async function encodeUntilCommitted(context: BrowserContext, db: string, before: string): Promise<{ page: Page; before: number }> {
+  const page = await context.newPage();
+  await page.goto(`${server.url}encode.html?cache=1`);
+  await ready(page);
+  await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [
+    TEXTS,
+    db,
+  ] as const);
+  const done = (await pollUntil(
+    () => page.evaluate(() => window.fliplabTest.corpusProgress()),
+    (p) => p !== null && p !== undefined && p.done - p.cached >= 20,
+    `20 committed vectors before ${before}`,
+    { everyMs: POLL_MS },
+  ))!.done;
+  return { page, before: done };
 }
 
 describe('encoding resumes after a reload (real IndexedDB)', () => {
@@ -54,22 +70,8 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
     'a reload mid-run keeps committed batches; the next visit encodes only the rest; the one after, nothing',
     async () => {
       const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(`${server.url}encode.html?cache=1`);
-      await ready(page);
       const db = 'fliplab-resume-test';
-
-      await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [
-        TEXTS,
-        db,
-      ] as const);
-      // Wait until some batches are committed (progress is reported after each commit), then reload.
-      const before = (await pollUntil(
-        () => page.evaluate(() => window.fliplabTest.corpusProgress()),
-        (p) => p !== null && p !== undefined && p.done - p.cached >= 20,
-        '20 committed vectors before the reload',
-        { everyMs: POLL_MS },
-      ))!.done;
+      const { page, before } = await encodeUntilCommitted(context, db, 'the reload');
       await page.reload();
       await ready(page);
 
@@ -116,20 +118,8 @@ describe('a renderer crashed mid-encode', () => {
     'keeps every committed batch whole: the next page encodes only the rest, and the vectors are a clean run’s',
     async () => {
       const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(`${server.url}encode.html?cache=1`);
-      await ready(page);
       const db = 'fliplab-crash-test';
-      await page.evaluate(([texts, dbName]) => window.fliplabTest.startCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [
-        TEXTS,
-        db,
-      ] as const);
-      const before = (await pollUntil(
-        () => page.evaluate(() => window.fliplabTest.corpusProgress()),
-        (p) => p !== null && p !== undefined && p.done - p.cached >= 20,
-        '20 committed vectors before the crash',
-        { everyMs: POLL_MS },
-      ))!.done;
+      const { page, before } = await encodeUntilCommitted(context, db, 'the crash');
       // The renderer dies (DevTools protocol): the worker and any transaction in flight die with it.
       const cdp = await context.newCDPSession(page);
       const crashed = page.waitForEvent('crash', { timeout: 10_000 });

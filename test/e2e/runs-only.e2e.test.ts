@@ -8,20 +8,19 @@
 import { readFileSync, statSync } from 'node:fs';
 import { LARGE_FILE_BYTES } from '../../src/lab/data/bytes.ts';
 import { gzipSync } from 'node:zlib';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import type { HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { docsByQuery } from '../support/runs.ts';
-import { launchChromium } from './browser.ts';
-import { buildApp, cli, saveDownload as saveTo } from './harness.ts';
+import { cli, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 
 const COVID = join(SHARED_DATA, 'trec-covid-bm25');
 
 let work: string;
+let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
 let files: { qrels: string; bm25: string; other: string; bad: string; corpus: string };
@@ -48,45 +47,47 @@ function derivedRun(text: string): string {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'fliplab-runs-e2e-'));
-  files = {
-    qrels: join(work, 'qrels.test.txt'),
-    bm25: join(work, 'run.bm25-flat.txt'),
-    other: join(work, 'derived.run'),
-    bad: join(work, 'bad.run'),
-    corpus: join(work, 'corpus.jsonl.gz'),
-  };
-  await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
-  await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
-  await writeFile(files.other, derivedRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
-  expect(statSync(files.other).size).toBeGreaterThan(LARGE_FILE_BYTES);
-  // A run whose line 40,000 has five fields.
-  const lines = readFileSync(files.other, 'utf8').split('\n');
-  lines[39_999] = lines[39_999]!.split(' ').slice(0, 5).join(' ');
-  await writeFile(files.bad, lines.join('\n'));
-  // A BEIR corpus.jsonl.gz holding text for the first 100 passages of each query of the BM25 run, and 20,000 more.
-  const ranked = new Set<string>();
-  const perQuery = new Map<string, number>();
-  for (const line of readFileSync(files.bm25, 'utf8').trim().split('\n')) {
-    const [q, , d] = line.split(/\s+/);
-    const n = perQuery.get(q!) ?? 0;
-    perQuery.set(q!, n + 1);
-    if (n < 100) ranked.add(d!);
-  }
-  const corpus = [...ranked, ...Array.from({ length: 20_000 }, (_, i) => `other-${i}`)].map(
-    (id) => `${JSON.stringify({ _id: id, title: `Title of ${id}`, text: `The text of passage ${id}.` })}\n`,
-  );
-  await writeFile(files.corpus, gzipSync(corpus.join('')));
-  const dist = join(work, 'dist');
-  await buildApp(dist);
-  server = await startHubServer({ staticRoot: dist, log: process.env.HUB_LOG === '1' });
-  browser = await launchChromium({ webgpu: false });
+  e2e = await e2eSetup({
+    name: 'runs-only',
+    site: 'app',
+    webgpu: false,
+    prepare: async (dir) => {
+      work = dir;
+      files = {
+        qrels: join(work, 'qrels.test.txt'),
+        bm25: join(work, 'run.bm25-flat.txt'),
+        other: join(work, 'derived.run'),
+        bad: join(work, 'bad.run'),
+        corpus: join(work, 'corpus.jsonl.gz'),
+      };
+      await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
+      await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
+      await writeFile(files.other, derivedRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+      expect(statSync(files.other).size).toBeGreaterThan(LARGE_FILE_BYTES);
+      // A run whose line 40,000 has five fields.
+      const lines = readFileSync(files.other, 'utf8').split('\n');
+      lines[39_999] = lines[39_999]!.split(' ').slice(0, 5).join(' ');
+      await writeFile(files.bad, lines.join('\n'));
+      // A BEIR corpus.jsonl.gz holding text for the first 100 passages of each query of the BM25 run, and 20,000 more.
+      const ranked = new Set<string>();
+      const perQuery = new Map<string, number>();
+      for (const line of readFileSync(files.bm25, 'utf8').trim().split('\n')) {
+        const [q, , d] = line.split(/\s+/);
+        const n = perQuery.get(q!) ?? 0;
+        perQuery.set(q!, n + 1);
+        if (n < 100) ranked.add(d!);
+      }
+      const corpus = [...ranked, ...Array.from({ length: 20_000 }, (_, i) => `other-${i}`)].map(
+        (id) => `${JSON.stringify({ _id: id, title: `Title of ${id}`, text: `The text of passage ${id}.` })}\n`,
+      );
+      await writeFile(files.corpus, gzipSync(corpus.join('')));
+    },
+  });
+  ({ server, browser } = e2e);
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (work) await rm(work, { recursive: true, force: true });
+  await e2e?.close();
 });
 
 const saveDownload = async (p: Page, click: () => Promise<void>): Promise<string> => (await saveTo(p, work, click)).text;

@@ -2,7 +2,7 @@
  * The layout's rules, read from every source file's imports (TypeScript's parser; the `<script>` blocks of
  * Svelte components). The layers, lowest first:
  *
- *   core ← report ← encoders ← store ← lab ← workers ← app (the UI)
+ *   core ← report ← encoders ← store ← lab ← worker ← workers ← app (the UI)
  *                               node ← cli ← bin
  *
  * - directions: each product area imports only the areas its row below names; nothing outside src/app
@@ -11,8 +11,8 @@
  * - packages: src/core and src/report import no package at all (pure code that runs anywhere); Node's
  *   built-ins (`node:*`), onnxruntime-node and sharp only in the Node side (src/node, src/cli, bin, bench,
  *   scripts, test);
- * - the page imports the workers' types only (`import type`): a value import would bundle worker code into
- *   the page;
+ * - the page imports src/worker (code that runs only in the workers: the engine, the APIs, parsing) and
+ *   workers/ for their types only (`import type`): a value import would bundle worker code into the page;
  * - every folder under src/ is an area of the table and workers/ holds worker entries only, so new code
  *   cannot sit where no rule sees it.
  *
@@ -27,7 +27,8 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-type Area = 'core' | 'report' | 'encoders' | 'store' | 'lab' | 'node' | 'cli' | 'workers' | 'app' | 'bin' | 'test' | 'bench' | 'scripts';
+type Area =
+  'core' | 'report' | 'encoders' | 'store' | 'lab' | 'worker' | 'node' | 'cli' | 'workers' | 'app' | 'bin' | 'test' | 'bench' | 'scripts';
 type ProductArea = Exclude<Area, 'test' | 'bench' | 'scripts'>;
 
 /** What each product area may import (besides packages). */
@@ -37,16 +38,18 @@ const ALLOWED: Readonly<Record<ProductArea, readonly Area[]>> = {
   encoders: ['core', 'encoders'],
   store: ['core', 'encoders', 'store'],
   lab: ['core', 'report', 'encoders', 'store', 'lab'],
-  workers: ['core', 'report', 'encoders', 'store', 'lab', 'workers'],
+  worker: ['core', 'report', 'encoders', 'store', 'lab', 'worker'],
+  workers: ['core', 'report', 'encoders', 'store', 'lab', 'worker', 'workers'],
   node: ['core', 'report', 'encoders', 'store', 'node'],
   cli: ['core', 'report', 'encoders', 'store', 'node', 'cli'],
   // bin runs the compiled CLI (dist-cli/, not a source) and rebuilds it with scripts/build-cli.mjs when stale
   bin: ['cli', 'scripts'],
-  app: ['core', 'report', 'encoders', 'store', 'lab', 'workers', 'app'],
+  // worker and workers: types only (workerValueImports)
+  app: ['core', 'report', 'encoders', 'store', 'lab', 'worker', 'workers', 'app'],
 };
 
 /** The folders under src/: one per area. A folder not named here fails the layout test. */
-const SRC_AREAS: readonly Area[] = ['core', 'report', 'encoders', 'store', 'lab', 'node', 'cli', 'app'];
+const SRC_AREAS: readonly Area[] = ['core', 'report', 'encoders', 'store', 'lab', 'worker', 'node', 'cli', 'app'];
 
 /** Areas that run only in Node: they may import Node's built-ins and Node-only packages. */
 const NODE_SIDE: ReadonlySet<Area> = new Set(['node', 'cli', 'bin', 'bench', 'scripts', 'test']);
@@ -184,10 +187,11 @@ export function packageViolations(imports: readonly Import[]): string[] {
   return bad;
 }
 
-/** Value imports of workers/ from the page: only `import type` (and `export type … from`) may cross. */
+/** Value imports of src/worker or workers/ from the page: only `import type` (and `export type … from`) may cross. */
 export function workerValueImports(imports: readonly Import[]): string[] {
+  const workerSide = (a: Area | undefined) => a === 'worker' || a === 'workers';
   return imports
-    .filter((i) => i.relative && !i.typeOnly && areaOf(i.from) === 'app' && areaOf(i.to) === 'workers')
+    .filter((i) => i.relative && !i.typeOnly && areaOf(i.from) === 'app' && workerSide(areaOf(i.to)))
     .map((i) => `${i.from} → ${i.to} (not import type)`);
 }
 
@@ -262,7 +266,7 @@ describe('the layout (read from the tree)', () => {
     expect(FILES.some((f) => f.endsWith('.svelte'))).toBe(true);
     expect(IMPORTS.length).toBeGreaterThan(500);
     // A check of the reader itself: known edges are seen, with their kind.
-    expect(IMPORTS).toContainEqual({ from: 'workers/lab.worker.ts', to: 'src/lab/api.ts', relative: true, typeOnly: false });
+    expect(IMPORTS).toContainEqual({ from: 'workers/lab.worker.ts', to: 'src/worker/api.ts', relative: true, typeOnly: false });
     expect(IMPORTS).toContainEqual({ from: 'src/cli/main.ts', to: 'commander', relative: false, typeOnly: false });
     expect(IMPORTS.some((i) => i.typeOnly)).toBe(true);
     expect(FOLDERS).toContain('src/core');
@@ -301,6 +305,8 @@ describe('the layout (read from the tree)', () => {
 
   it('the page imports the workers’ types only', () => {
     expect(workerValueImports(IMPORTS)).toEqual([]);
+    // The page does use their types (the rule is not vacuous).
+    expect(IMPORTS.some((i) => areaOf(i.from) === 'app' && areaOf(i.to) === 'worker' && i.typeOnly)).toBe(true);
   });
 
   it('no import cycle between files of src/ (type-only imports count), nor between the folders of src/core', () => {
@@ -356,6 +362,8 @@ describe('the checkers catch planted wrong edges', () => {
       'src/app/b.ts': "import { type EncodeApi } from '../../workers/encode.worker.ts';",
       'src/app/c.ts': "export { api } from '../../workers/lab.worker.ts';",
       'src/app/d.ts': "const w = await import('../../workers/lab.worker.ts');",
+      'src/app/e.ts': "import { LabEngine } from '../worker/engine.ts';",
+      'src/app/ok4.ts': "import type { CollectionSummary } from '../worker/engine.ts';",
       'src/app/ok1.ts': "import type { EncodeApi } from '../../workers/encode.worker.ts';",
       'src/app/ok2.ts': "export type { LabApi } from '../../workers/lab.worker.ts';",
       'src/app/ok3.ts': "let api: import('../../workers/lab.worker.ts').LabApi;",
@@ -365,6 +373,7 @@ describe('the checkers catch planted wrong edges', () => {
       'src/app/b.ts → workers/encode.worker.ts (not import type)',
       'src/app/c.ts → workers/lab.worker.ts (not import type)',
       'src/app/d.ts → workers/lab.worker.ts (not import type)',
+      'src/app/e.ts → src/worker/engine.ts (not import type)',
     ]);
   });
 

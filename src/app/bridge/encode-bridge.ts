@@ -4,14 +4,14 @@
  * WORKER_IDLE_MS without calls. Aborting a running call terminates the worker (the only way to stop an
  * ONNX Runtime session mid-run) and rejects with an AbortError; the next call starts a fresh worker and
  * reloads the model. A call that fails also ends its worker (see #run). Only the worker API's *types* are
- * imported (src/lab/encode-api.ts, encode-types.ts): no worker code is bundled into the page.
+ * imported (src/worker/encode-api.ts, encode-types.ts): no worker code is bundled into the page.
  */
 import { errorMessage } from '../../core/error-message.ts';
 import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
-import type { EncodeApi } from '../../lab/encode-api.ts';
+import type { EncodeApi } from '../../worker/encode-api.ts';
 import type {
   AnswerCallback,
   AnswerProgress,

@@ -6,8 +6,8 @@
  */
 import type { Remote } from 'comlink';
 import { reportFromPrepared, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
-import type { CollectionSummary } from '../../lab/engine.ts';
-import type { LabApi } from '../../lab/api.ts';
+import type { CollectionSummary } from '../../worker/engine.ts';
+import type { LabApi } from '../../worker/api.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { MetricsRow, RetrieverInfo, ViewState } from '../types.ts';
 

@@ -4,8 +4,8 @@
  */
 import type { Remote } from 'comlink';
 import type { EncoderConfig } from '../../encoders/presets.ts';
-import type { LabApi } from '../../lab/api.ts';
-import type { CollectionSummary, LexicalSpec } from '../../lab/engine.ts';
+import type { LabApi } from '../../worker/api.ts';
+import type { CollectionSummary, LexicalSpec } from '../../worker/engine.ts';
 import type { Settings } from '../settings.ts';
 import type { RetrieverInfo } from '../types.ts';
 

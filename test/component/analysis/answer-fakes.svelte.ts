@@ -6,7 +6,7 @@
  */
 import { vi, type Mock } from 'vitest';
 import type { PreparedFlips } from '../../../src/core/flips/analyze.ts';
-import type { CollectionSummary } from '../../../src/lab/engine.ts';
+import type { CollectionSummary } from '../../../src/worker/engine.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/app/settings.ts';
 import type { AnswerInputs, AnswerInputsAccess } from '../../../src/app/state/answers.svelte.ts';

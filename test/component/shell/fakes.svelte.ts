@@ -8,7 +8,7 @@ import { vi, type Mock } from 'vitest';
 import type { FlipReport } from '../../../src/core/flips/analyze.ts';
 import { BEIR_CATALOG } from '../../../src/lab/data/catalog.ts';
 import type { CollectionFile, CollectionMeta } from '../../../src/lab/data/types.ts';
-import type { CollectionSummary } from '../../../src/lab/engine.ts';
+import type { CollectionSummary } from '../../../src/worker/engine.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/app/settings.ts';
 import type { Collections, DownloadState } from '../../../src/app/state/collections.svelte.ts';
 import type { CollectionError, Lab } from '../../../src/app/state/lab.svelte.ts';

@@ -1,5 +1,5 @@
 /**
- * The real `Lab` (src/app/state/lab.svelte.ts) driving the real lab worker API (src/lab/api.ts: parsing, BM25,
+ * The real `Lab` (src/app/state/lab.svelte.ts) driving the real lab worker API (src/worker/api.ts: parsing, BM25,
  * runs, flips, measures) exposed on a MessageChannel in this process, on the bundled tiny-beir collection (12
  * passages, 8 judged queries). Encoders need a model, so encoder jobs go through the real EncodeBridge to a
  * fake encode worker on another MessageChannel that returns bag-of-words vectors and can be held mid-job.
@@ -26,9 +26,9 @@ import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import type { Qrels, Run } from '../../../src/core/types.ts';
 import { bm25Recipe, recipeLine } from '../../../src/report/recipe.ts';
 import type { StoredVector } from '../../../src/encoders/pooling.ts';
-import { createLabApi, type LabApi } from '../../../src/lab/api.ts';
+import { createLabApi, type LabApi } from '../../../src/worker/api.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
-import { LabEngine } from '../../../src/lab/engine.ts';
+import { LabEngine } from '../../../src/worker/engine.ts';
 import { encoderConfig, encoderRunId } from '../../../src/lab/retriever-ids.ts';
 import type { EncoderConfig } from '../../../src/encoders/presets.ts';
 import { listOf, positivesOf, supported, type Label } from '../../unit/flips/oracle.ts';

@@ -19,11 +19,11 @@ import { parseTopics } from '../../../src/core/io/topics.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import { EvalPlan, parseMeasures } from '../../../src/core/metrics/index.ts';
 import { evaluateRunBytes, parseQrelsBytes } from '../../../src/core/metrics/run-bytes.ts';
-import { packFilesOf } from '../../../src/lab/packs.ts';
+import { packFilesOf } from '../../../src/worker/packs.ts';
 import { readPack, writePack, zipPack } from '../../../src/encoders/pack.ts';
 import { textKeys } from '../../../src/encoders/identity.ts';
 import { encoderConfig } from '../../../src/lab/retriever-ids.ts';
-import { loadCollection } from '../../../src/lab/data/load.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
 
 const enc = new TextEncoder();
 /** A case that takes longer than this is a hang. */

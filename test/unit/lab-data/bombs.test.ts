@@ -12,7 +12,7 @@ import { INFLATE_FREE_BYTES, readLines } from '../../../src/core/io/lines.ts';
 import { parseRun } from '../../../src/core/io/trec.ts';
 import { maybeGunzip } from '../../../src/lab/data/bytes.ts';
 import { expandArchives } from '../../../src/lab/data/files.ts';
-import { loadCollection } from '../../../src/lab/data/load.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
 
 const MB = 1 << 20;
 const zeros = (n: number) => new Uint8Array(n);

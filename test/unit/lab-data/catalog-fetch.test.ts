@@ -17,7 +17,7 @@ import {
   type HubLayout,
 } from '../../../src/lab/data/catalog.ts';
 import { fetchCatalogCollection, fetchWithProgress, HttpError } from '../../../src/lab/data/fetch.ts';
-import { loadCollection } from '../../../src/lab/data/load.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
 import type { FetchProgress, LoadedCollection } from '../../../src/lab/data/types.ts';
 import { writeBeirMirror } from '../../support/beir-mirror.ts';
 import { loadBeirFolder, type BeirCollection } from '../../../src/node/files.ts';

@@ -12,7 +12,7 @@ import { parseCorpus, parseQueries } from '../../../src/core/io/beir.ts';
 import { InputError } from '../../../src/core/io/errors.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import { classifyFiles } from '../../../src/lab/data/files.ts';
-import { loadCollection } from '../../../src/lab/data/load.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
 import { join } from 'node:path';
 import { SCIFACT_DIR, SHARED_DATA } from '../../shared-data.ts';

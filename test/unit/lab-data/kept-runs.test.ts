@@ -12,7 +12,7 @@ import { forEvaluation, readRunTop } from '../../../src/core/io/run-top.ts';
 import { evaluate, parseMeasures } from '../../../src/core/metrics/index.ts';
 import type { Run } from '../../../src/core/types.ts';
 import { COMPACT_RUN_BYTES, keptRunFiles, withKeptRuns } from '../../../src/lab/data/compact.ts';
-import { loadCollection } from '../../../src/lab/data/load.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
 import { mulberry32 } from '../../../bench/lib/rng.ts';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { collectionFile, fileSize, HEAD_BYTES, LARGE_FILE_BYTES, wholeFile } from '../../../src/lab/data/bytes.ts';
-import { loadCollection } from '../../../src/lab/data/load.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
 import { classifyFiles } from '../../../src/lab/data/files.ts';
 
 const enc = new TextEncoder();

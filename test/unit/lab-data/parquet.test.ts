@@ -6,7 +6,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../src/core/io/errors.ts';
 import { parseQrels } from '../../../src/core/io/trec.ts';
-import { loadCollection } from '../../../src/lab/data/load.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
 
 const enc = new TextEncoder();
 const pq = (columnData: { name: string; data: unknown[]; type: 'STRING' | 'INT64' }[]): Uint8Array =>

@@ -1,7 +1,7 @@
-/** Reading a collection with progress and Cancel (src/lab/data/reading.ts through loadCollection). */
+/** Reading a collection with progress and Cancel (src/worker/reading.ts through loadCollection). */
 import { describe, expect, it } from 'vitest';
-import { loadCollection } from '../../../src/lab/data/load.ts';
-import type { ReadingProgress } from '../../../src/lab/data/reading.ts';
+import { loadCollection } from '../../../src/worker/load.ts';
+import type { ReadingProgress } from '../../../src/worker/reading.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

@@ -13,7 +13,7 @@ import { READER_TEMPLATE, readerMessages, type ReaderTask } from '../../../src/c
 import { denseMatrix, denseTopK } from '../../../src/core/retrieve/dense.ts';
 import type { OrtLike } from '../../../src/encoders/dense-onnx.ts';
 import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
-import { createEncodeApi, type EncodeApi } from '../../../src/lab/encode-api.ts';
+import { createEncodeApi, type EncodeApi } from '../../../src/worker/encode-api.ts';
 import type { AnswerProgress, CorpusProgress, WorkerLoadOptions } from '../../../src/lab/encode-types.ts';
 import { installErrorTransfer } from '../../../src/lab/errors.ts';
 import { localModelSource } from '../../../src/lab/local-model.ts';

@@ -11,7 +11,7 @@ import { runRm3 } from '../../../src/core/retrieve/rm3.ts';
 import { tokenize } from '../../../src/core/text/tokenize.ts';
 import { selectEvaluationQueries } from '../../../src/core/io/validate.ts';
 import type { DocId, QueryId } from '../../../src/core/types.ts';
-import { LabEngine, RUN_DEPTH } from '../../../src/lab/engine.ts';
+import { LabEngine, RUN_DEPTH } from '../../../src/worker/engine.ts';
 import { loadBeirFolder, type BeirCollection } from '../../../src/node/files.ts';
 import { SCIFACT_DIR } from '../../shared-data.ts';
 import { listOf, positivesOf, supported } from '../flips/oracle.ts';

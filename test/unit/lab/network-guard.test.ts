@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BlockedRequestError, guardNetwork } from '../../../src/lab/network-guard.ts';
+import { BlockedRequestError, guardNetwork } from '../../../src/worker/network-guard.ts';
 
 describe('guardNetwork', () => {
   it('lets chosen origins and the own origin through and refuses everything else before it leaves', async () => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { encodeWithCache, type LazyEncoder } from '../../../src/encoders/job.ts';
 import { readPack } from '../../../src/encoders/pack.ts';
-import { importPack, storedRecipeConfig, type PackCollection } from '../../../src/lab/packs.ts';
+import { importPack, storedRecipeConfig, type PackCollection } from '../../../src/worker/packs.ts';
 import { encoderRunId, isRecipeRunId } from '../../../src/lab/retriever-ids.ts';
 import { EmbeddingStore } from '../../../src/store/embeddings.ts';
 

@@ -10,7 +10,7 @@ import { encodingIdentity, encodingKey, textKeys } from '../../../src/encoders/i
 import { encodeWithCache, type LazyEncoder } from '../../../src/encoders/job.ts';
 import { readPack, unzipPack, writePack, zipPack, type PackPart } from '../../../src/encoders/pack.ts';
 import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
-import { exportPack, importPack, packFilesOf, storedRecipeConfig, type PackCollection } from '../../../src/lab/packs.ts';
+import { exportPack, importPack, packFilesOf, storedRecipeConfig, type PackCollection } from '../../../src/worker/packs.ts';
 import { encoderConfig, encoderRunId, recipeRunId } from '../../../src/lab/retriever-ids.ts';
 import { EmbeddingStore } from '../../../src/store/embeddings.ts';
 

@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createLabApi } from '../../../src/lab/api.ts';
+import { createLabApi } from '../../../src/worker/api.ts';
 import { PASSAGE_TEXT_FILE } from '../../../src/lab/data/files.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../../src/lab/data/fetch.ts';
-import { BlockedRequestError } from '../../../src/lab/network-guard.ts';
+import { BlockedRequestError } from '../../../src/worker/network-guard.ts';
 import { fromWireError, toWireError } from '../../../src/lab/errors.ts';
 import { problemAdvice, problemOf, problemSummary, withProblem } from '../../../src/lab/problems.ts';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { denseMatrix, denseTopK } from '../../../src/core/retrieve/dense.ts';
 import { buildSparseIndex, sparseSearch } from '../../../src/core/retrieve/sparse.ts';
 import type { Corpus, DocId, DocIndex, QueryId } from '../../../src/core/types.ts';
-import { IncrementalVectorRun } from '../../../src/lab/vector-run.ts';
+import { IncrementalVectorRun } from '../../../src/worker/vector-run.ts';
 
 const corpusOf = (n: number): Corpus => {
   const ids = Array.from({ length: n }, (_, i) => `d${i}` as DocId);

@@ -24,24 +24,24 @@
  *   documents in all keeps 100), with the judged documents' positions below that, so support ranks
  *   stay exact and memory follows the kept part.
  */
-import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
-import { keepRule, readRunTop, type KeepOptions } from '../../core/io/run-top.ts';
-import { readKeptRun } from '../../core/io/kept-run.ts';
-import { parseTopics } from '../../core/io/topics.ts';
-import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
-import { InputError, isInputError, quote } from '../../core/io/errors.ts';
-import { readLines, type TextSource } from '../../core/io/lines.ts';
-import { QrelsBuilder, type ParseResult } from '../../core/io/trec.ts';
-import { checkQrels } from '../../core/io/validate.ts';
-import { parseGoldFromQueries } from '../../core/io/answers.ts';
-import { baseName, fileSize, fileSource, normalizePath, wholeFile, withoutExtension } from './bytes.ts';
-import { isGzip } from '../../core/io/lines.ts';
-import { feedAliasedJsonl, feedCsv, feedQueriesTsv, parseTextDocuments } from './custom.ts';
-import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from './files.ts';
+import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../core/types.ts';
+import { keepRule, readRunTop, type KeepOptions } from '../core/io/run-top.ts';
+import { readKeptRun } from '../core/io/kept-run.ts';
+import { parseTopics } from '../core/io/topics.ts';
+import { CorpusBuilder, QueriesBuilder } from '../core/io/beir.ts';
+import { InputError, isInputError, quote } from '../core/io/errors.ts';
+import { readLines, type TextSource } from '../core/io/lines.ts';
+import { QrelsBuilder, type ParseResult } from '../core/io/trec.ts';
+import { checkQrels } from '../core/io/validate.ts';
+import { parseGoldFromQueries } from '../core/io/answers.ts';
+import { baseName, fileSize, fileSource, normalizePath, wholeFile, withoutExtension } from '../lab/data/bytes.ts';
+import { isGzip } from '../core/io/lines.ts';
+import { feedAliasedJsonl, feedCsv, feedQueriesTsv, parseTextDocuments } from '../lab/data/custom.ts';
+import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from '../lab/data/files.ts';
 
 export { PASSAGE_TEXT_FILE };
-import { feedCorpusParquet, feedQrelsParquet, feedQueriesParquet } from './parquet.ts';
-import type { CollectionFile, LoadedCollection, RunSource } from './types.ts';
+import { feedCorpusParquet, feedQrelsParquet, feedQueriesParquet } from '../lab/data/parquet.ts';
+import type { CollectionFile, LoadedCollection, RunSource } from '../lab/data/types.ts';
 import { ReadingJob, type ReadingProgress } from './reading.ts';
 
 export interface LoadOptions {

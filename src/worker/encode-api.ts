@@ -42,11 +42,11 @@ import type {
   WorkerInitOptions,
   WorkerLoadOptions,
   WorkerLoadResult,
-} from './encode-types.ts';
-import { asBlob, createLocalModelCache, LocalModelError, validateRegisteredModel, type LocalModelFile } from './local-model.ts';
+} from '../lab/encode-types.ts';
+import { asBlob, createLocalModelCache, LocalModelError, validateRegisteredModel, type LocalModelFile } from '../lab/local-model.ts';
 import { findMissingFiles, inBrowserCache, isLocalLoad } from './model-files.ts';
 import { configureRuntime, loseWebGpuDevice, pickDevice, pickSearchDevice, type OrtWasmPaths } from './onnx-runtime.ts';
-import { problemOf, withFailure, withProblem } from './problems.ts';
+import { problemOf, withFailure, withProblem } from '../lab/problems.ts';
 
 export interface EncodeApiOptions {
   /** ONNX Runtime for `denseSearch`: onnxruntime-web in the worker (the module transformers.js uses), onnxruntime-node in Node. */

@@ -1,12 +1,13 @@
 /**
- * The local hub stand-in (test/support/hub-server.ts) over plain fetch: the hub URL layout, the byte-range
- * probe transformers.js sends, 404s, path traversal, CORS, static files and the request log.
+ * The tests' stand-in for the hub (test/support/hub-server.ts), which the product's downloads are tested
+ * against, over plain fetch: the hub URL layout, the byte-range probe transformers.js sends, 404s, path
+ * traversal, CORS, static files and the request log.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHubServer, type HubServer } from '../support/hub-server.ts';
+import { startHubServer, type HubServer } from '../../support/hub-server.ts';
 
 const ONNX_BYTES = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
 

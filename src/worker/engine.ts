@@ -33,10 +33,10 @@ import { readerTasks, type ReaderTaskSet, type ReaderTemplate } from '../core/an
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { PackCollection } from './packs.ts';
-import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation } from './types.ts';
+import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation } from '../lab/types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
-import { runKeepOptions, withText } from './data/load.ts';
-import type { CollectionFile } from './data/types.ts';
+import { runKeepOptions, withText } from './load.ts';
+import type { CollectionFile } from '../lab/data/types.ts';
 import { forEvaluation, type KeepOptions } from '../core/io/run-top.ts';
 import { judgmentsToQrels, mergeQrels, type Judgment } from '../core/io/judgments.ts';
 

@@ -6,8 +6,8 @@
  */
 import { env } from '@huggingface/transformers';
 import { adapterName, isSoftwareAdapter } from '../encoders/adapter.ts';
-import type { AdapterInfo, WorkerDevice, WorkerInitOptions, WorkerLoadOptions } from './encode-types.ts';
-import { LOCAL_MODEL_ROOT } from './local-model.ts';
+import type { AdapterInfo, WorkerDevice, WorkerInitOptions, WorkerLoadOptions } from '../lab/encode-types.ts';
+import { LOCAL_MODEL_ROOT } from '../lab/local-model.ts';
 import { guardNetwork } from './network-guard.ts';
 
 /** ONNX Runtime's wasm binary and its JS glue, as URLs (Vite emits them from onnxruntime-web; see the worker). */

@@ -4,10 +4,10 @@
  * a download plan can count as already here.
  */
 import { MODEL_CONFIG_FILES, MODEL_FILE_CACHE, type EncoderConfig, type EncoderDtype } from '../encoders/presets.ts';
-import type { WorkerLoadOptions } from './encode-types.ts';
-import { LOCAL_MODEL_ROOT, ONNX_FILE_BY_DTYPE } from './local-model.ts';
+import type { WorkerLoadOptions } from '../lab/encode-types.ts';
+import { LOCAL_MODEL_ROOT, ONNX_FILE_BY_DTYPE } from '../lab/local-model.ts';
 import { hereUrl } from './onnx-runtime.ts';
-import { problemOf, type Problem } from './problems.ts';
+import { problemOf, type Problem } from '../lab/problems.ts';
 
 /** Picked model folders by model name ("local/<folder>"): path in the folder → bytes. */
 export type LocalModels = ReadonlyMap<string, ReadonlyMap<string, Blob>>;

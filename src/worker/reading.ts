@@ -4,9 +4,9 @@
  * progress (throttled), and between slices gives the worker's event loop a turn, so a Cancel sent from the
  * page arrives and stops the read at the next slice (an AbortError, never a half-open collection).
  */
-import { streamChunks } from '../../core/io/lines.ts';
-import { fileSize } from './bytes.ts';
-import type { CollectionFile } from './types.ts';
+import { streamChunks } from '../core/io/lines.ts';
+import { fileSize } from '../lab/data/bytes.ts';
+import type { CollectionFile } from '../lab/data/types.ts';
 
 /** How far reading has come: bytes of all the collection's files, and the file being read. */
 export interface ReadingProgress {

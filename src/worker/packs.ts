@@ -26,8 +26,8 @@ import {
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import { EmbeddingStore, StorageFullError } from '../store/embeddings.ts';
-import type { CollectionFile } from './data/types.ts';
-import { configForRecipe, LOCAL_MODEL_PREFIX, recipeConfig, recipeRunId, type EncoderRecipe } from './retriever-ids.ts';
+import type { CollectionFile } from '../lab/data/types.ts';
+import { configForRecipe, LOCAL_MODEL_PREFIX, recipeConfig, recipeRunId, type EncoderRecipe } from '../lab/retriever-ids.ts';
 
 /** The open collection's passages, its evaluated queries (what runs use and exports hold) and all its queries, in order. */
 export interface PackCollection {

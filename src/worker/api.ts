@@ -1,12 +1,12 @@
 /**
- * The lab worker's API: the engine (src/lab/engine.ts) as comlink calls. Building it is separate from
+ * The lab worker's API: the engine (src/worker/engine.ts) as comlink calls. Building it is separate from
  * exposing it, so workers/lab.worker.ts exposes one on its global scope and tests expose one on a
  * MessageChannel port (the page's `Lab` then drives the real engine in-process). Answers are small plain
  * objects; typed arrays are transferred, not copied.
  */
 import { transfer } from 'comlink';
 import { readRunTop } from '../core/io/run-top.ts';
-import { fileSource, wholeFile } from './data/bytes.ts';
+import { fileSource, wholeFile } from '../lab/data/bytes.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
 import type { ReaderTaskSet, ReaderTemplate } from '../core/answers/prompt.ts';
@@ -19,16 +19,16 @@ import type { AgreementReport } from '../core/agreement/index.ts';
 import type { DepthWarning } from '../core/depth.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { MetricsRow } from '../report/metrics.ts';
-import { loadCollection, PASSAGE_TEXT_FILE } from './data/load.ts';
+import { loadCollection, PASSAGE_TEXT_FILE } from './load.ts';
 import { filterPassages, type PassageFilterProgress } from '../core/io/passages.ts';
-import type { CollectionFile, LoadedCollection } from './data/types.ts';
-import { keptRunFiles, type KeptRunFile } from './data/compact.ts';
-import type { ReadingProgress } from './data/reading.ts';
+import type { CollectionFile, LoadedCollection } from '../lab/data/types.ts';
+import { keptRunFiles, type KeptRunFile } from '../lab/data/compact.ts';
+import type { ReadingProgress } from './reading.ts';
 import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
 import { exportPack, importPack, storedRecipeConfig, type PackImport } from './packs.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
-import type { Bm25Explanation, QueryDetail, TermExplanation } from './types.ts';
+import type { Bm25Explanation, QueryDetail, TermExplanation } from '../lab/types.ts';
 
 function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict, p.reference.unjudged];
