@@ -55,7 +55,7 @@ describe('fliplab bm25', () => {
     );
   });
 
-  it('eval, flips, compare and bm25 report a missing path the same way', async () => {
+  it('eval, flips and compare report a missing file the same way (bm25’s missing folder: above)', async () => {
     const gone = join(tmp, 'gone.run');
     const expected = `fliplab: ${gone}: not found (expected a file)\n`;
     for (const argv of [
