@@ -323,6 +323,15 @@ interface OpenTopic {
   readonly number?: string;
 }
 
+/** Open field `name` of `topic` at `lineNo` (SGML and XML alike): a second one in the same topic is refused. */
+function openField(file: string, topic: OpenTopic, name: string, lineNo: number): { text: string; line: number } {
+  const prev = topic.fields.get(name);
+  if (prev) throw new InputError(file, lineNo, `second <${name}> in the topic opened on line ${topic.line} (first on line ${prev.line})`);
+  const field = { text: '', line: lineNo };
+  topic.fields.set(name, field);
+  return field;
+}
+
 /** Counts of what the short/long choice and the number rule did, for one warning each. */
 class TopicNotes {
   noDescription = 0;
@@ -403,16 +412,7 @@ class SgmlTopics implements MarkupSink {
       this.field = { text: '', line: lineNo }; // read and dropped
       return;
     }
-    const prev = this.topic.fields.get(name);
-    if (prev) {
-      throw new InputError(
-        this.file,
-        lineNo,
-        `second <${name}> in the topic opened on line ${this.topic.line} (first on line ${prev.line})`,
-      );
-    }
-    this.field = { text: '', line: lineNo };
-    this.topic.fields.set(name, this.field);
+    this.field = openField(this.file, this.topic, name, lineNo);
   }
 
   close(name: string, lineNo: number, raw: string): void {
@@ -517,16 +517,7 @@ class XmlTopics implements MarkupSink {
       this.topic = { line: lineNo, fields: new Map(), ...(number !== undefined ? { number } : {}) };
       this.topicDepth = this.stack.length;
     } else if (this.topic && this.stack.length === this.topicDepth + 1 && XML_FIELDS.has(name)) {
-      const prev = this.topic.fields.get(name);
-      if (prev) {
-        throw new InputError(
-          this.file,
-          lineNo,
-          `second <${name}> in the topic opened on line ${this.topic.line} (first on line ${prev.line})`,
-        );
-      }
-      this.field = { text: '', line: lineNo };
-      this.topic.fields.set(name, this.field);
+      this.field = openField(this.file, this.topic, name, lineNo);
     }
     this.stack.push({ name, line: lineNo });
   }
