@@ -3,7 +3,8 @@
  * worker (EncodeBridge), the row's view of a model download (plan, confirmation, bytes per file), the
  * calibration that offers WASM when it is much faster than the WebGPU adapter, model folders picked from the
  * disk (kept in IndexedDB when the browser allows), and vector packs (import, export). The retriever rows and
- * the analysis belong to the Lab (lab.svelte.ts); this class reaches them only through `EncoderHost`.
+ * the analysis belong to the Lab (lab.svelte.ts); this class reaches them only through `EncoderHost`. How a
+ * job shows in its row is encoder-rows.ts; the WASM calibration batch, calibration.ts.
  */
 import { proxy, transfer } from 'comlink';
 import { etaMs } from '../../core/progress.ts';
@@ -12,113 +13,19 @@ import { encoderConfig, encoderRunId, isRecipeRunId, parseEncoderRunId, LOCAL_MO
 import { encoderRecipe } from '../../report/recipe.ts';
 import { failureOf, problemOf } from '../../lab/problems.ts';
 import type { EncodeProgress } from '../../encoders/job.ts';
-import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
-import {
-  EncodeBridge,
-  type CorpusProgress,
-  type ModelEvent,
-  type WorkerInitOptions,
-  type WorkerLoadOptions,
-  type WorkerLoadResult,
-} from '../bridge/encode-bridge.ts';
+import { EncodeBridge, type ModelEvent, type WorkerInitOptions, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
 import { downloadState } from './download-state.ts';
+import { rememberLocalRevision } from './local-revisions.ts';
+import { deviceOf, FROM_CACHE, jobProgress, progressState } from './encoder-rows.ts';
+import { CALIBRATE_ABOVE_MS, timeOnWasm } from './calibration.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
 import { filesOfDirectory, folderReadable, FolderHandles, type DirectoryHandleLike } from '../../lab/folder-handles.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import type { DownloadState } from '../../lab/types.ts';
-import type { JobProgress, RetrieverInfo } from '../types.ts';
+import type { RetrieverInfo } from '../types.ts';
 import type { EncoderHost } from './host.ts';
-
-/** What encoder jobs need of the Lab: its settings, collection, worker and retriever rows. */
-
-const LOCAL_REVISIONS = 'fliplab.localModelRevisions';
-
-/** The fingerprint of each picked local folder, by model name, so its cached run can be restored without it. */
-function localRevisions(): Record<string, string> {
-  try {
-    const v = JSON.parse(globalThis.localStorage?.getItem(LOCAL_REVISIONS) ?? '{}') as unknown;
-    return typeof v === 'object' && v !== null ? (v as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
-}
-export function localRevision(model: string): string | undefined {
-  const r = localRevisions()[model];
-  return typeof r === 'string' ? r : undefined;
-}
-function rememberLocalRevision(model: string, revision: string): void {
-  try {
-    globalThis.localStorage?.setItem(LOCAL_REVISIONS, JSON.stringify({ ...localRevisions(), [model]: revision }));
-  } catch {
-    // Storage refused (private mode, quota): the folder is then asked for again after a reload.
-  }
-}
-
-/** The WebGPU adapter a load used, named for the row ({} when none, e.g. on WASM). */
-function adapterOf(load: { readonly adapterInfo: AdapterFacts | null } | null): Pick<RetrieverInfo, 'adapter'> {
-  return load?.adapterInfo ? { adapter: adapterName(load.adapterInfo) } : {};
-}
-
-/** The device column's reason when no model was loaded: said only when every vector came from the cache. */
-const FROM_CACHE = "no model loaded: every vector came from this browser's cache";
-
-/** The device column for a loaded model: where it runs, why that differs from the one asked for, the adapter. */
-function deviceOf(load: WorkerLoadResult, fallback?: string): Pick<RetrieverInfo, 'device' | 'deviceReason' | 'adapter'> {
-  return { device: load.device, deviceReason: fallback ?? load.reason, ...adapterOf(load) };
-}
-
-/**
- * A row's status from its job's phase, as the job states it: looking in the cache (`checking` until a vector is
- * found there, then `restoring`), loading the model, encoding — and while encoding, the device that encodes.
- * A row held for a download confirmation stays there until the user answers (the plan and the progress
- * cross from the worker on different ports, so a progress report may arrive after the plan).
- */
-function progressState(p: CorpusProgress, now: RetrieverInfo['status'] | undefined): Partial<RetrieverInfo> {
-  if (p.phase === 'encoding') {
-    const device = p.load ? deviceOf(p.load, p.fallback) : { device: p.device === 'webgpu' ? ('webgpu' as const) : ('wasm' as const) };
-    return { status: 'encoding', ...device };
-  }
-  if (now === 'confirm') return {};
-  if (p.phase === 'loading-model') return { status: 'loading' };
-  if (p.phase === 'elsewhere') return { status: 'elsewhere' };
-  return { status: p.cached > 0 ? 'restoring' : 'checking' };
-}
-
-/** A job's progress as a row shows it. */
-function jobProgress(p: EncodeProgress, unit: 'documents' | 'queries'): JobProgress {
-  return { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit, checked: p.checked, perSecond: p.perSecond };
-}
-
-/** Jobs projected to take longer than this get a calibration batch on the other device. */
-const CALIBRATE_ABOVE_MS = 15_000;
-
-/** Passages in the calibration: one warm-up batch (loads the model, compiles), then the timed one. */
-const CALIBRATION_PASSAGES = 8;
-
-/** Tokens per second of one batch of `passages` on WASM, in a worker of its own (ended afterwards). */
-async function timeOnWasm(
-  config: EncoderConfig,
-  load: WorkerLoadOptions,
-  passages: readonly string[],
-  init: WorkerInitOptions,
-  signal: AbortSignal,
-): Promise<number> {
-  // The same runtime settings and network guard as the main worker; ended with the job (abort kills it).
-  const bridge = new EncodeBridge({ init });
-  try {
-    const wasm: WorkerLoadOptions = { ...load, device: 'wasm' };
-    const middle = Math.floor(passages.length / 2);
-    await bridge.encode({ config, load: wasm, texts: passages.slice(middle, middle + 2), role: 'passage' }, signal);
-    const texts = passages.slice(middle + 2, middle + 2 + CALIBRATION_PASSAGES);
-    const started = performance.now();
-    const { batch } = await bridge.encode({ config, load: wasm, texts, role: 'passage' }, signal);
-    return batch.tokens.reduce((a, b) => a + b, 0) / ((performance.now() - started) / 1000);
-  } finally {
-    bridge.terminate();
-  }
-}
 
 /** How often a growing run is re-analysed while encoding. */
 const LIVE_ANALYSIS_MS = 400;

@@ -22,7 +22,8 @@ import type { EncodeBridge, WorkerLoadOptions } from '../bridge/encode-bridge.ts
 import { localModelSource } from '../../lab/local-model.ts';
 import { errorInfo, errorText, type CollectionError } from './errors.ts';
 import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
-import { EncoderJobs, localRevision } from './encoder-jobs.svelte.ts';
+import { EncoderJobs } from './encoder-jobs.svelte.ts';
+import { localRevision } from './local-revisions.ts';
 import type { Bm25Spec, EncoderHost, RetrieverSpec } from './host.ts';
 import { Analysis } from './analysis.svelte.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
