@@ -6,17 +6,14 @@
  * what `fliplab flips --qrels base --qrels added` computes from the same files, judged-only too; a reload keeps
  * the judgments; undo and clear take them back.
  */
-import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
-import { SHARED_DATA } from '../shared-data.ts';
-import { holeyRun } from '../support/runs.ts';
+import { covidRuns, holeyRun } from '../support/runs.ts';
 import { cliFlipsReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 
-const COVID = join(SHARED_DATA, 'trec-covid-bm25');
 /** With FLIPLAB_SCREENSHOTS=1 the judging view becomes the README's picture (docs/screenshots/judging.png). */
 const SHOTS = process.env.FLIPLAB_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : null;
 
@@ -33,15 +30,7 @@ beforeAll(async () => {
     webgpu: false,
     prepare: async (dir) => {
       work = dir;
-      files = {
-        qrels: join(work, 'qrels.test.txt'),
-        bm25: join(work, 'run.bm25-flat.txt'),
-        other: join(work, 'holey.run'),
-        corpus: join(work, 'corpus.jsonl'),
-      };
-      await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
-      await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
-      await writeFile(files.other, holeyRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+      files = { ...(await covidRuns(work, 'holey.run', holeyRun)), corpus: join(work, 'corpus.jsonl') };
       // Text for the passages the second run brought (the judge reads them); the rest of the corpus is not needed.
       const texts = Array.from({ length: 51 }, (_, q) =>
         Array.from({ length: 10 }, (_, i) => ({

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
-import { holeyRun } from '../support/runs.ts';
+import { covidRuns, holeyRun } from '../support/runs.ts';
 import { zipBomb } from '../support/bombs.ts';
 import { SHARED_DATA } from '../shared-data.ts';
 import { cli, cliFlipsReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
@@ -177,18 +177,12 @@ describe('ids with spaces', () => {
 
 describe('a crashed tab', () => {
   it('crashed mid-judgment and mid-import, the lab reopens whole: what was stored, or what was before', async () => {
-    const covid = join(SHARED_DATA, 'trec-covid-bm25');
     const files = {
-      qrels: join(work, 'qrels.test.txt'),
-      bm25: join(work, 'run.bm25-flat.txt'),
-      other: join(work, 'holey.run'),
+      ...(await covidRuns(work, 'holey.run', holeyRun)),
       added: join(work, 'added.qrels'),
       dl19qrels: join(work, 'dl19.qrels'),
       dl19run: join(work, 'dl19.run'),
     };
-    await writeFile(files.qrels, readFileSync(join(covid, 'qrels.test.txt')));
-    await writeFile(files.bm25, readFileSync(join(covid, 'run.bm25-flat.txt')));
-    await writeFile(files.other, holeyRun(readFileSync(join(covid, 'run.bm25-flat.txt'), 'utf8')));
     await writeFile(files.added, '3 0 new-3-0 2\n3 0 new-3-1 0\n');
     const dl19 = join(SHARED_DATA, 'trec-dl19-passage');
     await writeFile(files.dl19qrels, readFileSync(join(dl19, 'qrels.dl19-passage.txt')));

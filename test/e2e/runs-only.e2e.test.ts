@@ -13,11 +13,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
-import { SHARED_DATA } from '../shared-data.ts';
-import { docsByQuery } from '../support/runs.ts';
+import { covidRuns, docsByQuery } from '../support/runs.ts';
 import { cli, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
-
-const COVID = join(SHARED_DATA, 'trec-covid-bm25');
 
 let work: string;
 let e2e: E2e;
@@ -53,16 +50,7 @@ beforeAll(async () => {
     webgpu: false,
     prepare: async (dir) => {
       work = dir;
-      files = {
-        qrels: join(work, 'qrels.test.txt'),
-        bm25: join(work, 'run.bm25-flat.txt'),
-        other: join(work, 'derived.run'),
-        bad: join(work, 'bad.run'),
-        corpus: join(work, 'corpus.jsonl.gz'),
-      };
-      await writeFile(files.qrels, readFileSync(join(COVID, 'qrels.test.txt')));
-      await writeFile(files.bm25, readFileSync(join(COVID, 'run.bm25-flat.txt')));
-      await writeFile(files.other, derivedRun(readFileSync(join(COVID, 'run.bm25-flat.txt'), 'utf8')));
+      files = { ...(await covidRuns(work, 'derived.run', derivedRun)), bad: join(work, 'bad.run'), corpus: join(work, 'corpus.jsonl.gz') };
       expect(statSync(files.other).size).toBeGreaterThan(LARGE_FILE_BYTES);
       // A run whose line 40,000 has five fields.
       const lines = readFileSync(files.other, 'utf8').split('\n');
