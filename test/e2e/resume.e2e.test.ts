@@ -44,6 +44,13 @@ async function ready(page: Page): Promise<void> {
   await page.waitForFunction(() => 'fliplabTest' in window);
 }
 
+/** TEXTS encoded on WASM into `db`, cache first, to the end. */
+const encodeAll = (page: Page, db: string) =>
+  page.evaluate(([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName), [
+    TEXTS,
+    db,
+  ] as const);
+
 /**
  * A page that starts encoding TEXTS into `db` and returns once 20 vectors are committed (progress is reported
  * after each commit), with how many are done.
@@ -75,10 +82,7 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
       await page.reload();
       await ready(page);
 
-      const second = await page.evaluate(
-        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
-        [TEXTS, db] as const,
-      );
+      const second = await encodeAll(page, db);
       // Everything committed before the reload is reused (at most the batch in flight may be lost).
       expect(second.cached).toBeGreaterThanOrEqual(before);
       expect(second.cached).toBeLessThan(TEXTS.length); // the reload really interrupted the job
@@ -87,10 +91,7 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
         `[e2e] reload after ${before} of ${TEXTS.length} committed; next visit reused ${second.cached}, encoded ${second.encoded}`,
       );
 
-      const third = await page.evaluate(
-        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
-        [TEXTS, db] as const,
-      );
+      const third = await encodeAll(page, db);
       // Everything cached: the vectors come from IndexedDB and no model is loaded.
       expect(third).toMatchObject({ cached: TEXTS.length, encoded: 0, device: 'cache' });
       expect(third.dense).toEqual(second.dense);
@@ -100,10 +101,7 @@ describe('encoding resumes after a reload (real IndexedDB)', () => {
       await ready(page);
       const modelRequests = () => server.requests.filter((r) => r.includes('/resolve/')).length;
       const before4 = modelRequests();
-      const fourth = await page.evaluate(
-        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
-        [TEXTS, db] as const,
-      );
+      const fourth = await encodeAll(page, db);
       expect(fourth).toMatchObject({ cached: TEXTS.length, encoded: 0, device: 'cache' });
       expect(fourth.dense).toEqual(second.dense);
       expect(modelRequests()).toBe(before4);
@@ -129,19 +127,13 @@ describe('a renderer crashed mid-encode', () => {
       const next = await context.newPage();
       await next.goto(`${server.url}encode.html?cache=1`);
       await ready(next);
-      const resumed = await next.evaluate(
-        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
-        [TEXTS, db] as const,
-      );
+      const resumed = await encodeAll(next, db);
       expect(resumed.cached).toBeGreaterThanOrEqual(before);
       expect(resumed.cached).toBeLessThan(TEXTS.length);
       expect(resumed.encoded).toBe(TEXTS.length - resumed.cached);
       console.info(`[e2e] crash after ${before} of ${TEXTS.length} committed; the next page reused ${resumed.cached}`);
       // Against a clean run in a fresh database: no vector was left half-written.
-      const clean = await next.evaluate(
-        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
-        [TEXTS, `${db}-clean`] as const,
-      );
+      const clean = await encodeAll(next, `${db}-clean`);
       expect(clean).toMatchObject({ cached: 0, encoded: TEXTS.length });
       expect(resumed.dense).toHaveLength(TEXTS.length);
       resumed.dense.forEach((v, i) => {
@@ -176,10 +168,7 @@ describe('two tabs, one encoding (Web Locks)', () => {
         '10 committed vectors in the first tab',
         { everyMs: POLL_MS },
       );
-      const second = await b.evaluate(
-        ([texts, dbName]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, dbName),
-        [TEXTS, db] as const,
-      );
+      const second = await encodeAll(b, db);
       const first = (await a.evaluate(() => window.fliplabTest.corpusResult())) as { encoded: number; dense: number[][] };
       // The first tab encoded everything; the second took it all from the cache as it landed.
       expect(first.encoded).toBe(TEXTS.length);

@@ -25,7 +25,8 @@ import { tabChannel, type TabChannel } from './tabs.ts';
 import { etaMs } from '../../core/progress.ts';
 import type { PassageFilterProgress } from '../../core/io/passages.ts';
 import { PASSAGE_TEXT_FILE } from '../../lab/data/files.ts';
-import { baseName, fileSize } from '../../lab/data/bytes.ts';
+import { baseName, fileSize, logicalName } from '../../lab/data/bytes.ts';
+import { KEPT_RUN_SUFFIX } from '../../core/io/kept-run.ts';
 import { errorInfo, errorText } from './errors.ts';
 
 export interface DownloadState {
@@ -254,7 +255,8 @@ export class Collections {
     meta: Pick<CollectionMeta, 'id' | 'name' | 'source' | 'addedAt'>,
     files: readonly CollectionFile[],
   ): Promise<boolean> {
-    if (!files.some((f) => fileSize(f) > COMPACT_RUN_BYTES)) return false;
+    // Only a large file not kept already can be swapped (no worker call on every open of a stored collection).
+    if (!files.some((f) => fileSize(f) > COMPACT_RUN_BYTES && !logicalName(f.path).endsWith(KEPT_RUN_SUFFIX))) return false;
     const kept = withKeptRuns(files, await this.lab.lab.keptRunFiles());
     if (kept === files || this.lab.collectionId !== meta.id) return false;
     try {
