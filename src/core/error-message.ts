@@ -2,3 +2,6 @@
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/** A Cancel: an AbortSignal's reason or an aborted fetch (a DOMException is an Error), no failure to report. */
+export const isAbort = (e: unknown): boolean => e instanceof Error && e.name === 'AbortError';

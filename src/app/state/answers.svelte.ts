@@ -9,6 +9,7 @@
  * What the user loads is kept in this browser per collection (src/store/answer-inputs.ts): a gold file and
  * each run's imported predictions come back when the collection opens again, until the user removes them.
  */
+import { isAbort } from '../../core/error-message.ts';
 import { answerFlipReport, DEFAULT_ANSWER_DEPTH, DEFAULT_ANSWER_SEED, type AnswerFlipReport } from '../../core/answers/flips.ts';
 import { answerTokens, matchAnswer, type AnswerMatch } from '../../core/answers/normalize.ts';
 import { READER_TEMPLATE, templateName, type ReaderTemplate } from '../../core/answers/prompt.ts';
@@ -109,8 +110,6 @@ export interface ReaderJob {
   /** The reader's files arriving (bytes per file), while it downloads. */
   readonly download?: { readonly file: string; readonly loaded: number; readonly total: number };
 }
-
-const isAbort = (e: unknown): boolean => e instanceof DOMException && e.name === 'AbortError';
 
 export class AnswerLab {
   /** Gold answers by query id, and where they came from (null: none yet). */

@@ -3,7 +3,7 @@
  * ETA, then kept in IndexedDB) and the user's own files (kept too, so a reload or a deep link reopens
  * them). Opening hands the files to the lab (parsed in its worker).
  */
-import { errorMessage } from '../../core/error-message.ts';
+import { errorMessage, isAbort } from '../../core/error-message.ts';
 import { BEIR_CATALOG, catalogEntry, catalogId } from '../../lab/data/catalog.ts';
 import { CollectionStore, uploadId } from '../../lab/data/collection-store.ts';
 import { fetchCatalogCollection } from '../../lab/data/fetch.ts';
@@ -237,7 +237,7 @@ export class Collections {
       this.passageText = { state: 'done', collection: id, file: file.name, kept: result.kept, read: result.read, missing: result.missing };
       await this.#changed();
     } catch (e) {
-      if (e instanceof Error && e.name === 'AbortError') this.passageText = null;
+      if (isAbort(e)) this.passageText = null;
       else this.passageText = { state: 'error', collection: id, file: file.name, message: errorText(errorInfo(e)) };
     }
   }

@@ -6,6 +6,7 @@
  * the analysis belong to the Lab (lab.svelte.ts); this class reaches them only through `EncoderHost`. How a
  * job shows in its row is encoder-rows.ts; the WASM calibration batch, calibration.ts.
  */
+import { isAbort } from '../../core/error-message.ts';
 import { proxy, transfer } from 'comlink';
 import { etaMs } from '../../core/progress.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
@@ -29,8 +30,6 @@ import type { EncoderHost } from './host.ts';
 
 /** How often a growing run is re-analysed while encoding. */
 const LIVE_ANALYSIS_MS = 400;
-
-const isAbort = (e: unknown): boolean => e instanceof DOMException && e.name === 'AbortError';
 
 export class EncoderJobs {
   /** The last vector pack import: what it is doing, what it did, or why it failed. */

@@ -4,6 +4,7 @@
  * the rows through small hosts: Analysis (measures, prepared flips, the report), EncoderJobs (encoding,
  * downloads, calibration, model folders, packs), Fusion (the frontier and fused candidates).
  */
+import { isAbort } from '../../core/error-message.ts';
 import { proxy, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import { etaMs } from '../../core/progress.ts';
@@ -161,7 +162,7 @@ export class Lab {
       this.analysis.schedule(0);
       return true;
     } catch (e) {
-      this.collectionError = e instanceof Error && e.name === 'AbortError' ? null : errorInfo(e);
+      this.collectionError = isAbort(e) ? null : errorInfo(e);
       return false;
     } finally {
       this.busy = null;

@@ -5,7 +5,7 @@
  */
 
 /** Anything a file can be read from: whole text, whole bytes, or a stream of byte chunks. */
-import { errorMessage } from '../error-message.ts';
+import { errorMessage, isAbort } from '../error-message.ts';
 import { InputError, isInputError, quote } from './errors.ts';
 
 export type TextSource = string | Uint8Array | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStream<Uint8Array>;
@@ -65,9 +65,6 @@ export const refuseZipBombs =
     if (bomb) throw bomb;
     return true;
   };
-
-/** A Cancel (an AbortSignal's reason), which goes through as it is: it is no problem of the file. */
-const isAbort = (e: unknown): boolean => e instanceof Error && e.name === 'AbortError';
 
 /** A line past MAX_LINE_BYTES, before the file's name is known (readLineRanges adds it). */
 class LineTooLong extends Error {
