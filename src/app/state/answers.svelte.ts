@@ -12,104 +12,15 @@
 import { isAbort } from '../../core/error-message.ts';
 import { answerFlipReport, DEFAULT_ANSWER_DEPTH, DEFAULT_ANSWER_SEED, type AnswerFlipReport } from '../../core/answers/flips.ts';
 import { answerTokens, matchAnswer, type AnswerMatch } from '../../core/answers/normalize.ts';
-import { READER_TEMPLATE, templateName, type ReaderTemplate } from '../../core/answers/prompt.ts';
-import { answerFlipJson } from '../../report/answers.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
-import { READER_PRESETS, type ReaderConfig } from '../../encoders/reader-presets.ts';
-import { EncodeBridge, type AnswerProgress, type WorkerInitOptions } from '../bridge/encode-bridge.ts';
+import { answerFlipJson } from '../../report/answers.ts';
+import { EncodeBridge, type WorkerInitOptions } from '../bridge/encode-bridge.ts';
 import { allowedOrigins } from '../settings.ts';
+import { answersBlocker, METADATA_GOLD, type AnswersBlocker } from './answers-blocker.ts';
 import { errorInfo, errorText } from './errors.ts';
+import { KeptAnswers, type AnswerInputsAccess } from './kept-answers.ts';
 import type { Lab } from './lab.svelte.ts';
-import type { EncoderDtype } from '../../encoders/presets.ts';
-import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
-import { AnswerInputStore } from '../../store/answer-inputs.ts';
-import { tabChannel, type TabChannel } from './tabs.ts';
-import { withStore } from '../../store/with-store.ts';
-
-/** The stored gold files and predictions as the lab uses them (IndexedDB; component tests pass their own). */
-export type AnswerInputs = Pick<
-  AnswerInputStore,
-  'putGold' | 'getGold' | 'deleteGold' | 'putPredictions' | 'predictionsOf' | 'deletePredictions'
->;
-
-/** Opens the store for one piece of work and closes it after (a connection held open would block a later schema upgrade). */
-export type AnswerInputsAccess = <T>(use: (store: AnswerInputs) => Promise<T>) => Promise<T>;
-
-const indexedDbInputs: AnswerInputsAccess = (use) => withStore(() => AnswerInputStore.open(), use);
-
-/** `goldSource` of gold read from the open collection's own queries. */
-export const METADATA_GOLD = 'queries metadata';
-
-/**
- * Why the answer level cannot show a table for the open collection (null: it can), in words that say what
- * would make it apply. Pure: the panel's message and its tests use the same rules.
- */
-export type AnswersBlocker =
-  | { readonly kind: 'no-collection' | 'unjudged' | 'no-pair' | 'no-gold'; readonly text: string }
-  | { readonly kind: 'depth'; readonly text: string };
-
-export function answersBlocker(state: {
-  readonly collection: { readonly judged: boolean } | null;
-  readonly prepared: { readonly maxDepth: number } | null;
-  readonly k: number;
-  readonly goldQueries: number;
-  readonly goldSource: string | null;
-}): AnswersBlocker | null {
-  if (state.collection === null)
-    return {
-      kind: 'no-collection',
-      text:
-        'No collection is open. Answer-level flips need a collection with relevance judgments (qrels), a reference and a ' +
-        'candidate retriever, and gold answers (in the queries file or a gold file).',
-    };
-  if (!state.collection.judged)
-    return {
-      kind: 'unjudged',
-      text:
-        'This collection has no relevance judgments (qrels), so no query can be a negative flip and there is nothing to ' +
-        'answer. Open a collection with a qrels file to use answer-level flips; without one the lab compares retrievers ' +
-        'by agreement (above).',
-    };
-  if (state.prepared === null)
-    return {
-      kind: 'no-pair',
-      text:
-        'Answer-level flips compare a reference with a candidate: add a candidate retriever (Retrievers, above). The flip ' +
-        'and control sets appear once both have been analysed.',
-    };
-  if (state.k > state.prepared.maxDepth)
-    return {
-      kind: 'depth',
-      text: `k = ${state.k} is beyond the analysed depths (at most ${state.prepared.maxDepth}): lower k, or analyse a deeper depth.`,
-    };
-  if (state.goldQueries === 0)
-    return {
-      kind: 'no-gold',
-      text:
-        (state.goldSource === null
-          ? "No gold answers: this collection's queries carry none (metadata.answer or metadata.answers in a JSONL queries file)"
-          : `No usable gold answers in ${state.goldSource === METADATA_GOLD ? "this collection's queries" : state.goldSource} ` +
-            '(none for its queries, or each empty once normalized)') +
-        ', so no answer can be scored. Load a gold answers file: JSONL, one {"query_id": …, "answers": […]} per line.',
-    };
-  return null;
-}
-
-/** Where a run's answers came from. */
-export interface RunAnswers {
-  readonly k: number;
-  readonly source: string;
-  readonly predictions: Readonly<Record<string, string>>;
-  /** Imported from a file (the user's own system): a reader job leaves them alone. */
-  readonly imported?: boolean;
-}
-
-export interface ReaderJob {
-  readonly run: string;
-  readonly progress: AnswerProgress | null;
-  /** The reader's files arriving (bytes per file), while it downloads. */
-  readonly download?: { readonly file: string; readonly loaded: number; readonly total: number };
-}
+import { ReaderJobs, type RunAnswers } from './reader-jobs.svelte.ts';
 
 export class AnswerLab {
   /** Gold answers by query id, and where they came from (null: none yet). */
@@ -117,19 +28,15 @@ export class AnswerLab {
   goldSource: string | null = $state(null);
   k: number = $state(DEFAULT_ANSWER_DEPTH);
   seed: number = $state(DEFAULT_ANSWER_SEED);
-  reader: ReaderConfig = $state({ ...READER_PRESETS['qwen2.5-0.5b'] });
-  readonly template: ReaderTemplate = READER_TEMPLATE;
   answers: Readonly<Record<string, RunAnswers>> = $state.raw({});
-  job: ReaderJob | null = $state.raw(null);
-  /** A reader folder picked from disk and registered with the worker (its files never leave the page). */
-  localReader: { readonly name: string; readonly revision: string; readonly dtype: EncoderDtype } | null = $state.raw(null);
   error: string | null = $state(null);
   warnings: readonly string[] = $state.raw([]);
 
+  /** The reader and its jobs (reader-jobs.svelte.ts). */
+  readonly reading: ReaderJobs;
+
   readonly #lab: Lab;
-  readonly #bridge: EncodeBridge;
-  readonly #inputs: AnswerInputsAccess;
-  #abort: AbortController | null = null;
+  readonly #kept: KeptAnswers;
   /** The collection whose stored gold and predictions were restored (once per opening). */
   #restoredFor: string | null = null;
   /** The open collection's own gold (its queries' metadata), what removing a gold file falls back to. */
@@ -140,18 +47,24 @@ export class AnswerLab {
     options: { readonly bridge?: EncodeBridge; readonly init?: WorkerInitOptions; readonly inputs?: AnswerInputsAccess } = {},
   ) {
     this.#lab = lab;
-    this.#inputs = options.inputs ?? indexedDbInputs;
-    // A worker of its own: a reader job and an encoding job do not queue behind each other. The same
-    // network policy as the lab's workers: only the app's origin and the hosts in Settings.
-    this.#bridge =
-      options.bridge ?? new EncodeBridge({ init: options.init ?? { numThreads: 1, allowOrigins: allowedOrigins(lab.settings) } });
     // Another tab kept a gold file or predictions for the open collection: take them as a reload would.
-    this.#tabs = tabChannel((m) => {
-      if (m.kind === 'answers' && m.collectionId === lab.collectionId) void this.#restore(m.collectionId);
+    this.#kept = new KeptAnswers(options.inputs, (id) => {
+      if (id === lab.collectionId) void this.#restore(id);
     });
+    // A worker of its own, with the same network policy as the lab's workers (the app's origin and the hosts
+    // in Settings): a reader job and an encoding job do not queue behind each other.
+    this.reading = new ReaderJobs(
+      {
+        get modelHost() {
+          return lab.settings.modelHost;
+        },
+        readerTasks: (run, queryIds, k, template) => lab.lab.readerTasks(run, queryIds, k, template),
+        answersOf: (run) => this.answers[run],
+        publish: (run, answers) => (this.answers = { ...this.answers, [run]: answers }),
+      },
+      options.bridge ?? new EncodeBridge({ init: options.init ?? { numThreads: 1, allowOrigins: allowedOrigins(lab.settings) } }),
+    );
   }
-
-  readonly #tabs: TabChannel;
 
   /** Queries with a gold answer that normalizes to something (an empty one never matches). */
   goldSet: ReadonlySet<string> = $derived(
@@ -217,27 +130,14 @@ export class AnswerLab {
     return { ...matchAnswer(prediction, gold), prediction, k: this.k };
   }
 
-  /**
-   * Use a model folder picked from disk as the reader: its files are registered with the worker, which
-   * serves them to transformers.js itself; the cache key carries the folder's content fingerprint.
-   */
-  async pickReaderFolder(files: readonly PickedFile[], dtype: EncoderDtype): Promise<void> {
+  /** Use a model folder picked from disk as the reader (reader-jobs.svelte.ts); a folder that is not one says why. */
+  async pickReaderFolder(files: Parameters<ReaderJobs['pickFolder']>[0], dtype: Parameters<ReaderJobs['pickFolder']>[1]): Promise<void> {
     try {
-      const local = await prepareLocalModel(files, dtype);
-      await this.#bridge.registerLocalModel(local.name, local.files);
-      this.localReader = { name: local.name, revision: local.revision, dtype };
-      this.reader = { id: local.name, label: local.folder, model: local.name, revision: local.revision, dtype };
+      await this.reading.pickFolder(files, dtype);
       this.error = null;
     } catch (e) {
       this.error = errorText(errorInfo(e));
     }
-  }
-
-  /** Where the reader's files come from: the picked folder, or the model host in Settings. */
-  readerSource(): { remoteHost?: string; localModelPath?: string; allowRemote?: boolean } {
-    return this.localReader !== null && this.reader.model === this.localReader.name
-      ? localModelSource()
-      : { remoteHost: `${this.#lab.settings.modelHost}/`, allowRemote: true };
   }
 
   /**
@@ -267,10 +167,7 @@ export class AnswerLab {
   /** What this browser kept for collection `id`; what the user loaded meanwhile wins. */
   async #restore(id: string): Promise<void> {
     try {
-      const { gold, predictions } = await this.#inputs(async (s) => ({
-        gold: await s.getGold(id),
-        predictions: await s.predictionsOf(id),
-      }));
+      const { gold, predictions } = await this.#kept.read(id);
       if (this.#lab.collectionId !== id) return;
       if (gold !== undefined && !this.goldFromFile) {
         this.gold = gold.gold;
@@ -293,11 +190,9 @@ export class AnswerLab {
   }
 
   /** Keep a change in this browser; when that fails the lab still uses it, and says it will not come back. */
-  async #keep(what: string, job: (s: AnswerInputs) => Promise<void>): Promise<void> {
+  async #keep(what: string, id: string, job: Parameters<KeptAnswers['keep']>[1]): Promise<void> {
     try {
-      await this.#inputs(job);
-      const id = this.#lab.collectionId;
-      if (id !== null) this.#tabs.post({ kind: 'answers', collectionId: id });
+      await this.#kept.keep(id, job);
     } catch (e) {
       this.warnings = [
         ...this.warnings,
@@ -315,7 +210,8 @@ export class AnswerLab {
       this.goldSource = file.path;
       this.warnings = warnings;
       this.error = null;
-      if (id !== null) await this.#keep(file.path, (s) => s.putGold({ collectionId: id, source: file.path, gold, savedAt: Date.now() }));
+      if (id !== null)
+        await this.#keep(file.path, id, (s) => s.putGold({ collectionId: id, source: file.path, gold, savedAt: Date.now() }));
     } catch (e) {
       this.error = errorText(errorInfo(e));
     }
@@ -326,7 +222,7 @@ export class AnswerLab {
     const id = this.#lab.collectionId;
     this.#useMetadataGold();
     this.warnings = [];
-    if (id !== null) await this.#keep('Removing the gold file', (s) => s.deleteGold(id));
+    if (id !== null) await this.#keep('Removing the gold file', id, (s) => s.deleteGold(id));
   }
 
   /** Predictions made elsewhere for `run`'s top k (JSONL {"query_id", "prediction"}). */
@@ -347,7 +243,7 @@ export class AnswerLab {
           : [];
       this.error = null;
       if (id !== null)
-        await this.#keep(file.path, (s) =>
+        await this.#keep(file.path, id, (s) =>
           s.putPredictions({ collectionId: id, run, k, source: file.path, predictions, savedAt: Date.now() }),
         );
     } catch (e) {
@@ -361,7 +257,7 @@ export class AnswerLab {
     if (this.answers[run]?.imported !== true) return;
     const { [run]: _removed, ...rest } = this.answers;
     this.answers = rest;
-    if (id !== null) await this.#keep(`Removing ${run}'s predictions`, (s) => s.deletePredictions(id, run));
+    if (id !== null) await this.#keep(`Removing ${run}'s predictions`, id, (s) => s.deletePredictions(id, run));
   }
 
   /** The queries a run needs answers for: the reference every candidate's flips and controls, a candidate its own. */
@@ -375,75 +271,24 @@ export class AnswerLab {
   }
 
   /**
-   * Generate the missing answers of the reference and every candidate with the reader, run by run; answers
-   * already cached (IndexedDB) arrive at once. Cancel keeps every stored answer; Answer again resumes.
+   * Generate the missing answers of the reference and every candidate with the reader, run by run, for the
+   * sets of the report at the click (even if k, seed or gold change meanwhile); answers already cached
+   * (IndexedDB) arrive at once. Cancel keeps every stored answer; Answer again resumes.
    */
-  async generate(options: {
-    readonly device: 'wasm' | 'webgpu';
-    readonly source: { remoteHost?: string; localModelPath?: string; allowRemote?: boolean };
-  }): Promise<void> {
+  async generate(options: Parameters<ReaderJobs['answer']>[2]): Promise<void> {
     const report = this.report;
     if (report === null) return;
-    this.#abort?.abort();
-    const abort = new AbortController();
-    this.#abort = abort;
     this.error = null;
-    const k = this.k;
-    // A plain copy: the state proxy cannot be posted to the worker.
-    const reader = { ...this.reader };
-    const source = `${reader.model} (${reader.dtype}, ${templateName(this.template)})`;
-    const refused: string[] = [];
-    // The job exists from the click on, before the first await: the button turns into Cancel at once.
-    this.job = { run: report.reference, progress: null };
+    const runs = [report.reference, ...report.candidates.map((c) => c.name)].map((run) => ({
+      run,
+      queryIds: this.queriesFor(run, report),
+    }));
     try {
-      for (const run of [report.reference, ...report.candidates.map((c) => c.name)]) {
-        if (abort.signal.aborted) break;
-        const existing = this.answers[run];
-        // Predictions the user imported for this k are theirs: the reader does not replace them.
-        if (existing?.imported === true && existing.k === k) continue;
-        // The sets of the report this job started from, even if k, seed or gold change meanwhile.
-        const queryIds = this.queriesFor(run, report);
-        if (queryIds.length === 0) continue;
-        const set = await this.#lab.lab.readerTasks(run, queryIds, k, this.template);
-        if (abort.signal.aborted) break;
-        const predictions: Record<string, string> =
-          existing !== undefined && existing.k === k && existing.source === source ? { ...existing.predictions } : {};
-        this.job = { run, progress: null };
-        // Published as answers arrive; an earlier reader's answers stay until this one's first answer.
-        const publish = () => {
-          this.answers = { ...this.answers, [run]: { k, source, predictions: { ...predictions } } };
-        };
-        const result = await this.#bridge.answerQuestions(
-          {
-            reader,
-            load: { device: options.device, source: options.source, avoidSoftwareAdapter: true },
-            template: this.template,
-            k,
-            tasks: set.tasks,
-          },
-          (p) => (this.job = { run, progress: p }),
-          (queryId, prediction) => {
-            predictions[queryId] = prediction;
-            publish();
-          },
-          abort.signal,
-          (event) => {
-            if (event.kind === 'download') this.job = { run, progress: this.job?.progress ?? null, download: event };
-          },
-        );
-        if (Object.keys(predictions).length > 0) publish();
-        for (const r of result.refused) refused.push(`${run}, query ${r.queryId}: ${r.reason}`);
-      }
-    } catch (e) {
-      if (!isAbort(e)) this.error = errorText(errorInfo(e));
-    } finally {
-      // A newer job (a second click) owns the status from here on.
-      if (this.#abort === abort) {
-        this.#abort = null;
-        this.job = null;
-      }
+      const refused = await this.reading.answer(this.k, runs, options);
       if (refused.length > 0)
         this.warnings = [`${refused.length} questions were not answered (left out of the table): ${refused.slice(0, 3).join('; ')}`];
+    } catch (e) {
+      if (!isAbort(e)) this.error = errorText(errorInfo(e));
     }
   }
 
@@ -457,11 +302,10 @@ export class AnswerLab {
     this.goldSource = null;
     this.warnings = [];
     this.error = null;
-    this.job = null;
   }
 
   cancel(): void {
-    this.#abort?.abort();
+    this.reading.cancel();
   }
 
   /** A run's answers as predictions JSONL (the format `fliplab answers flips` reads), with provenance. */
@@ -480,8 +324,7 @@ export class AnswerLab {
   }
 
   dispose(): void {
-    this.cancel();
-    this.#bridge.terminate();
-    this.#tabs.close();
+    this.reading.dispose();
+    this.#kept.close();
   }
 }

@@ -1,40 +1,31 @@
 /**
- * Encoder jobs of the lab (Svelte 5 runes): encoding queries then passages cache first through the encode
- * worker (EncodeBridge), the row's view of a model download (plan, confirmation, bytes per file), the
- * calibration that offers WASM when it is much faster than the WebGPU adapter, model folders picked from the
- * disk (kept in IndexedDB when the browser allows), and vector packs (import, export). The retriever rows and
- * the analysis belong to the Lab (lab.svelte.ts); this class reaches them only through `EncoderHost`. How a
- * job shows in its row is encoder-rows.ts; the WASM calibration batch, calibration.ts.
+ * Encoder jobs of the lab: encoding queries then passages cache first through the encode worker
+ * (EncodeBridge), the run growing and analysed as batches commit; cancel, resume, a switch of device, a model
+ * folder read again. The retriever rows and the analysis belong to the Lab (lab.svelte.ts); this class reaches
+ * them only through `EncoderHost`. Its parts: how a job shows in its row (encoder-rows.ts), the model download
+ * (download-state.ts), the calibration that offers WASM (calibration.ts), model folders (model-folders.ts).
  */
 import { isAbort } from '../../core/error-message.ts';
-import { proxy, transfer } from 'comlink';
-import { etaMs } from '../../core/progress.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
-import { encoderConfig, encoderRunId, isRecipeRunId, parseEncoderRunId, LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
-import { encoderRecipe } from '../../report/recipe.ts';
-import { failureOf, problemOf } from '../../lab/problems.ts';
-import type { EncodeProgress } from '../../encoders/job.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
-import { EncodeBridge, type ModelEvent, type WorkerInitOptions, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
-import { downloadState } from './download-state.ts';
-import { rememberLocalRevision } from './local-revisions.ts';
-import { deviceOf, FROM_CACHE, jobProgress, progressState } from './encoder-rows.ts';
-import { CALIBRATE_ABOVE_MS, timeOnWasm } from './calibration.ts';
-import { localModelSource, prepareLocalModel, type PickedFile } from '../../lab/local-model.ts';
-import { filesOfDirectory, folderReadable, FolderHandles, type DirectoryHandleLike } from '../../lab/folder-handles.ts';
-import { errorInfo, errorText } from './errors.ts';
-import type { CollectionFile } from '../../lab/data/types.ts';
-import type { DownloadState } from '../../lab/types.ts';
+import { filesOfDirectory, folderReadable, type DirectoryHandleLike } from '../../lab/folder-handles.ts';
+import { localModelSource, type PickedFile } from '../../lab/local-model.ts';
+import { failureOf, problemOf } from '../../lab/problems.ts';
+import { encoderConfig, encoderRunId, LOCAL_MODEL_PREFIX } from '../../lab/retriever-ids.ts';
+import { encoderRecipe } from '../../report/recipe.ts';
+import { EncodeBridge, type WorkerInitOptions, type WorkerLoadOptions } from '../bridge/encode-bridge.ts';
 import type { RetrieverInfo } from '../types.ts';
+import { calibrationWatch } from './calibration.ts';
+import { followModelLoad } from './download-state.ts';
+import { deviceOf, FROM_CACHE, jobProgress, progressState } from './encoder-rows.ts';
+import { errorInfo, errorText } from './errors.ts';
 import type { EncoderHost } from './host.ts';
+import { ModelFolders } from './model-folders.ts';
 
 /** How often a growing run is re-analysed while encoding. */
 const LIVE_ANALYSIS_MS = 400;
 
 export class EncoderJobs {
-  /** The last vector pack import: what it is doing, what it did, or why it failed. */
-  packStatus: { readonly state: 'importing' | 'done' | 'error'; readonly text: string; readonly id?: string } | null = $state.raw(null);
-
   // Bookkeeping, not state the views read: plain collections on purpose (the rows are the Lab's runes).
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #jobs = new Map<string, AbortController>();
@@ -47,11 +38,13 @@ export class EncoderJobs {
   readonly #host: EncoderHost;
   readonly #bridge: EncodeBridge;
   readonly #workerInit: WorkerInitOptions;
+  readonly #folders: ModelFolders;
 
   constructor(host: EncoderHost, init: WorkerInitOptions, bridge?: EncodeBridge) {
     this.#host = host;
     this.#workerInit = init;
     this.#bridge = bridge ?? new EncodeBridge({ init });
+    this.#folders = new ModelFolders(this.#bridge);
   }
 
   /** Whether an encoder job for `id` is running. */
@@ -87,7 +80,13 @@ export class EncoderJobs {
       dtype: config.dtype,
       recipe: encoderRecipe(config),
     });
-    const onModel = this.#modelEvents(id, patch, () => this.#jobs.get(id) === controller);
+    const onModel = followModelLoad({
+      confirmAboveBytes: () => this.#host.settings.confirmAboveMB * 1e6,
+      patch,
+      live,
+      // Held until Download (confirmDownload) or Cancel (which ends the worker, and the load with it).
+      confirm: () => new Promise<void>((resolve) => this.#confirms.set(id, resolve)).finally(() => this.#confirms.delete(id)),
+    });
     const device = this.#deviceOverrides.get(id) ?? (this.#host.settings.device === 'wasm' ? 'wasm' : 'webgpu');
     const load: WorkerLoadOptions = {
       device,
@@ -111,7 +110,15 @@ export class EncoderJobs {
       patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#host.select(id);
       const passages = await this.#host.lab.passageTexts();
-      const calibrate = this.#calibration(id, config, load, passages, patch, live, signal);
+      const calibrate = calibrationWatch({
+        config,
+        load,
+        passages,
+        init: this.#workerInit,
+        signal,
+        live,
+        offer: (offer) => patch({ offer }),
+      });
       const result = await this.#bridge.encodeCorpus(
         { config, load, texts: passages, role: 'passage', returnVectors: false },
         (p) => {
@@ -143,10 +150,10 @@ export class EncoderJobs {
       if (isAbort(e) || signal.aborted) patch({ status: 'cancelled', offer: null });
       else if (failureOf(e) === 'folder-not-registered') {
         const folder = config.model.slice(LOCAL_MODEL_PREFIX.length);
-        const handle = await this.#folderHandle(config.model);
+        const handle = await this.#folders.handleOf(config.model);
         if (handle && (await folderReadable(handle, false).catch(() => false))) {
           // Remembered, and still readable: read it again and go on, no question asked.
-          retryWith = await this.#registerFolder(handle, config);
+          retryWith = { ...config, revision: (await this.#folders.registerHandle(handle, config.dtype)).revision };
         } else if (handle) {
           patch({
             status: 'error',
@@ -174,79 +181,12 @@ export class EncoderJobs {
     if (retryWith !== null && !this.#jobs.has(id)) void this.addEncoder(retryWith, source);
   }
 
-  /**
-   * The row's view of a model load: the files and sizes before any weights move (held for a confirmation
-   * above the Settings threshold), then bytes per file with an ETA.
-   */
-  #modelEvents(id: string, patch: (p: Partial<RetrieverInfo>) => void, live: () => boolean): (e: ModelEvent) => Promise<void> {
-    let download: DownloadState | null = null;
-    let started = 0;
-    return async (e) => {
-      if (!live()) return;
-      if (e.kind === 'plan') {
-        download = downloadState(e.plan);
-        patch({ download });
-        // An unknown size is asked about too: it may be anything.
-        const unknownSize = download.files.some((f) => !f.cached && f.bytes === null);
-        if (download.downloadBytes > this.#host.settings.confirmAboveMB * 1e6 || unknownSize) {
-          patch({ status: 'confirm' });
-          // Held here until Download (confirmDownload) or Cancel (which ends the worker, and this call with it).
-          await new Promise<void>((resolve) => this.#confirms.set(id, resolve));
-          this.#confirms.delete(id);
-          if (live()) patch({ status: 'loading' });
-        }
-        started = performance.now();
-        return;
-      }
-      if (download === null) return;
-      const files = download.files.map((f) => (f.path === e.file || e.file.endsWith(`/${f.path}`) ? { ...f, loaded: e.loaded } : f));
-      const loaded = files.filter((f) => !f.cached).reduce((sum, f) => sum + f.loaded, 0);
-      download = { ...download, files, loaded, etaMs: etaMs(loaded, download.downloadBytes, performance.now() - started) };
-      patch({ download });
-    };
-  }
-
-  /**
-   * Calibration: once a job on WebGPU has two encoded batches (its rate, without the model load) and more
-   * than CALIBRATE_ABOVE_MS to go, one batch of its passages is timed on WASM in a separate worker; when WASM
-   * is projected at least twice as fast (a software adapter, a weak GPU), the row offers to switch.
-   */
-  #calibration(
-    id: string,
-    config: EncoderConfig,
-    load: WorkerLoadOptions,
-    passages: readonly string[],
-    patch: (p: Partial<RetrieverInfo>) => void,
-    live: () => boolean,
-    signal: AbortSignal,
-  ): (p: EncodeProgress) => void {
-    let last: { tokens: number; elapsedMs: number } | null = null;
-    let started = false;
-    return (p) => {
-      if (started || p.device !== 'webgpu' || p.tokens === 0) return;
-      const previous = last;
-      last = { tokens: p.tokens, elapsedMs: p.elapsedMs };
-      if (previous === null || p.etaMs === null || p.etaMs < CALIBRATE_ABOVE_MS || p.elapsedMs <= previous.elapsedMs) return;
-      started = true;
-      const rate = (p.tokens - previous.tokens) / ((p.elapsedMs - previous.elapsedMs) / 1000);
-      const etaNow = p.etaMs;
-      void timeOnWasm(config, load, passages, this.#workerInit, signal).then(
-        (wasmRate) => {
-          if (!live() || wasmRate < 2 * rate) return;
-          patch({ offer: { device: 'wasm', speedup: wasmRate / rate, etaMs: (etaNow * rate) / wasmRate, currentEtaMs: etaNow } });
-        },
-        () => undefined, // no number, no offer: the job goes on as it is
-      );
-    };
-  }
-
   /** Continue an encoder on another device (the calibration's offer): committed vectors are kept. */
   switchDevice(id: string, device: 'wasm' | 'webgpu'): void {
     const spec = this.#host.specs.get(id);
     if (spec?.kind !== 'encoder') return;
     this.#deviceOverrides.set(id, device);
-    this.#jobs.get(id)?.abort();
-    this.#jobs.delete(id);
+    this.supersede(id);
     this.#host.patch(id, { offer: null });
     void this.addEncoder(spec.config, this.#sources.get(id));
   }
@@ -267,10 +207,8 @@ export class EncoderJobs {
     options: { dtype: EncoderDtype; maxLength?: number },
     handle?: DirectoryHandleLike,
   ): Promise<void> {
-    const local = await prepareLocalModel(picked, options.dtype);
-    rememberLocalRevision(local.name, local.revision);
-    await this.#bridge.registerLocalModel(local.name, local.files);
-    if (handle) await this.#rememberFolder(local.name, handle);
+    const local = await this.#folders.register(picked, options.dtype);
+    if (handle) await this.#folders.remember(local.name, handle);
     const config = encoderConfig(preset, {
       model: local.name,
       revision: local.revision,
@@ -292,112 +230,25 @@ export class EncoderJobs {
   async reopenFolder(id: string): Promise<void> {
     const spec = this.#host.specs.get(id);
     if (spec?.kind !== 'encoder') return;
-    const handle = await this.#folderHandle(spec.config.model);
+    const handle = await this.#folders.handleOf(spec.config.model);
     if (!handle || !(await folderReadable(handle, true).catch(() => false))) {
       this.#host.patch(id, { error: `reading the folder was not allowed: pick the model folder again`, folderAccess: false });
       return;
     }
-    const config = await this.#registerFolder(handle, spec.config);
+    const config = { ...spec.config, revision: (await this.#folders.registerHandle(handle, spec.config.dtype)).revision };
     this.#host.patch(id, { folderAccess: false });
     await this.addEncoder(config, localModelSource());
-  }
-
-  async #folderHandle(model: string): Promise<DirectoryHandleLike | undefined> {
-    try {
-      const folders = await FolderHandles.open();
-      try {
-        return await folders.get(model);
-      } finally {
-        folders.close();
-      }
-    } catch {
-      return undefined; // no IndexedDB (private mode): nothing was remembered
-    }
-  }
-
-  async #rememberFolder(model: string, handle: DirectoryHandleLike): Promise<void> {
-    try {
-      const folders = await FolderHandles.open();
-      try {
-        await folders.put(model, handle);
-      } finally {
-        folders.close();
-      }
-    } catch {
-      // Not kept (storage refused): the folder is asked for again when something must be encoded.
-    }
-  }
-
-  /** Read a remembered folder and register it; its files may have changed (then so did its fingerprint). */
-  async #registerFolder(handle: DirectoryHandleLike, config: EncoderConfig): Promise<EncoderConfig> {
-    const local = await prepareLocalModel(await filesOfDirectory(handle), config.dtype);
-    rememberLocalRevision(local.name, local.revision);
-    await this.#bridge.registerLocalModel(local.name, local.files);
-    return { ...config, revision: local.revision };
-  }
-
-  /**
-   * Import a vector pack (a .zip or a folder's files): checked against the open collection in the lab worker,
-   * its vectors added to the cache, then its encoder added, which rebuilds the run from the cache with no
-   * model (a pack that lacks some passages or queries has them encoded, which loads the model).
-   */
-  async importPack(files: readonly CollectionFile[]): Promise<void> {
-    if (this.#host.collection === null) return;
-    this.packStatus = { state: 'importing', text: 'checking the pack…' };
-    try {
-      // Handed over, not copied: a FiQA-sized pack is hundreds of MB (the page does not need the bytes again).
-      const buffers = files.map((f) => f.bytes.buffer as ArrayBuffer).filter((b, i, all) => all.indexOf(b) === i);
-      const result = await this.#host.lab.importPack(
-        transfer(files, buffers),
-        proxy((done: number, total: number) => {
-          this.packStatus = {
-            state: 'importing',
-            text: `storing vectors: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`,
-          };
-        }),
-      );
-      const id = encoderRunId(result.config);
-      // A revision the run id cannot carry (a local folder's fingerprint, a branch with dashes) is remembered
-      // (a recipe run's is found in the cache with the rest of its recipe).
-      if (!isRecipeRunId(id) && result.config.revision !== parseEncoderRunId(id)?.revision)
-        rememberLocalRevision(result.config.model, result.config.revision);
-      const complete = result.passages === result.totalPassages && result.queries === result.totalQueries;
-      this.packStatus = {
-        state: 'done',
-        id,
-        text:
-          `imported ${id}: ${result.passages.toLocaleString('en-US')} of ${result.totalPassages.toLocaleString('en-US')} passages and ` +
-          `${result.queries.toLocaleString('en-US')} of ${result.totalQueries.toLocaleString('en-US')} queries ` +
-          `(encoded on ${result.device}, ${result.valueType})` +
-          (complete ? '; no model needed' : `; the rest will be encoded with ${result.config.model}, which loads it`),
-      };
-      // A job of the same encoder still running is superseded (its row and run are taken over by this one).
-      this.#jobs.get(id)?.abort();
-      this.#jobs.delete(id);
-      // A pack of a local folder's vectors: anything missing is encoded from that folder, never a host.
-      const job = this.addEncoder(result.config, result.config.model.startsWith(LOCAL_MODEL_PREFIX) ? localModelSource() : undefined);
-      // A model that does not load (an embedding API's name, say) cannot complete the pack: say what it lacks.
-      void job.then(() => {
-        const row = this.#host.retrievers.find((r) => r.id === id);
-        if (result.missing !== null && row?.status === 'error' && row.failure === 'model-load')
-          this.#host.patch(id, { error: `${result.missing}, and its model did not load, so the pack must carry them: ${row.error}` });
-      });
-    } catch (e) {
-      this.packStatus = { state: 'error', text: errorText(errorInfo(e)) };
-    }
-  }
-
-  /** Download an encoder's cached vectors of the open collection as a vector pack (.zip). */
-  async exportPack(id: string): Promise<{ name: string; bytes: Uint8Array }> {
-    const spec = this.#host.specs.get(id);
-    if (spec?.kind !== 'encoder') throw new Error(`${id} is not an encoder`);
-    const bytes = await this.#host.lab.exportPack(spec.config, 'fliplab browser lab');
-    return { name: `${this.#host.collection?.name ?? 'collection'}-${id}.fliplab-vectors.zip`, bytes };
   }
 
   cancel(id: string): void {
     this.#jobs.get(id)?.abort();
     this.#confirms.delete(id);
+  }
+
+  /** End `id`'s job now, so that a new one for the same encoder can start at once (its row and run go on). */
+  supersede(id: string): void {
+    this.#jobs.get(id)?.abort();
+    this.#jobs.delete(id);
   }
 
   /**

@@ -2,7 +2,7 @@
  * The lab's state on the main thread (Svelte 5 runes): the open collection, the retriever rows, the view
  * (mirrored in the URL). Heavy work runs in the workers; the parts live in classes of their own that reach
  * the rows through small hosts: Analysis (measures, prepared flips, the report), EncoderJobs (encoding,
- * downloads, calibration, model folders, packs), Fusion (the frontier and fused candidates).
+ * downloads, calibration, model folders), PackJobs (vector packs), Fusion (the frontier and fused candidates).
  */
 import { isAbort } from '../../core/error-message.ts';
 import { proxy, wrap, type Remote } from 'comlink';
@@ -24,6 +24,7 @@ import { localModelSource } from '../../lab/local-model.ts';
 import { errorInfo, errorText, type CollectionError } from './errors.ts';
 import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
 import { EncoderJobs } from './encoder-jobs.svelte.ts';
+import { PackJobs } from './pack-jobs.svelte.ts';
 import { localRevision } from './local-revisions.ts';
 import type { Bm25Spec, EncoderHost, RetrieverSpec } from './host.ts';
 import { Analysis } from './analysis.svelte.ts';
@@ -74,8 +75,10 @@ export class Lab {
   // Bookkeeping, not state the views read: plain collections on purpose (the rendered state is the runes above).
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #specs = new Map<string, RetrieverSpec>();
-  /** Encoder jobs: encoding, downloads, calibration, model folders, vector packs (encoder-jobs.svelte.ts). */
+  /** Encoder jobs: encoding, downloads, calibration, model folders (encoder-jobs.svelte.ts). */
   readonly encoders: EncoderJobs;
+  /** Vector packs: import and export (pack-jobs.svelte.ts). */
+  readonly packs: PackJobs;
   /** The fusion frontier of the explorer's candidate, and fused runs added from it (fusion.svelte.ts). */
   readonly fusion: Fusion;
   readonly #worker: Worker;
@@ -115,6 +118,7 @@ export class Lab {
       scheduleAnalysis: (ms) => this.analysis.schedule(ms),
     };
     this.encoders = new EncoderJobs(host, init, options.bridge);
+    this.packs = new PackJobs(host, this.encoders);
     this.fusion = new Fusion(host, this);
     this.analysis = new Analysis(this);
   }
@@ -330,8 +334,8 @@ export class Lab {
   }
 
   // Encoder jobs, as the views call them (encoder-jobs.svelte.ts does the work).
-  get packStatus(): EncoderJobs['packStatus'] {
-    return this.encoders.packStatus;
+  get packStatus(): PackJobs['status'] {
+    return this.packs.status;
   }
   addEncoder = (config: EncoderConfig, source?: WorkerLoadOptions['source']): Promise<void> => this.encoders.addEncoder(config, source);
   addLocalEncoder: EncoderJobs['addLocalEncoder'] = (...a) => this.encoders.addLocalEncoder(...a);
@@ -339,8 +343,8 @@ export class Lab {
   reopenFolder = (id: string): Promise<void> => this.encoders.reopenFolder(id);
   switchDevice = (id: string, device: 'wasm' | 'webgpu'): void => this.encoders.switchDevice(id, device);
   confirmDownload = (id: string): void => this.encoders.confirmDownload(id);
-  importPack = (files: readonly CollectionFile[]): Promise<void> => this.encoders.importPack(files);
-  exportPack = (id: string): Promise<{ name: string; bytes: Uint8Array }> => this.encoders.exportPack(id);
+  importPack = (files: readonly CollectionFile[]): Promise<void> => this.packs.import(files);
+  exportPack = (id: string): Promise<{ name: string; bytes: Uint8Array }> => this.packs.export(id);
   cancel = (id: string): void => this.encoders.cancel(id);
   addFused = (params: FusionParams): Promise<void> => this.fusion.add(params);
   resume = (id: string): Promise<void> => this.encoders.resume(id);

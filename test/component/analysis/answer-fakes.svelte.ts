@@ -9,7 +9,7 @@ import type { PreparedFlips } from '../../../src/core/flips/analyze.ts';
 import type { CollectionSummary } from '../../../src/worker/engine.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/app/settings.ts';
-import type { AnswerInputs, AnswerInputsAccess } from '../../../src/app/state/answers.svelte.ts';
+import type { AnswerInputs, AnswerInputsAccess } from '../../../src/app/state/kept-answers.ts';
 import type { Lab } from '../../../src/app/state/lab.svelte.ts';
 import type { StoredGold, StoredPredictions } from '../../../src/store/answer-inputs.ts';
 
