@@ -90,7 +90,7 @@ const SPLADE_PP = {
 export const PRESETS = { ...LARGE, ...SPLADE_PP, ...QUICK } as const;
 
 /**
- * Weights sizes per dtype as the hub lists them (bytes, from its file pages; see DESIGN.md "Preset files"):
+ * Weights sizes per dtype as the hub lists them (bytes, from its file pages; see docs/encoders.md "Preset files"):
  * what the lab says before a download when the host cannot be asked.
  */
 export const KNOWN_WEIGHTS_BYTES: Readonly<Record<string, Partial<Record<EncoderDtype, number>>>> = {
