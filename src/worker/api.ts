@@ -9,26 +9,19 @@ import { readRunTop } from '../core/io/run-top.ts';
 import { fileSource, wholeFile } from '../lab/data/bytes.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
-import type { ReaderTaskSet, ReaderTemplate } from '../core/answers/prompt.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { SupportLabel } from '../core/flips/cohort.ts';
-import type { FusionParams, PreparedFrontier } from '../core/flips/fusion.ts';
-import type { Bm25Params } from '../core/retrieve/bm25.ts';
-import type { ExpandedQuery } from '../core/retrieve/rm3.ts';
-import type { AgreementReport } from '../core/agreement/index.ts';
-import type { DepthWarning } from '../core/depth.ts';
-import type { StoredVector } from '../encoders/pooling.ts';
+import type { PreparedFrontier } from '../core/flips/fusion.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import { loadCollection, PASSAGE_TEXT_FILE } from './load.ts';
 import { filterPassages, type PassageFilterProgress } from '../core/io/passages.ts';
 import type { CollectionFile, LoadedCollection } from '../lab/data/types.ts';
 import { keptRunFiles, type KeptRunFile } from '../lab/data/compact.ts';
 import type { ReadingProgress } from './reading.ts';
-import { LabEngine, type CollectionSummary, type LexicalSpec, type RunSummary } from './engine.ts';
+import { LabEngine, type CollectionSummary, type RunSummary } from './engine.ts';
 import { guardNetwork } from './network-guard.ts';
 import { exportPack, importPack, storedRecipeConfig, type PackImport } from './packs.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
-import type { Bm25Explanation, QueryDetail, TermExplanation } from '../lab/types.ts';
 
 function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict, p.reference.unjudged];
@@ -37,6 +30,46 @@ function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
     arrays.push(c.alternationLength, c.rrfLength, c.unionSizeTotal, c.unjudged);
   }
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
+}
+
+/**
+ * The engine's calls the page makes as they are: their signatures and documentation are the engine's
+ * (engine.ts). The rest of the API adds what the engine does not do itself: reading files, jobs that can be
+ * cancelled, buffers transferred instead of copied.
+ */
+const ENGINE_CALLS = [
+  'summary',
+  'runBm25',
+  'runLexical',
+  'evaluatedQueries',
+  'passageTexts',
+  'beginVectorRun',
+  'addVectors',
+  'removeRun',
+  'runNames',
+  'setJudgments',
+  'addFused',
+  'holes',
+  'grades',
+  'detail',
+  'explainBm25',
+  'explain',
+  'rm3Expansion',
+  'passage',
+  'queryTexts',
+  'goldAnswers',
+  'readerTasks',
+  'runText',
+  'trecEval',
+  'compare',
+  'depthWarnings',
+] as const satisfies readonly (keyof LabEngine)[];
+
+type EngineCalls = Pick<LabEngine, (typeof ENGINE_CALLS)[number]>;
+
+function engineCalls(engine: LabEngine): EngineCalls {
+  const bound = (name: (typeof ENGINE_CALLS)[number]) => (engine[name] as (...args: unknown[]) => unknown).bind(engine);
+  return Object.fromEntries(ENGINE_CALLS.map((name) => [name, bound(name)])) as unknown as EngineCalls;
 }
 
 /** The lab worker's calls over one engine (a fresh one unless a test passes its own, to look inside). */
@@ -48,6 +81,8 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
   /** The open collection as loaded (its runs' sources, for keptRunFiles). */
   let loaded: LoadedCollection | null = null;
   return {
+    ...engineCalls(engine),
+
     /** Only these origins may be fetched from this worker (the page's CSP does not reach workers). */
     allowOrigins(origins: readonly string[]): void {
       guardNetwork(origins);
@@ -93,34 +128,6 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       openJob?.abort(new DOMException('cancelled', 'AbortError'));
     },
 
-    summary(): CollectionSummary {
-      return engine.summary();
-    },
-
-    runBm25(name: string, params: Partial<Bm25Params>, onProgress?: (done: number, total: number) => void): RunSummary {
-      return engine.runBm25(name, params, onProgress ? (d, t) => void onProgress(d, t) : undefined);
-    },
-
-    runLexical(name: string, spec: LexicalSpec, onProgress?: (done: number, total: number) => void): RunSummary {
-      return engine.runLexical(name, spec, onProgress ? (d, t) => void onProgress(d, t) : undefined);
-    },
-
-    evaluatedQueries(): { ids: string[]; texts: string[] } {
-      return engine.evaluatedQueries();
-    },
-
-    passageTexts(): string[] {
-      return engine.passageTexts();
-    },
-
-    beginVectorRun(name: string, queryVectors: readonly StoredVector[]): RunSummary {
-      return engine.beginVectorRun(name, queryVectors);
-    },
-
-    addVectors(name: string, positions: readonly number[], vectors: readonly StoredVector[]): RunSummary {
-      return engine.addVectors(name, positions, vectors);
-    },
-
     /** A run file the user imports: streamed and kept as a collection's runs are (load.ts), judged tails included. */
     async addRunFile(file: CollectionFile, name?: string): Promise<RunSummary> {
       const parsed = await readRunTop(() => fileSource(file), file.path, {
@@ -128,14 +135,6 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
         ...(name === undefined ? {} : { name }),
       });
       return engine.addRun(parsed.value);
-    },
-
-    removeRun(name: string): void {
-      engine.removeRun(name);
-    },
-
-    runNames(): string[] {
-      return engine.runNames();
     },
 
     /**
@@ -155,15 +154,6 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return prepared === null ? out : transfer(out, preparedBuffers(prepared));
     },
 
-    /** Replace the judgments layer (what the user judged, over the collection's qrels). */
-    setJudgments(judgments: readonly Judgment[]): void {
-      engine.setJudgments(judgments);
-    },
-
-    addFused(name: string, reference: string, candidate: string, params: FusionParams): RunSummary {
-      return engine.addFused(name, reference, candidate, params);
-    },
-
     prepareFrontier(
       reference: string,
       candidate: string,
@@ -174,50 +164,9 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       return transfer(prepared, buffers);
     },
 
-    holes(items: readonly { readonly qid: string; readonly run: string }[], k: number): { qid: string; run: string; docId: string }[] {
-      return engine.holes(items, k);
-    },
-
-    grades(): number[] {
-      return engine.grades();
-    },
-
     /** Added judgments from a file (TREC qrels or fliplab JSONL), parsed with file:line errors. */
     async parseJudgmentsFile(file: CollectionFile): Promise<Judgment[]> {
       return (await parseJudgments(fileSource(file), file.path)).value;
-    },
-
-    detail(qid: string, runs: readonly string[], k: number): QueryDetail {
-      return engine.detail(qid, runs, k);
-    },
-
-    explainBm25(qid: string, docId: string, run: string): Bm25Explanation | null {
-      return engine.explainBm25(qid, docId, run);
-    },
-
-    /** BM25's or query likelihood's per-term explanation of a score; null for other runs. */
-    explain(qid: string, docId: string, run: string): TermExplanation | null {
-      return engine.explain(qid, docId, run);
-    },
-
-    rm3Expansion(qid: string, run: string): ExpandedQuery | null {
-      return engine.rm3Expansion(qid, run);
-    },
-
-    passage(docId: string): { title: string; text: string } {
-      return engine.passage(docId);
-    },
-
-    queryTexts(): Record<string, string> {
-      return engine.queryTexts();
-    },
-
-    goldAnswers(): Record<string, string[]> {
-      return engine.goldAnswers();
-    },
-
-    readerTasks(name: string, queryIds: readonly string[], k: number, template: ReaderTemplate): ReaderTaskSet {
-      return engine.readerTasks(name, queryIds, k, template);
     },
 
     /** A gold-answers JSONL (or a BEIR queries.jsonl with metadata answers), parsed with file:line errors. */
@@ -229,14 +178,6 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
     /** A predictions JSONL ({"query_id", "prediction"}), parsed with file:line errors. */
     async parsePredictionsFile(file: CollectionFile): Promise<Record<string, string>> {
       return Object.fromEntries((await parsePredictions(fileSource(file), file.path)).value);
-    },
-
-    runText(name: string): string {
-      return engine.runText(name);
-    },
-
-    trecEval(name: string, relevanceLevel = 1, judgedOnly = false): string {
-      return engine.trecEval(name, relevanceLevel, judgedOnly);
     },
 
     /** Check a vector pack against the open collection and add its vectors to the cache (see packs.ts). */
@@ -290,19 +231,6 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     cancelPassageText(): void {
       passageJob?.abort(new DOMException('cancelled', 'AbortError'));
-    },
-
-    compare(
-      reference: string,
-      candidates: readonly string[],
-      depths: readonly number[],
-      options: { perQuery?: boolean } = {},
-    ): AgreementReport {
-      return engine.compare(reference, candidates, depths, options);
-    },
-
-    depthWarnings(runs: readonly string[], depths: readonly number[]): { warnings: DepthWarning[]; cut: DepthWarning[]; corpus: number } {
-      return engine.depthWarnings(runs, depths);
     },
   };
 }
