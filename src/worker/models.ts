@@ -1,0 +1,195 @@
+/**
+ * The models an encode worker holds: one encoder and one reader at a time (a load of something else frees the
+ * last), the ONNX Runtime settings they run under, and the model folders the page picked and registered
+ * (name → path → bytes, served to transformers.js from memory through its custom cache: local-model.ts).
+ */
+import { errorMessage } from '../core/error-message.ts';
+import { loadEncoder, planModelDownload, type LoadedEncoder } from '../encoders/encoder.ts';
+import type { EncoderConfig } from '../encoders/presets.ts';
+import { loadReader, type LoadedReader } from '../encoders/reader.ts';
+import type { ReaderConfig } from '../encoders/reader-presets.ts';
+import type { ModelCallback, WorkerDevice, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../lab/encode-types.ts';
+import { asBlob, createLocalModelCache, LocalModelError, validateRegisteredModel, type LocalModelFile } from '../lab/local-model.ts';
+import { problemOf, withFailure, withProblem } from '../lab/problems.ts';
+import { findMissingFiles, isLocalLoad } from './model-files.ts';
+import { configureRuntime, pickDevice, type OrtWasmPaths } from './onnx-runtime.ts';
+
+type DownloadProgress = { readonly file: string; readonly loaded: number; readonly total: number };
+
+/** Byte progress at most every 200 ms per file (and always its last chunk): one message per network chunk would flood the page. */
+function throttled(send: ModelCallback): (p: DownloadProgress) => void {
+  const last = new Map<string, number>();
+  return (p) => {
+    const now = performance.now();
+    const finished = p.total > 0 && p.loaded >= p.total;
+    if (!finished && now - (last.get(p.file) ?? -Infinity) < 200) return;
+    last.set(p.file, now);
+    void send({ kind: 'download', ...p });
+  };
+}
+
+/** Loads of the same model the same way share a key (the weights' folder is found again, the same). */
+const loadKey = (config: EncoderConfig, options: WorkerLoadOptions) =>
+  JSON.stringify([config, { ...options, onnxFolder: undefined, externalData: undefined }]);
+
+export class WorkerModels {
+  readonly #cpuDevice: 'wasm' | 'cpu';
+  readonly #wasmPaths: OrtWasmPaths | undefined;
+  #initialized = false;
+  #encoder: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
+  #reader: { key: string; reader: LoadedReader } | undefined;
+  readonly #local = new Map<string, Map<string, Blob>>();
+  readonly #localCache = createLocalModelCache(this.#local);
+
+  /** `cpuDevice`: what the contract's 'wasm' is called by this runtime ('cpu' for onnxruntime-node). */
+  constructor(options: { readonly cpuDevice?: 'wasm' | 'cpu'; readonly wasmPaths?: OrtWasmPaths } = {}) {
+    this.#cpuDevice = options.cpuDevice ?? 'wasm';
+    this.#wasmPaths = options.wasmPaths;
+  }
+
+  /** Runtime settings; a load before any call applies the defaults. */
+  init(options: WorkerInitOptions = {}): void {
+    configureRuntime(options, this.#wasmPaths);
+    this.#initialized = true;
+  }
+
+  ready(): void {
+    if (!this.#initialized) this.init();
+  }
+
+  /** The runtime's name for a contract device. */
+  runtimeDevice(device: WorkerDevice): 'wasm' | 'cpu' | 'webgpu' {
+    return device === 'wasm' ? this.#cpuDevice : device;
+  }
+
+  /** A source as transformers.js takes it: a registered folder is read from memory and nothing else. */
+  sourceFor(source: WorkerLoadOptions['source']) {
+    return isLocalLoad(source) ? { ...source, allowRemote: false, customCache: this.#localCache } : source;
+  }
+
+  /** The loaded encoder, when it is `config` loaded this way. */
+  encoderFor(config: EncoderConfig, load: WorkerLoadOptions): LoadedEncoder | undefined {
+    return this.#encoder?.key === loadKey(config, load) ? this.#encoder.encoder : undefined;
+  }
+
+  /** The loaded encoder, whatever it is. */
+  get encoder(): LoadedEncoder | undefined {
+    return this.#encoder?.encoder;
+  }
+
+  /** Load (or keep, when identical) the encoder for `config`; reports the device actually used. */
+  async loadEncoder(config: EncoderConfig, load: WorkerLoadOptions, onDownload?: ModelCallback): Promise<WorkerLoadResult> {
+    this.ready();
+    const key = loadKey(config, load);
+    if (this.#encoder?.key === key) return this.#encoder.result;
+    await this.dispose();
+
+    const dtype = load.dtype ?? config.dtype;
+    const { device, reason, adapterInfo } = await pickDevice(load, dtype);
+    const local = isLocalLoad(load.source);
+    if (local) {
+      // Checked before loading: transformers.js would report a missing file obscurely (or not at all).
+      const problem = await this.missingFiles(config, dtype, load.source);
+      if (problem !== null) {
+        const registered = this.#local.has(config.model);
+        throw withFailure(
+          new LocalModelError(
+            `Could not load ${config.model} (${dtype}, ${device}) from a picked folder: ` +
+              `${problem.text}${registered ? '' : ' (register the folder first)'}`,
+          ),
+          registered ? 'model-load' : 'folder-not-registered',
+        );
+      }
+    }
+    let encoder: LoadedEncoder;
+    try {
+      const source = this.sourceFor(load.source);
+      // A load without a plan (a calibration batch) finds the weights' folder itself.
+      const plan = load.onnxFolder !== undefined || local ? null : await planModelDownload(config, dtype, source);
+      const onnxFolder = load.onnxFolder ?? plan?.onnxFolder ?? undefined;
+      const externalData = load.externalData ?? plan?.externalData ?? false;
+      encoder = await loadEncoder(config, {
+        device: this.runtimeDevice(device),
+        dtype,
+        source,
+        ...(onnxFolder === undefined ? {} : { onnxFolder }),
+        ...(externalData ? { externalData } : {}),
+        ...(onDownload ? { onDownload: throttled(onDownload) } : {}),
+      });
+    } catch (error) {
+      // The UI shows this message as is: say what was being loaded, on what, from where.
+      const from = local ? 'a picked folder' : (load.source.remoteHost ?? load.source.localModelPath ?? 'the default hub');
+      // transformers.js reports a missing repo as e.g. "Cannot read properties of undefined (reading
+      // 'tokenizer_class')": find out which required files the host does not serve.
+      const missing = await this.missingFiles(config, dtype, load.source);
+      const detail = missing === null ? errorMessage(error) : `${missing.text} (${errorMessage(error)})`;
+      throw withFailure(
+        withProblem(
+          new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error }),
+          missing?.problem ?? problemOf(error),
+        ),
+        'model-load',
+      );
+    }
+    const result: WorkerLoadResult = { device, reason, adapterInfo, dtype, model: config.model };
+    this.#encoder = { key, encoder, result };
+    return result;
+  }
+
+  /** Load (or keep) a reader on the device `load` asks for; says the device it got and why it differs. */
+  async loadReader(
+    config: ReaderConfig,
+    load: WorkerLoadOptions,
+    dtype: ReaderConfig['dtype'],
+    onModel?: ModelCallback,
+  ): Promise<{ reader: LoadedReader; device: WorkerDevice; reason: string | null }> {
+    this.ready();
+    const { device, reason } = await pickDevice(load, dtype);
+    const key = JSON.stringify([config, dtype, device, load.source]);
+    if (this.#reader?.key !== key) {
+      await this.#reader?.reader.dispose();
+      this.#reader = undefined;
+      const reader = await loadReader(config, {
+        device: this.runtimeDevice(device),
+        dtype,
+        source: this.sourceFor(load.source),
+        ...(onModel ? { onDownload: throttled(onModel) } : {}),
+      });
+      this.#reader = { key, reader };
+    }
+    return { reader: this.#reader.reader, device, reason };
+  }
+
+  /** Which files a load of `config` would lack, in words (null: none). */
+  missingFiles(config: EncoderConfig, dtype: EncoderConfig['dtype'], source: WorkerLoadOptions['source']) {
+    return findMissingFiles(config, dtype, source, this.#local);
+  }
+
+  /** Make a picked folder loadable as `name`; registering a name again replaces its files. */
+  async register(name: string, files: readonly LocalModelFile[]): Promise<void> {
+    validateRegisteredModel(
+      name,
+      files.map((f) => f.path),
+    );
+    if (this.#encoder?.result.model === name) await this.dispose();
+    this.#local.set(name, new Map(files.map((f) => [f.path, asBlob(f.bytes)])));
+  }
+
+  async unregister(name: string): Promise<boolean> {
+    if (this.#encoder?.result.model === name) await this.dispose();
+    return this.#local.delete(name);
+  }
+
+  localNames(): string[] {
+    return [...this.#local.keys()];
+  }
+
+  async dispose(): Promise<void> {
+    const encoder = this.#encoder;
+    this.#encoder = undefined;
+    await encoder?.encoder.dispose();
+    const reader = this.#reader;
+    this.#reader = undefined;
+    await reader?.reader.dispose();
+  }
+}
