@@ -68,8 +68,12 @@ const ENGINE_CALLS = [
 type EngineCalls = Pick<LabEngine, (typeof ENGINE_CALLS)[number]>;
 
 function engineCalls(engine: LabEngine): EngineCalls {
-  const bound = (name: (typeof ENGINE_CALLS)[number]) => (engine[name] as (...args: unknown[]) => unknown).bind(engine);
-  return Object.fromEntries(ENGINE_CALLS.map((name) => [name, bound(name)])) as unknown as EngineCalls;
+  // Looked up at each call, not bound once: a test's spy on the engine sees the calls.
+  const call =
+    (name: (typeof ENGINE_CALLS)[number]) =>
+    (...args: unknown[]) =>
+      (engine[name] as (...a: unknown[]) => unknown).apply(engine, args);
+  return Object.fromEntries(ENGINE_CALLS.map((name) => [name, call(name)])) as unknown as EngineCalls;
 }
 
 /** The lab worker's calls over one engine (a fresh one unless a test passes its own, to look inside). */

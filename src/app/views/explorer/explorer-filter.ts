@@ -74,6 +74,26 @@ export function filterQueries(report: FlipReport, query: ExplorerQuery, queryTex
 }
 
 /** Index in `depths` of the depth closest to k (the smaller one on a tie); -1 for an empty list. */
+/** Query text longer than this is cut in the list (the detail shows it whole). */
+const MAX_QUERY_TEXT = 160;
+
+/** A query's text as a list row shows it. */
+export const listedText = (s: string): string => (s.length > MAX_QUERY_TEXT ? `${s.slice(0, MAX_QUERY_TEXT - 1)}…` : s);
+
+/**
+ * The candidate and depth an explorer shows for `view`: the view's candidate when the analysis has it (else
+ * the first), and the analysed depth nearest to view.k (index -1 and depth undefined when there is none).
+ */
+export function explorerFocus(
+  view: { readonly candidate: string | null; readonly k: number },
+  candidates: readonly string[],
+  depths: readonly number[],
+): { readonly candidate: string | null; readonly depthIndex: number; readonly depth: number | undefined } {
+  const candidate = view.candidate !== null && candidates.includes(view.candidate) ? view.candidate : (candidates[0] ?? null);
+  const depthIndex = nearestDepthIndex(depths, view.k);
+  return { candidate, depthIndex, depth: depths[depthIndex] };
+}
+
 export function nearestDepthIndex(depths: readonly number[], k: number): number {
   let best = -1;
   for (let i = 0; i < depths.length; i++) {
