@@ -12,7 +12,7 @@
  */
 import { errorMessage } from '../../core/error-message.ts';
 import type { Command } from 'commander';
-import { depthWarnings, listLengths } from '../../core/depth.ts';
+import { depthWarnings } from '../../core/depth.ts';
 import {
   EvalPlan,
   findMeasure,
@@ -21,17 +21,13 @@ import {
   parseMeasures,
   parseTrecEvalVersion,
   toPlainObject,
-  type EvalResult,
   type MeasureSpec,
 } from '../../core/metrics/index.ts';
 import { queryBlockPrinter } from '../../core/metrics/format.ts';
 import { parseParams } from '../../core/metrics/parse.ts';
-import { formatQrels, otherTagsWarning, parseQrels, parseRun, repeatedJudgmentsWarning } from '../../core/io/trec.ts';
-import { InputError } from '../../core/io/errors.ts';
-import type { Diagnostic } from '../../core/types.ts';
 import { STDIN_NAME } from '../../node/files.ts';
-import { evaluateFiles } from '../../node/eval-threads.ts';
-import { evaluateRun, trecEvalResultText } from '../../report/metrics.ts';
+import { trecEvalResultText } from '../../report/metrics.ts';
+import { evaluateRunFile } from '../evaluate-file.ts';
 import { collect, parseIntFlag } from '../args.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
 import { QRELS_HELP, qrelsPaths, readLayeredQrels } from '../qrels.ts';
@@ -130,47 +126,16 @@ export function registerEval(program: Command, io: Io, _setExit: (code: number) 
             }
           }
         : undefined;
-      // several files: their merge as TREC qrels bytes (each file's own warnings and the conflicts come from the merge)
+      // several files: their merge, written back as TREC qrels bytes (each file's own warnings and the conflicts come from the merge)
       const layered = qrelsFiles.length > 1 ? await readLayeredQrels(qrelsFiles) : undefined;
-      const qrelsSource = layered ? new TextEncoder().encode(formatQrels(layered.value)) : qrelsPath;
-      const files = await evaluateFiles(qrelsSource, runPath, plan, { ...evalOpts, ...(onQuery && { onQuery }) });
-      const fast = files.fast;
-      let result: EvalResult;
-      let warnings: Diagnostic[];
-      let lengths: readonly number[];
-      if (files.fast) {
-        const { fast, qrels } = files;
-        result = fast.result;
-        lengths = fast.lengths;
-        warnings = [
-          ...(layered?.warnings ?? []),
-          ...(qrels.duplicates > 0 ? [repeatedJudgmentsWarning(qrelsPath, qrels.duplicates)] : []),
-          ...(fast.otherTags > 0 ? [otherTagsWarning(runName, fast.otherTags, fast.tag)] : []),
-        ];
-      } else {
-        // the validating text parsers: exact messages (file:line) for bad input, and the rare files the byte path declines
-        const qrels = layered ?? (await parseQrels(files.qrelsBytes, qrelsPath));
-        const run = await parseRun(files.run, runName);
-        if (![...run.value.byQuery.keys()].some((q) => qrels.value.byQuery.has(q))) {
-          throw new InputError(
-            runName,
-            undefined,
-            `no query of this run is judged in ${qrelsPath} (trec_eval: "No queries with both results and relevance info"); ` +
-              'are they the same collection and split?',
-          );
-        }
-        warnings = [...qrels.warnings, ...run.warnings];
-        lengths = listLengths(run.value);
-        result = evaluateRun(qrels.value, run.value, {
-          measures: opts.measure,
-          relevanceLevel: evalOpts.relevanceLevel,
-          complete: evalOpts.complete,
-          judgedOnly: evalOpts.judgedOnly,
-          version,
-          ...(opts.M === undefined ? {} : { maxRetrieved: opts.M }),
-        });
-        if (streaming) pending = trecEvalResultText(result, run.value.name, true);
-      }
+      const evaluated = await evaluateRunFile({ name: qrelsPath, ...(layered ? { layered } : {}) }, runPath, plan, {
+        ...evalOpts,
+        measures: opts.measure,
+        ...(onQuery && { onQuery }),
+      });
+      const { result, warnings, lengths, fast } = evaluated;
+      // the text parsers print nothing as they go: the per-query blocks come from the result
+      if (streaming && !fast) pending = trecEvalResultText(result, result.runid, true);
       const depthNotes = depthWarnings(
         [{ name: result.runid, lengths: lengths.map((n) => Math.min(n, evalOpts.maxRetrieved)) }],
         explicitCutoffs(specs),
