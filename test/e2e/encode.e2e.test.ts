@@ -17,7 +17,7 @@ import type { HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { testConfig, type PlainEncodeResult, type PlainError, type TestKind } from './pages/configs.ts';
 import { maxAbsDiff } from '../vectors.ts';
-import { e2eSetup, type E2e } from './harness.ts';
+import { e2eSetup, linkFixtureModels, type E2e } from './harness.ts';
 
 /** Fixtures, Vite build, server and browser launch (the build takes seconds; a cold CI disk more). */
 const SETUP_TIMEOUT_MS = 120_000;
@@ -131,9 +131,7 @@ beforeAll(async () => {
       workDir = dir;
 
       // Models root: the generated models linked (so Node and browser read the very same files) + a corrupt one.
-      const modelsRoot = join(workDir, 'models');
-      await mkdir(join(modelsRoot, 'fliplab'), { recursive: true });
-      for (const id of [TINY_BERT, TINY_SPLADE]) await symlink(join(DEFAULT_MODELS_DIR, id), join(modelsRoot, id), 'dir');
+      const modelsRoot = await linkFixtureModels(join(workDir, 'models'), [TINY_BERT, TINY_SPLADE]);
       const corrupt = join(modelsRoot, CORRUPT_MODEL);
       await mkdir(join(corrupt, 'onnx'), { recursive: true });
       for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])

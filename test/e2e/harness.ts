@@ -1,15 +1,16 @@
 /**
  * What the e2e files share: a temp folder, a server on the builds made once for the run (global-setup.ts) and
  * Chromium (`e2eSetup`); the CLI run in-process (to compare the lab's exports with `fliplab`); a download saved
- * to a folder; polling.
+ * to a folder; polling; a models root linking the generated model fixtures.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Download, Page } from 'playwright-core';
 import { build } from 'vite';
 import { inject } from 'vitest';
+import { DEFAULT_MODELS_DIR } from '../../scripts/models/make-fixtures.ts';
 import { cli as runCli } from '../support/cli.ts';
 import { startHubServer, type HubServer, type HubServerOptions } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
@@ -89,6 +90,19 @@ export async function e2eSetup(options: {
     await rm(work, { recursive: true, force: true });
     throw e;
   }
+}
+
+/**
+ * A models root for the local hub server (`modelsRoot`) holding the generated fixtures `ids` (`<org>/<name>`, made
+ * by makeModelFixtures or makeReaderFixtures first), linked, so Node and the browser read the very same files.
+ * Returns `root`.
+ */
+export async function linkFixtureModels(root: string, ids: readonly string[]): Promise<string> {
+  for (const id of ids) {
+    await mkdir(dirname(join(root, id)), { recursive: true });
+    await symlink(join(DEFAULT_MODELS_DIR, id), join(root, id), 'dir');
+  }
+  return root;
 }
 
 /** `fliplab <argv>` in this process: its exit code and what it printed. */

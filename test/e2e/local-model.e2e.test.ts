@@ -6,7 +6,7 @@
  * Also: the folders survive a fresh worker, remote loads still work in the same worker, and an incomplete
  * folder is a clear error naming the missing file.
  */
-import { copyFile, mkdir, readdir, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../scripts/models/make
 import { loadEncoder, type EncodedBatch } from '../../src/encoders/encoder.ts';
 import type { HubServer } from '../support/hub-server.ts';
 import { testConfig, type PlainEncodeResult, type PlainError } from './pages/configs.ts';
-import { e2eSetup, type E2e } from './harness.ts';
+import { e2eSetup, linkFixtureModels, type E2e } from './harness.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 /** First wasm call in a fresh worker compiles ORT's wasm (seconds on 2 cores). */
@@ -103,10 +103,7 @@ beforeAll(async () => {
       workDir = dir;
       // The server can serve the tiny BERT in the hub layout (for the remote-after-local check), so a local load
       // that fetched anything would be visible in its request log.
-      const modelsRoot = join(workDir, 'models');
-      await mkdir(join(modelsRoot, 'fliplab'), { recursive: true });
-      await symlink(join(DEFAULT_MODELS_DIR, TINY_BERT), join(modelsRoot, TINY_BERT), 'dir');
-      return { modelsRoot };
+      return { modelsRoot: await linkFixtureModels(join(workDir, 'models'), [TINY_BERT]) };
     },
   });
   ({ server, browser } = e2e);

@@ -5,7 +5,6 @@
  * IndexedDB: a second call loads no model, and a reload mid-generation resumes where it stopped. A base
  * model (no chat template) is refused with a message that says so.
  */
-import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER, TINY_READER_BASE }
 import { READER_TEMPLATE, readerMessages, type ReaderTask } from '../../src/core/answers/prompt.ts';
 import { loadReader } from '../../src/encoders/reader.ts';
 import type { HubServer } from '../support/hub-server.ts';
-import { e2eSetup, type E2e } from './harness.ts';
+import { e2eSetup, linkFixtureModels, type E2e } from './harness.ts';
 
 const SETUP_TIMEOUT_MS = 120_000;
 const TEST_TIMEOUT_MS = 120_000;
@@ -93,10 +92,7 @@ beforeAll(async () => {
     webgpu: true,
     prepare: async (dir) => {
       work = dir;
-      const models = join(work, 'models');
-      await mkdir(join(models, 'fliplab'), { recursive: true });
-      for (const id of [TINY_READER.id, TINY_READER_BASE.id]) await symlink(join(DEFAULT_MODELS_DIR, id), join(models, id), 'dir');
-      return { modelsRoot: models };
+      return { modelsRoot: await linkFixtureModels(join(work, 'models'), [TINY_READER.id, TINY_READER_BASE.id]) };
     },
   });
   ({ server, browser } = e2e);
