@@ -10,36 +10,23 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR } from '../../scripts/models/make-fixtures.ts';
 import { answerTokens } from '../../src/core/answers/normalize.ts';
 import { LAYOUT_REPOS } from '../support/hub-layouts.ts';
 import type { HubServer } from '../support/hub-server.ts';
 import { writeQaCollection } from '../support/qa-collection.ts';
 import { cli } from './harness.ts';
-import { type Lab, labSetup, openAddRetriever, row } from './lab-session.ts';
+import { type Lab, useLabSession, openAddRetriever, row } from './lab-session.ts';
 
 let lab: Lab;
 let work: string;
 let server: HubServer;
 let browser: Browser;
 
-beforeAll(async () => {
-  lab = await labSetup('answers');
-  ({ work, server, browser } = lab);
-}, 240_000);
-
-beforeEach(() => {
-  lab.requested = [];
-});
-
-// Every test's own requests to the default hosts stayed on the local server (the privacy test's claim, per test).
-afterEach(() => {
-  expect(lab.foreignRequests()).toEqual([]);
-});
-
-afterAll(async () => {
-  await lab?.close();
+useLabSession('answers', (l) => {
+  lab = l;
+  ({ work, server, browser } = l);
 });
 
 /** The answers panel at k = 2 with the generated decoder from the hub-layout server, fp32. */

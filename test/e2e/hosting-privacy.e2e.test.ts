@@ -9,32 +9,19 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { builtApp } from './harness.ts';
-import { type Lab, labSetup, loadSciFact, MODEL, row } from './lab-session.ts';
+import { type Lab, useLabSession, loadSciFact, MODEL, row } from './lab-session.ts';
 
 let lab: Lab;
 let work: string;
 let server: HubServer;
 let browser: Browser;
 
-beforeAll(async () => {
-  lab = await labSetup('hosting-privacy');
-  ({ work, server, browser } = lab);
-}, 240_000);
-
-beforeEach(() => {
-  lab.requested = [];
-});
-
-// Every test's own requests to the default hosts stayed on the local server (the privacy test's claim, per test).
-afterEach(() => {
-  expect(lab.foreignRequests()).toEqual([]);
-});
-
-afterAll(async () => {
-  await lab?.close();
+useLabSession('hosting-privacy', (l) => {
+  lab = l;
+  ({ work, server, browser } = l);
 });
 
 describe('static hosting', () => {

@@ -12,31 +12,18 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { builtApp } from './harness.ts';
-import { axeViolations, demoReady, type Lab, labSetup, loadSciFact, MODEL, openAddRetriever, row } from './lab-session.ts';
+import { axeViolations, demoReady, type Lab, useLabSession, loadSciFact, MODEL, openAddRetriever, row } from './lab-session.ts';
 
 let lab: Lab;
 let server: HubServer;
 let browser: Browser;
 
-beforeAll(async () => {
-  lab = await labSetup('instrument');
-  ({ server, browser } = lab);
-}, 240_000);
-
-beforeEach(() => {
-  lab.requested = [];
-});
-
-// Every test's own requests to the default hosts stayed on the local server (the privacy test's claim, per test).
-afterEach(() => {
-  expect(lab.foreignRequests()).toEqual([]);
-});
-
-afterAll(async () => {
-  await lab?.close();
+useLabSession('instrument', (l) => {
+  lab = l;
+  ({ server, browser } = l);
 });
 
 const VIEWPORTS = [

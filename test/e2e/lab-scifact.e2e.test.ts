@@ -23,10 +23,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
 import { cli } from './harness.ts';
-import { type Lab, labSetup, loadSciFact, MAX_TOKENS, MODEL, openAddRetriever, row, SCIFACT } from './lab-session.ts';
+import { type Lab, useLabSession, loadSciFact, MAX_TOKENS, MODEL, openAddRetriever, row, SCIFACT } from './lab-session.ts';
 
 /** The fixture encoder as the lab names it. */
 const ENCODER_ID = `bge-small:${MODEL}-max${MAX_TOKENS}`;
@@ -38,23 +38,14 @@ let browser: Browser;
 /** The browser context the tests of the encoded SciFact analysis share (see the header); made on first use. */
 let sciFact: BrowserContext | undefined;
 
-beforeAll(async () => {
-  lab = await labSetup('lab-scifact');
-  ({ work, server, browser } = lab);
-}, 240_000);
-
-beforeEach(() => {
-  lab.requested = [];
+useLabSession('lab-scifact', (l) => {
+  lab = l;
+  ({ work, server, browser } = l);
 });
 
-// Every test's own requests to the default hosts stayed on the local server (the privacy test's claim, per test).
-afterEach(() => {
-  expect(lab.foreignRequests()).toEqual([]);
-});
-
+// Before the session's browser closes (after-hooks run last registered first).
 afterAll(async () => {
   await sciFact?.close();
-  await lab?.close();
 });
 
 /**

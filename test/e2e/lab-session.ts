@@ -20,7 +20,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { makeModelFixtures } from '../../scripts/models/make-fixtures.ts';
 import { writeBeirMirror } from '../support/beir-mirror.ts';
 import type { HubServer } from '../support/hub-server.ts';
@@ -209,4 +209,26 @@ export async function axeViolations(p: Page): Promise<string[]> {
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
   });
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.join(' | ')}`);
+}
+
+/**
+ * A file's lab session: `labSetup(name)` before its tests (`ready` gets it), each test's requests recorded
+ * from scratch and checked after it — every request to the default hosts stayed on the local server (the
+ * privacy test's claim, per test) — and everything closed after the file.
+ */
+export function useLabSession(name: string, ready: (lab: Lab) => void): void {
+  let lab: Lab | undefined;
+  beforeAll(async () => {
+    lab = await labSetup(name);
+    ready(lab);
+  }, 240_000);
+  beforeEach(() => {
+    if (lab) lab.requested = [];
+  });
+  afterEach(() => {
+    expect(lab?.foreignRequests()).toEqual([]);
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
 }

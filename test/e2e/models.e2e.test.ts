@@ -12,7 +12,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR } from '../../scripts/models/make-fixtures.ts';
 import { formatSize } from '../../src/core/bytes.ts';
 import { formatRun } from '../../src/core/io/trec.ts';
@@ -26,29 +26,16 @@ import { LAYOUT_REPOS } from '../support/hub-layouts.ts';
 import type { HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
 import { cli } from './harness.ts';
-import { demoReady, type Lab, labSetup, MAX_TOKENS, MODEL, openAddRetriever, row, SCIFACT } from './lab-session.ts';
+import { demoReady, type Lab, useLabSession, MAX_TOKENS, MODEL, openAddRetriever, row, SCIFACT } from './lab-session.ts';
 
 let lab: Lab;
 let work: string;
 let server: HubServer;
 let browser: Browser;
 
-beforeAll(async () => {
-  lab = await labSetup('models');
-  ({ work, server, browser } = lab);
-}, 240_000);
-
-beforeEach(() => {
-  lab.requested = [];
-});
-
-// Every test's own requests to the default hosts stayed on the local server (the privacy test's claim, per test).
-afterEach(() => {
-  expect(lab.foreignRequests()).toEqual([]);
-});
-
-afterAll(async () => {
-  await lab?.close();
+useLabSession('models', (l) => {
+  lab = l;
+  ({ work, server, browser } = l);
 });
 
 describe('vector packs: encoded in Node, used in the browser with no model', () => {

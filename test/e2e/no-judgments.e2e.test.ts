@@ -9,30 +9,17 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cli } from './harness.ts';
-import { axeViolations, type Lab, labSetup, openAddRetriever, row, SCIFACT } from './lab-session.ts';
+import { axeViolations, type Lab, useLabSession, openAddRetriever, row, SCIFACT } from './lab-session.ts';
 
 let lab: Lab;
 let work: string;
 let browser: Browser;
 
-beforeAll(async () => {
-  lab = await labSetup('no-judgments');
-  ({ work, browser } = lab);
-}, 240_000);
-
-beforeEach(() => {
-  lab.requested = [];
-});
-
-// Every test's own requests to the default hosts stayed on the local server (the privacy test's claim, per test).
-afterEach(() => {
-  expect(lab.foreignRequests()).toEqual([]);
-});
-
-afterAll(async () => {
-  await lab?.close();
+useLabSession('no-judgments', (l) => {
+  lab = l;
+  ({ work, browser } = l);
 });
 
 describe('the lab without judgments', () => {
