@@ -11,7 +11,7 @@
 import { validateDepths } from '../flips/analyze.ts';
 import type { QueryId, Run } from '../types.ts';
 import { agreementProfile, RBO_P } from './rank-overlap.ts';
-import { t95 } from './student-t.ts';
+import { t95 } from '../stats/t-dist.ts';
 
 export interface MeanInterval {
   mean: number | null;

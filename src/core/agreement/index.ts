@@ -10,4 +10,4 @@ export {
 } from './compare.ts';
 export { agreementProfile, RBO_P } from './rank-overlap.ts';
 export { agreementDepthRows, formatAgreement, formatMeanInterval } from './format.ts';
-export { studentTCdf, studentTQuantile, t95 } from './student-t.ts';
+export { studentTCdf, studentTQuantile, t95 } from '../stats/t-dist.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { studentTCdf, studentTQuantile, t95 } from '../../../src/core/agreement/student-t.ts';
+import { studentTCdf, studentTQuantile, t95 } from '../../../src/core/stats/t-dist.ts';
 import { Z_95 } from '../../../src/core/stats/index.ts';
 
 describe("Student's t", () => {
