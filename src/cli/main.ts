@@ -16,6 +16,7 @@ import { EXIT_BAD_INPUT, processIo, UsageError, type Io } from './output.ts';
 import { registerBm25 } from './commands/bm25.ts';
 import { registerEval } from './commands/eval.ts';
 import { registerFlips } from './commands/flips.ts';
+import { registerSignificance } from './commands/significance.ts';
 import { registerCompare } from './commands/compare.ts';
 import { registerFuse } from './commands/fuse.ts';
 import { registerDemo } from './commands/demo.ts';
@@ -52,6 +53,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerBm25(program, io, setExit);
   registerEval(program, io, setExit);
   registerFlips(program, io, setExit);
+  registerSignificance(program, io, setExit);
   registerCompare(program, io, setExit);
   registerFuse(program, io, setExit);
   registerEncode(program, io, setExit, packageJson.version);

@@ -1,0 +1,173 @@
+/**
+ * Paired inference on one measure's per-query values, reference against candidate, over the queries both
+ * are evaluated on (d_i = candidate_i − reference_i): the paired t-test, the sign-flip randomization test,
+ * a percentile bootstrap interval of the mean difference, the effect size d_z, wins/losses/ties, and
+ * risk-sensitive URisk/TRisk (Wang et al. 2012; Dinçer, Macdonald & Ounis 2014). Definitions: DESIGN.md
+ * "Is the difference real?".
+ */
+import { below, randomStream } from './random.ts';
+import { tTwoSided } from './t-dist.ts';
+import { wilson } from './wilson.ts';
+
+export interface PairedOptions {
+  /** Random sign assignments of the randomization test. */
+  readonly permutations: number;
+  /** Bootstrap resamples of the interval. */
+  readonly bootstrap: number;
+  readonly seed: number;
+  /** What the row's random streams are named after (its candidate and measure): see random.ts. */
+  readonly stream: string;
+  /** α values of URisk/TRisk: a loss weighs 1 + α. */
+  readonly riskAlphas: readonly number[];
+}
+
+export interface RiskValue {
+  readonly urisk: number;
+  /** null when the weighted differences do not vary (sd 0) or n < 2. */
+  readonly trisk: number | null;
+}
+
+export interface PairedResult {
+  readonly n: number;
+  readonly mean_reference: number;
+  readonly mean_candidate: number;
+  readonly mean_diff: number;
+  /** null when sd(d) = 0 or n < 2 (see p_t). */
+  readonly t: number | null;
+  /** Two-sided; with sd(d) = 0: 1 when no query changed, 0 when every query moved by the same amount; null when n < 2. */
+  readonly p_t: number | null;
+  readonly p_randomization: number;
+  /** Monte Carlo 95% interval of p_randomization (Wilson score interval over the N assignments). */
+  readonly p_randomization_ci95: readonly [number, number];
+  /** 95% percentile bootstrap interval of mean_diff. */
+  readonly ci95: readonly [number, number];
+  /** mean(d) / sd(d); null when sd(d) = 0 or n < 2. */
+  readonly d_z: number | null;
+  readonly wins: number;
+  readonly losses: number;
+  readonly ties: number;
+  /** By α as written ("1", "5"). */
+  readonly risk: Readonly<Record<string, RiskValue>>;
+}
+
+/** Mean and sample standard deviation (n − 1; NaN when n < 2), by Welford's update. */
+export function meanSd(values: ArrayLike<number>): { mean: number; sd: number } {
+  let mean = 0;
+  let m2 = 0;
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]!;
+    const delta = x - mean;
+    mean += delta / (i + 1);
+    m2 += delta * (x - mean);
+  }
+  return { mean, sd: values.length < 2 ? Number.NaN : Math.sqrt(m2 / (values.length - 1)) };
+}
+
+/** The paired t-test on d: t and its two-sided p with n − 1 degrees of freedom. */
+export function pairedT(d: ArrayLike<number>): { t: number | null; p: number | null } {
+  const n = d.length;
+  if (n < 2) return { t: null, p: null };
+  const { mean, sd } = meanSd(d);
+  if (sd === 0) return { t: null, p: mean === 0 ? 1 : 0 };
+  const t = mean / (sd / Math.sqrt(n));
+  return { t, p: tTwoSided(t, n - 1) };
+}
+
+/**
+ * The sign-flip randomization test: the share of `permutations` random sign assignments s whose |Σ s_i d_i|
+ * reaches |Σ d_i| (ties within 1e-11·Σ|d_i|, the rounding of a sum of n terms in another order), with its
+ * Monte Carlo 95% interval.
+ */
+export function signFlipTest(
+  d: ArrayLike<number>,
+  permutations: number,
+  next: () => number,
+): { p: number; ci95: readonly [number, number] } {
+  const n = d.length;
+  let observed = 0;
+  let scale = 0;
+  for (let i = 0; i < n; i++) {
+    observed += d[i]!;
+    scale += Math.abs(d[i]!);
+  }
+  const threshold = Math.abs(observed) - 1e-11 * scale;
+  const values = Float64Array.from(d);
+  let hits = 0;
+  for (let p = 0; p < permutations; p++) {
+    let sum = 0;
+    for (let i = 0; i < n; i += 32) {
+      let bits = next();
+      const end = Math.min(n, i + 32);
+      for (let j = i; j < end; j++) {
+        sum += bits & 1 ? values[j]! : -values[j]!;
+        bits >>>= 1;
+      }
+    }
+    if (Math.abs(sum) >= threshold) hits++;
+  }
+  const interval = wilson(hits, permutations);
+  return { p: hits / permutations, ci95: [interval.lo ?? 0, interval.hi ?? 1] };
+}
+
+/** The q-quantile of sorted values, by linear interpolation between order statistics (Hyndman & Fan type 7). */
+export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(sorted.length - 1, lo + 1);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
+
+/** 95% percentile bootstrap interval of mean(d): `resamples` means of n draws with replacement. */
+export function bootstrapInterval(d: ArrayLike<number>, resamples: number, next: () => number): readonly [number, number] {
+  const n = d.length;
+  const values = Float64Array.from(d);
+  const means = new Float64Array(resamples);
+  for (let b = 0; b < resamples; b++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += values[below(next(), n)]!;
+    means[b] = sum / n;
+  }
+  means.sort();
+  return [quantileSorted(means, 0.025), quantileSorted(means, 0.975)];
+}
+
+/** URisk and TRisk of d for one α: losses weigh 1 + α. */
+export function risk(d: ArrayLike<number>, alpha: number): RiskValue {
+  const weighted = Float64Array.from(d, (x) => (x >= 0 ? x : (1 + alpha) * x));
+  const { mean, sd } = meanSd(weighted);
+  return { urisk: mean, trisk: weighted.length < 2 || sd === 0 ? null : mean / (sd / Math.sqrt(weighted.length)) };
+}
+
+/** Every paired statistic of one candidate against the reference on one measure; rows are the paired queries. */
+export function pairedTest(reference: ArrayLike<number>, candidate: ArrayLike<number>, options: PairedOptions): PairedResult {
+  const n = reference.length;
+  if (candidate.length !== n) throw new RangeError(`paired test: ${n} reference values against ${candidate.length} candidate values`);
+  if (n === 0) throw new RangeError('paired test: no query has both values');
+  const d = new Float64Array(n);
+  let wins = 0;
+  let losses = 0;
+  for (let i = 0; i < n; i++) {
+    d[i] = candidate[i]! - reference[i]!;
+    if (d[i]! > 0) wins++;
+    else if (d[i]! < 0) losses++;
+  }
+  const { mean: meanDiff, sd } = meanSd(d);
+  const { t, p } = pairedT(d);
+  const randomization = signFlipTest(d, options.permutations, randomStream(options.seed, `randomization|${options.stream}`));
+  return {
+    n,
+    mean_reference: meanSd(reference).mean,
+    mean_candidate: meanSd(candidate).mean,
+    mean_diff: meanDiff,
+    t,
+    p_t: p,
+    p_randomization: randomization.p,
+    p_randomization_ci95: randomization.ci95,
+    ci95: bootstrapInterval(d, options.bootstrap, randomStream(options.seed, `bootstrap|${options.stream}`)),
+    d_z: n < 2 || sd === 0 ? null : meanDiff / sd,
+    wins,
+    losses,
+    ties: n - wins - losses,
+    risk: Object.fromEntries(options.riskAlphas.map((a) => [String(a), risk(d, a)])),
+  };
+}

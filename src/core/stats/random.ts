@@ -1,0 +1,44 @@
+/**
+ * The seeded random numbers of fliplab's resampling tests: sfc32 (Doty-Humphrey's Small Fast Counting
+ * generator, 128-bit state, passes PractRand), its state filled by splitmix32 from the seed and the name of
+ * the stream. Each test of a call draws from its own stream (e.g. "randomization|dense.run|ndcg_cut_10"), so
+ * a row's numbers depend on the seed and the row, never on which other rows the call computes.
+ */
+import { FNV_OFFSET, fnvStep } from '../fnv.ts';
+
+/** splitmix32's next state and output. */
+function splitmix32(state: number): [next: number, out: number] {
+  const next = (state + 0x9e3779b9) | 0;
+  let z = next;
+  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+  return [next, (z ^ (z >>> 16)) >>> 0];
+}
+
+/** A generator of uniform 32-bit unsigned integers for `seed` (any integer) and `stream`. */
+export function randomStream(seed: number, stream: string): () => number {
+  let h = FNV_OFFSET;
+  const text = `${seed}|${stream}`;
+  for (let i = 0; i < text.length; i++) h = fnvStep(h, text.charCodeAt(i));
+  let s = h;
+  let a: number, b: number, c: number, d: number;
+  [s, a] = splitmix32(s);
+  [s, b] = splitmix32(s);
+  [s, c] = splitmix32(s);
+  [, d] = splitmix32(s);
+  // sfc32: the first outputs mix the seed through; 12 are discarded, as its author recommends.
+  const next = (): number => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let i = 0; i < 12; i++) next();
+  return next;
+}
+
+/** A uniform integer in [0, n) from a 32-bit draw (n ≤ 2^32; the bias is below n / 2^32). */
+export const below = (draw: number, n: number): number => Math.floor((draw / 4294967296) * n);
