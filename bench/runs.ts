@@ -7,8 +7,10 @@
  *   --no-lab skips the browser leg
  *
  * CLI leg (whole processes, start-up included, runs interleaved): `fliplab flips qrels a.run b.run --depths
- * 1,10,100` next to `fliplab eval -m ndcg_cut.10 qrels a.run` on one of the runs (the peer), with each
- * one's peak RSS from /usr/bin/time. Goals: flips ≤ 3× eval, flips peak memory ≤ 500 MB.
+ * 1,10,100` and `fliplab significance qrels --reference a.run --candidate b.run -m ndcg_cut.10` (default
+ * 10,000 sign flips and resamples) next to `fliplab eval -m ndcg_cut.10 qrels a.run` on one of the runs (the
+ * peer), with each one's peak RSS from /usr/bin/time. Goals: flips ≤ 3× eval, flips peak memory ≤ 500 MB,
+ * significance ≤ 3× eval.
  *
  * Lab leg (the production build in headless Chromium, a fresh profile): the qrels and both runs picked, no
  * corpus → the headline on screen, timed from the pick, next to the CLI flips time of this run (goal ≤ 5×);
@@ -263,15 +265,27 @@ async function main(): Promise<void> {
       args: [BIN, 'flips', gen.qrels, '--reference', gen.a, '--candidate', gen.b, '--depths', '1,10,100', '--json'],
     };
     const evalOne = { cmd: process.execPath, args: [BIN, 'eval', '-m', 'ndcg_cut.10', gen.qrels, gen.a] };
+    const significance = {
+      cmd: process.execPath,
+      args: [BIN, 'significance', gen.qrels, '--reference', gen.a, '--candidate', gen.b, '-m', 'ndcg_cut.10', '--json'],
+    };
     const trecEval = process.env['TREC_EVAL'];
-    const commands = [flips, evalOne, ...(trecEval ? [{ cmd: trecEval, args: ['-m', 'ndcg_cut.10', gen.qrels, gen.a] }] : [])];
-    const [tf, te, tc] = timeInterleaved(commands);
+    const commands = [
+      flips,
+      evalOne,
+      significance,
+      ...(trecEval ? [{ cmd: trecEval, args: ['-m', 'ndcg_cut.10', gen.qrels, gen.a] }] : []),
+    ];
+    const [tf, te, ts, tc] = timeInterleaved(commands);
     const ratio = tf!.ms / te!.ms;
     console.log(`  fliplab flips --depths 1,10,100 (both runs)  ${tf!.ms.toFixed(0).padStart(6)} ms   peak ${mib(tf!.rssKiB)}`);
     console.log(`  fliplab eval -m ndcg_cut.10 (one run, peer)  ${te!.ms.toFixed(0).padStart(6)} ms   peak ${mib(te!.rssKiB)}`);
     if (tc) console.log(`  trec_eval -m ndcg_cut.10 (one run)           ${tc.ms.toFixed(0).padStart(6)} ms   peak ${mib(tc.rssKiB)}`);
     else console.log('  (TREC_EVAL not set: trec_eval not timed)');
+    console.log(`  fliplab significance -m ndcg_cut.10 (both)   ${ts!.ms.toFixed(0).padStart(6)} ms   peak ${mib(ts!.rssKiB)}`);
     console.log(`  flips ÷ eval ${ratio.toFixed(2)}×   [goal ≤ 3×: ${ratio <= 3 ? 'PASS' : 'NOT MET'}]`);
+    const sigRatio = ts!.ms / te!.ms;
+    console.log(`  significance ÷ eval ${sigRatio.toFixed(2)}×   [goal ≤ 3×: ${sigRatio <= 3 ? 'PASS' : 'NOT MET'}]`);
     if (tf!.rssKiB !== undefined)
       console.log(`  flips peak memory ${mib(tf!.rssKiB)}   [goal ≤ 500 MB: ${tf!.rssKiB * 1024 <= 500e6 ? 'PASS' : 'NOT MET'}]`);
     if (!process.argv.includes('--no-lab')) await labLeg(gen, tf!.ms);

@@ -1,6 +1,6 @@
 /**
  * bench:runs as a smoke test: its small leg (a 100-query pair) still generates the runs, runs `fliplab
- * flips` and `fliplab eval` as processes and prints its ratio and memory lines. The numbers mean nothing here.
+ * flips`, `fliplab significance` and `fliplab eval` as processes and prints its ratio and memory lines. The numbers mean nothing here.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ describe('bench/runs.ts --small', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/two runs of 100,000 lines \(100 queries × 1000\)/);
     expect(r.stdout).toMatch(/flips ÷ eval \d+\.\d\d×/);
+    expect(r.stdout).toMatch(/significance ÷ eval \d+\.\d\d×/);
     expect(r.stdout).toMatch(/fliplab flips --depths 1,10,100 \(both runs\)\s+\d+ ms/);
   }, 120_000);
 });

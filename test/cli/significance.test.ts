@@ -268,6 +268,29 @@ describe('fliplab significance', () => {
     expect(c.rows[0]!.t).toBe(a.rows[0]!.t);
   });
 
+  it('prints one table per measure with the family named, and a Tukey table with its groups', async () => {
+    const out = await cli(
+      'significance',
+      QRELS,
+      '--reference',
+      REF,
+      ...runs.flatMap((r) => ['--candidate', r]),
+      '-l',
+      '2',
+      '--permutations',
+      '500',
+      '--bootstrap',
+      '500',
+      '--tukey',
+    );
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/Family: Holm over 6 tests \(3 candidates × 2 measures\); 500 sign flips, 500 bootstrap resamples, seed 42/);
+    expect(out.stdout).toMatch(/^ndcg_cut_10\ncandidate +n +reference mean +candidate mean +Δ \[95% CI\]/m);
+    expect(out.stdout).toMatch(/^rotated\.run +43 +0\.5058 /m);
+    expect(out.stdout).toMatch(/Tukey HSD \(randomized\), ndcg_cut_10, 43 queries every system answers/);
+    expect(out.stdout).toMatch(/groups the test cannot tell apart at α = 0\.05:\n  a: /);
+  });
+
   it('refuses bad input with a clear message, before reading any run', async () => {
     const base = ['significance', QRELS, '--reference', REF];
     const cases: [string[], RegExp][] = [

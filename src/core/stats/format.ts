@@ -15,6 +15,8 @@ const CORRECTION_NAMES = { holm: 'Holm', bonferroni: 'Bonferroni', bh: 'Benjamin
 const fixed = (x: number, digits = 4): string => (x >= 0 ? '+' : '') + x.toFixed(digits);
 /** A p value: four decimals, or scientific below 0.0001; "n/a" where it is undefined. */
 export const formatP = (p: number | null): string => (p === null ? 'n/a' : p === 0 ? '0' : p < 1e-4 ? p.toExponential(2) : p.toFixed(4));
+/** A p from N draws: 0 means below 1/N, and says so. */
+const resampled = (p: number, draws: number): string => (p === 0 ? `< ${formatP(1 / draws)}` : formatP(p));
 const orNa = (x: number | null, digits: number): string => (x === null ? 'n/a' : x.toFixed(digits));
 
 /** The family in words: "Holm over 4 tests (2 candidates × 2 measures); 10,000 sign flips, 10,000 resamples, seed 42". */
@@ -39,7 +41,7 @@ export function significanceTables(report: SignificanceReport): SignificanceTabl
     header: [
       'candidate',
       'n',
-      report.reference,
+      'reference mean',
       'candidate mean',
       'Δ [95% CI]',
       't',
@@ -62,8 +64,8 @@ export function significanceTables(report: SignificanceReport): SignificanceTabl
         orNa(r.t, 2),
         formatP(r.p_t),
         formatP(r.p_t_adjusted),
-        formatP(r.p_randomization),
-        formatP(r.p_randomization_adjusted),
+        resampled(r.p_randomization, report.family.permutations),
+        resampled(r.p_randomization_adjusted, report.family.permutations),
         orNa(r.d_z, 2),
         `${r.wins}/${r.ties}/${r.losses}`,
         ...alphas.map((a) => orNa(r.risk[a]!.trisk, 2)),
@@ -71,8 +73,8 @@ export function significanceTables(report: SignificanceReport): SignificanceTabl
   }));
 }
 
-function tukeyText(measure: string, t: TukeyResult & { readonly n: number }): string {
-  const rows = t.pairs.map((p) => [`${p.a} − ${p.b}`, fixed(p.diff), formatP(p.p)]);
+function tukeyText(measure: string, t: TukeyResult & { readonly n: number }, draws: number): string {
+  const rows = t.pairs.map((p) => [`${p.a} − ${p.b}`, fixed(p.diff), resampled(p.p, draws)]);
   const groups = t.groups.map((g, i) => `  ${String.fromCharCode(97 + (i % 26))}: ${g.join(', ')}`).join('\n');
   return (
     `Tukey HSD (randomized), ${measure}, ${t.n} queries every system answers\n` +
@@ -84,7 +86,7 @@ function tukeyText(measure: string, t: TukeyResult & { readonly n: number }): st
 /** The whole report as text: the family, each measure's table, the Tukey tables when computed. */
 export function formatSignificance(report: SignificanceReport): string {
   const tables = significanceTables(report).map((t) => `${t.measure}\n${textTable(t.header, t.rows)}\n`);
-  const tukey = Object.entries(report.tukey ?? {}).map(([m, t]) => tukeyText(m, t));
+  const tukey = Object.entries(report.tukey ?? {}).map(([m, t]) => tukeyText(m, t, report.family.permutations));
   return (
     `Paired tests of each candidate against ${report.reference}, over the queries both are evaluated on.\n` +
     `Family: ${familyLine(report)}.\n` +

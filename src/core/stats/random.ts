@@ -15,19 +15,29 @@ function splitmix32(state: number): [next: number, out: number] {
   return [next, (z ^ (z >>> 16)) >>> 0];
 }
 
-/** A generator of uniform 32-bit unsigned integers for `seed` (any integer) and `stream`. */
-export function randomStream(seed: number, stream: string): () => number {
+/** sfc32's state for `seed` and `stream`, before the 12 outputs discarded at the start. */
+function seededState(seed: number, stream: string): [number, number, number, number] {
   let h = FNV_OFFSET;
   const text = `${seed}|${stream}`;
   for (let i = 0; i < text.length; i++) h = fnvStep(h, text.charCodeAt(i));
-  let s = h;
-  let a: number, b: number, c: number, d: number;
-  [s, a] = splitmix32(s);
-  [s, b] = splitmix32(s);
-  [s, c] = splitmix32(s);
-  [, d] = splitmix32(s);
+  const state: number[] = [];
+  for (let i = 0, s = h; i < 4; i++) {
+    const [next, out] = splitmix32(s);
+    state.push(out);
+    s = next;
+  }
+  return state as [number, number, number, number];
+}
+
+/**
+ * A generator of uniform 32-bit unsigned integers for `seed` (any integer) and `stream`. `state()` gives the
+ * generator's state now, for a hot loop that steps sfc32 inline (paired.ts's bootstrap) and hands it back
+ * with `resume`.
+ */
+export function randomStream(seed: number, stream: string): RandomStream {
+  let [a, b, c, d] = seededState(seed, stream);
   // sfc32: the first outputs mix the seed through; 12 are discarded, as its author recommends.
-  const next = (): number => {
+  const next = ((): number => {
     const t = (((a + b) | 0) + d) | 0;
     d = (d + 1) | 0;
     a = b ^ (b >>> 9);
@@ -35,9 +45,19 @@ export function randomStream(seed: number, stream: string): () => number {
     c = (c << 21) | (c >>> 11);
     c = (c + t) | 0;
     return t >>> 0;
+  }) as RandomStream;
+  next.state = () => [a, b, c, d];
+  next.resume = (state) => {
+    [a, b, c, d] = state;
   };
   for (let i = 0; i < 12; i++) next();
   return next;
+}
+
+export interface RandomStream {
+  (): number;
+  state(): [number, number, number, number];
+  resume(state: readonly [number, number, number, number]): void;
 }
 
 /** A uniform integer in [0, n) from a 32-bit draw (n ≤ 2^32; the bias is below n / 2^32). */
