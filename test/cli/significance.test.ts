@@ -288,7 +288,7 @@ describe('fliplab significance', () => {
     expect(out.stdout).toMatch(/^ndcg_cut_10\ncandidate +n +reference mean +candidate mean +Δ \[95% CI\]/m);
     expect(out.stdout).toMatch(/^rotated\.run +43 +0\.5058 /m);
     expect(out.stdout).toMatch(/Tukey HSD \(randomized\), ndcg_cut_10, 43 queries every system answers/);
-    expect(out.stdout).toMatch(/groups the test cannot tell apart at α = 0\.05:\n  a: /);
+    expect(out.stdout).toMatch(/groups the test cannot tell apart at α = 0\.05:\n {2}a: /);
   });
 
   it('refuses bad input with a clear message, before reading any run', async () => {
