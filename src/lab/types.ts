@@ -6,6 +6,7 @@
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { QlExplanation as CoreQlExplanation } from '../core/retrieve/ql.ts';
 import type { MetricsRow } from '../report/metrics.ts';
+import type { SignificanceReport } from '../core/stats/significance.ts';
 import type { Failure, Problem } from './problems.ts';
 import type { Recipe } from '../report/recipe.ts';
 
@@ -94,6 +95,8 @@ export interface AnalysisView {
   /** Candidate names whose runs are partial (encoding still running). */
   readonly partial: readonly string[];
   readonly metrics: readonly MetricsRow[];
+  /** Paired tests of the measures (null while computed; absent where the view has none). */
+  readonly significance?: SignificanceReport | null;
 }
 
 /** One ranked document for the explorer's side-by-side lists. */

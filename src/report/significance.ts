@@ -4,7 +4,16 @@
  * --json` contract: `reference`, `family`, `rows[]`, and `tukey` when asked for).
  */
 import type { EvalResult } from '../core/metrics/evaluate.ts';
-import type { SignificanceReport, SystemValues } from '../core/stats/significance.ts';
+import {
+  DEFAULT_PERMUTATIONS,
+  DEFAULT_RISK_ALPHAS,
+  DEFAULT_SEED,
+  significance,
+  type SignificanceOptions,
+  type SignificanceReport,
+  type SystemValues,
+} from '../core/stats/significance.ts';
+import { LAB_MEASURES, trecEvalName } from './metrics.ts';
 
 /** The per-query values of `measures` (trec_eval's printed names) in an evaluation, as one system. */
 export function systemValues(name: string, result: EvalResult, measures: readonly string[]): SystemValues {
@@ -23,3 +32,32 @@ export function systemValues(name: string, result: EvalResult, measures: readonl
 }
 
 export const significanceJson = (report: SignificanceReport): string => `${JSON.stringify(report, null, 2)}\n`;
+
+/**
+ * The tests the lab runs beside its measures table, and `fliplab flips --significance` with them: every
+ * measure of the table (LAB_MEASURES), 10,000 sign flips as the CLI, but 1,000 bootstrap resamples (the
+ * table's intervals must arrive within a second or two of the analysis at 7,000 queries; Efron's floor for
+ * percentile intervals), seed 42, Holm over every candidate × measure.
+ */
+export const LAB_SIGNIFICANCE: SignificanceOptions = {
+  permutations: DEFAULT_PERMUTATIONS,
+  bootstrap: 1_000,
+  seed: DEFAULT_SEED,
+  correction: 'holm',
+  riskAlphas: DEFAULT_RISK_ALPHAS,
+  tukey: false,
+};
+
+/** trec_eval's names of the lab's measures ("ndcg_cut_10", ...), in the table's order. */
+export const LAB_SIGNIFICANCE_MEASURES: readonly string[] = LAB_MEASURES.map((m) => trecEvalName(m.key));
+
+/** The paired tests of evaluated runs (each with the lab's measures), reference first. */
+export function significanceOfResults(
+  runs: readonly { readonly name: string; readonly result: EvalResult }[],
+  options: SignificanceOptions = LAB_SIGNIFICANCE,
+  measures: readonly string[] = LAB_SIGNIFICANCE_MEASURES,
+): SignificanceReport {
+  const [reference, ...candidates] = runs.map((r) => systemValues(r.name, r.result, measures));
+  if (reference === undefined || candidates.length === 0) throw new RangeError('significance needs a reference and a candidate');
+  return significance(reference, candidates, measures, options);
+}

@@ -63,6 +63,7 @@ const ENGINE_CALLS = [
   'trecEval',
   'compare',
   'depthWarnings',
+  'significance',
 ] as const satisfies readonly (keyof LabEngine)[];
 
 type EngineCalls = Pick<LabEngine, (typeof ENGINE_CALLS)[number]>;

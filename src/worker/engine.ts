@@ -14,7 +14,9 @@ import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
 import { depthWarnings, listLengths, type DepthWarning } from '../core/depth.ts';
 import { LAB_MEASURES, trecEvalText, type MetricsRow } from '../report/metrics.ts';
 import { selectEvaluationQueries } from '../core/io/validate.ts';
-import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures } from '../core/metrics/index.ts';
+import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures, type EvalResult } from '../core/metrics/index.ts';
+import type { SignificanceReport } from '../core/stats/significance.ts';
+import { significanceOfResults } from '../report/significance.ts';
 import {
   bm25Idf,
   bm25IndexFrom,
@@ -127,7 +129,7 @@ export class LabEngine {
    * vector run a new snapshot) and setting: a change of k or of the compared runs re-measures nothing (an MS
    * MARCO-sized kept run takes seconds to measure as its whole file).
    */
-  readonly #measured = new WeakMap<Qrels, WeakMap<Run, Map<string, Record<string, number>>>>();
+  readonly #measured = new WeakMap<Qrels, WeakMap<Run, Map<string, EvalResult>>>();
 
   #collection(): LabCollection {
     if (this.#c === null) throw new Error('no collection is open');
@@ -429,35 +431,59 @@ export class LabEngine {
     );
   }
 
+  /**
+   * The lab's measures of a run under the analysis' settings, per query and averaged, computed once per
+   * (qrels, run, setting): the table, the paired tests and the exports read the same evaluation.
+   */
+  #evaluation(qrels: Qrels, name: string, relevanceLevel: number, judgedOnly: boolean): EvalResult {
+    // The lab follows trec_eval's default release (10.0); each row says so, and the reports repeat it.
+    const version = DEFAULT_TREC_EVAL_VERSION;
+    let byRun = this.#measured.get(qrels);
+    if (byRun === undefined) this.#measured.set(qrels, (byRun = new WeakMap()));
+    const run = this.run(name);
+    let bySetting = byRun.get(run);
+    if (bySetting === undefined) byRun.set(run, (bySetting = new Map()));
+    const setting = `${relevanceLevel}|${judgedOnly}|${version}`;
+    let result = bySetting.get(setting);
+    if (result === undefined) {
+      // A run kept to a depth is measured as its whole file (core/io/run-top.ts forEvaluation).
+      const specs = parseMeasures(
+        LAB_MEASURES.map((m) => m.key),
+        version,
+      );
+      result = evaluate(qrels, forEvaluation(run), specs, { relevanceLevel, version, judgedOnly });
+      bySetting.set(setting, result);
+    }
+    return result;
+  }
+
   /** The lab's TREC measures for each run (trec_eval semantics: judged queries the run answered). */
   metrics(names: readonly string[], partial: readonly string[] = [], relevanceLevel = 1, judgedOnly = false): MetricsRow[] {
     const qrels = this.#qrels();
     if (qrels === null) return [];
-    // The lab follows trec_eval's default release (10.0); each row says so, and the reports repeat it.
-    const version = DEFAULT_TREC_EVAL_VERSION;
-    const keys = LAB_MEASURES.map((m) => m.key);
-    const specs = parseMeasures(keys, version);
-    let byRun = this.#measured.get(qrels);
-    if (byRun === undefined) this.#measured.set(qrels, (byRun = new WeakMap()));
-    const setting = `${relevanceLevel}|${judgedOnly}|${version}`;
     return names.map((name) => {
-      const run = this.run(name);
-      let bySetting = byRun.get(run);
-      if (bySetting === undefined) byRun.set(run, (bySetting = new Map()));
-      let values = bySetting.get(setting);
-      if (values === undefined) {
-        // A run kept to a depth is measured as its whole file (core/io/run-top.ts forEvaluation).
-        const result = evaluate(qrels, forEvaluation(run), specs, { relevanceLevel, version, judgedOnly });
-        const measured: Record<string, number> = {};
-        for (const m of LAB_MEASURES) {
-          // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
-          const v = result.aggregate[m.key.replace('.', '_')];
-          if (v !== undefined) measured[m.key] = v;
-        }
-        bySetting.set(setting, (values = measured));
+      const result = this.#evaluation(qrels, name, relevanceLevel, judgedOnly);
+      const values: Record<string, number> = {};
+      for (const m of LAB_MEASURES) {
+        // trec_eval prints "ndcg_cut.10" as "ndcg_cut_10"; the lab keys values by the measure's spec.
+        const v = result.aggregate[m.key.replace('.', '_')];
+        if (v !== undefined) values[m.key] = v;
       }
-      return { run: name, partial: partial.includes(name), values: { ...values }, trecEval: version };
+      return { run: name, partial: partial.includes(name), values, trecEval: DEFAULT_TREC_EVAL_VERSION };
     });
+  }
+
+  /**
+   * Is each candidate's difference from the reference real? The paired tests of every lab measure
+   * (report/significance.ts LAB_SIGNIFICANCE), over the queries both runs are evaluated on; null without
+   * judgments or candidates.
+   */
+  significance(reference: string, candidates: readonly string[], relevanceLevel = 1, judgedOnly = false): SignificanceReport | null {
+    const qrels = this.#qrels();
+    if (qrels === null || candidates.length === 0) return null;
+    return significanceOfResults(
+      [reference, ...candidates].map((name) => ({ name, result: this.#evaluation(qrels, name, relevanceLevel, judgedOnly) })),
+    );
   }
 
   /** One query: its judgments and the top-k of each named run, with titles and grades. */

@@ -6,6 +6,7 @@
  */
 import type { Remote } from 'comlink';
 import { reportFromPrepared, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
+import type { SignificanceReport } from '../../core/stats/significance.ts';
 import type { CollectionSummary } from '../../worker/engine.ts';
 import type { LabApi } from '../../worker/api.ts';
 import { errorInfo, errorText } from './errors.ts';
@@ -36,6 +37,13 @@ export class Analysis {
   partialProgress: Record<string, { readonly encodedDocs: number; readonly totalDocs: number }> = $state.raw({});
   /** The added judgments the current numbers include (the headline says so only once they do). */
   analyzedJudgments = $state(0);
+  /**
+   * Paired tests of each candidate's measures against the reference's, for the current measures (null while
+   * they are computed, or without candidates): asked for after the measures arrive, so they never delay them.
+   */
+  significance: SignificanceReport | null = $state.raw(null);
+  /** The analysis the tests were asked for: an older answer is dropped. */
+  #tested = 0;
 
   /**
    * The report for the current depths and label, rebuilt from prepared ranks (one frame). Any view change
@@ -70,6 +78,8 @@ export class Analysis {
   reset(): void {
     this.prepared = null;
     this.metrics = [];
+    this.significance = null;
+    this.#tested++;
   }
 
   /** Analyse after `delayMs` (0: at the next turn, replacing a pending later one). */
@@ -100,6 +110,7 @@ export class Analysis {
         // says why; rows of runs that were removed must not linger.
         this.metrics = [];
         this.prepared = null;
+        this.significance = null;
         this.analyzedPartial = [];
         this.error = null;
         return;
@@ -123,9 +134,12 @@ export class Analysis {
           this.partialProgress = Object.fromEntries(
             h.retrievers.filter((r) => this.analyzedPartial.includes(r.id) && r.partial).map((r) => [r.id, r.partial!]),
           );
+          // Not on runs still growing: their numbers change every few hundred ms, and the tests take the worker.
+          this.#test(reference, this.analyzedPartial.length > 0 ? [] : candidates, relevanceLevel, judgedOnly);
         } else {
           this.metrics = [];
           this.prepared = null;
+          this.significance = null;
           this.analyzedPartial = [];
         }
         this.error = null;
@@ -142,10 +156,33 @@ export class Analysis {
     }
   }
 
-  /** Resolves once no analysis is pending (tests and exports). */
+  /** Ask the worker for the paired tests of what was just analysed; a later analysis's answer wins. */
+  #test(reference: string, candidates: readonly string[], relevanceLevel: number, judgedOnly: boolean): void {
+    const asked = ++this.#tested;
+    // The last tests stay on screen until the new ones arrive only when they test the same runs.
+    const same = this.significance?.reference === reference && this.significance.rows.every((r) => candidates.includes(r.candidate));
+    if (!same) this.significance = null;
+    if (candidates.length === 0) {
+      this.significance = null;
+      this.#testing = null;
+      return;
+    }
+    this.#testing = this.#host.lab.significance(reference, candidates, relevanceLevel, judgedOnly).then(
+      (report) => {
+        if (asked === this.#tested) this.significance = report;
+      },
+      (e: unknown) => {
+        if (asked === this.#tested) this.error = errorText(errorInfo(e));
+      },
+    );
+  }
+  #testing: Promise<void> | null = null;
+
+  /** Resolves once no analysis is pending, its paired tests included (tests and exports). */
   async settled(): Promise<void> {
     while (this.#timer !== undefined || this.#running !== null) {
       await (this.#running ?? new Promise((r) => setTimeout(r, 20)));
     }
+    await this.#testing;
   }
 }

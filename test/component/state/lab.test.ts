@@ -7,7 +7,8 @@
  * (top-k slices tested against the positives, test/unit/flips/oracle.ts).
  */
 import { withFailure } from '../../../src/lab/problems.ts';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expose } from 'comlink';
 import { afterEach, describe, expect, test, vi } from 'vitest';
@@ -21,7 +22,10 @@ import {
   type VectorsCallback,
 } from '../../../src/app/bridge/encode-bridge.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
-import { DEFAULT_VIEW } from '../../../src/app/types.ts';
+import { DEFAULT_VIEW, LAB_MEASURES } from '../../../src/app/types.ts';
+import { trecEvalName } from '../../../src/report/metrics.ts';
+import { LAB_SIGNIFICANCE } from '../../../src/report/significance.ts';
+import { cli } from '../../support/cli.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import type { Qrels, Run } from '../../../src/core/types.ts';
 import { bm25Recipe, recipeLine } from '../../../src/report/recipe.ts';
@@ -499,6 +503,43 @@ describe('Lab analyses candidates against the reference', () => {
       literalMrr10(await workerRun(lab, 'designed.trec')),
       12,
     );
+  });
+
+  test('tests each measure of the table once the analysis is in: the same rows as `fliplab significance` on its runs', async () => {
+    const { lab } = await opened();
+    await lab.addRunFile(designedFile());
+    await lab.settled();
+    const report = lab.analysis.significance!;
+    expect(report.reference).toBe('bm25');
+    expect(report.family.members).toHaveLength(LAB_MEASURES.length);
+    expect(report.rows.map((r) => r.measure)).toEqual(LAB_MEASURES.map((m) => trecEvalName(m.key)));
+    const dir = mkdtempSync(join(tmpdir(), 'fliplab-lab-significance-'));
+    try {
+      for (const name of ['bm25', 'designed.trec']) writeFileSync(join(dir, name), await lab.lab.runText(name));
+      const out = await cli(
+        'significance',
+        join(EXAMPLE, 'qrels/test.tsv'),
+        '--reference',
+        join(dir, 'bm25'),
+        '--candidate',
+        join(dir, 'designed.trec'),
+        ...LAB_MEASURES.flatMap((m) => ['-m', m.key]),
+        '--bootstrap',
+        String(LAB_SIGNIFICANCE.bootstrap),
+        '--json',
+      );
+      expect(out.code, out.stderr).toBe(0);
+      const cliReport = JSON.parse(out.stdout) as typeof report;
+      // trec_eval prints measures in its own order; the lab in the table's.
+      const byMeasure = (rows: typeof report.rows) => [...rows].sort((a, b) => a.measure.localeCompare(b.measure));
+      expect(byMeasure(report.rows)).toEqual(byMeasure(cliReport.rows));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Wins, ties and losses cover every paired query, and the designed run loses some at MRR@10.
+    const rr = report.rows.find((r) => r.measure === 'recip_rank_cut_10')!;
+    expect(rr.wins + rr.ties + rr.losses).toBe(rr.n);
+    expect(rr.losses).toBeGreaterThan(0);
   });
 
   test('setView re-slices the report by label, k and depths without the worker; deeper depths or another level ask it again', async () => {
