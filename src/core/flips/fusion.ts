@@ -16,15 +16,11 @@
 import type { QueryId, RankedList, Run } from '../types.ts';
 import { buildCohort, NEVER, supportProfile, type SupportLabel } from './cohort.ts';
 import { countTransitions } from './transitions.ts';
-import { alternateRatio, combSum, reciprocalRankFusionScored } from './hybrids.ts';
+import { frontierRanks } from './frontier-ranks.ts';
+import { alternateRatio, combSum, reciprocalRankFusionScored, type FusionParams } from './hybrids.ts';
 import type { Qrels } from '../types.ts';
 
-export type FusionMethod = 'alternation' | 'rrf' | 'combsum';
-
-export type FusionParams =
-  | { readonly method: 'alternation'; readonly ratio: readonly [number, number] }
-  | { readonly method: 'rrf'; readonly c: number }
-  | { readonly method: 'combsum'; readonly alpha: number };
+export type { FusionMethod, FusionParams } from './hybrids.ts';
 
 /** "rrf c=60", "alternation 2:1", "combsum α=0.30": a fused run's parameter in words (and its default name). */
 export function fusionLabel(p: FusionParams): string {
@@ -146,23 +142,16 @@ export function prepareFrontier(
     const profile = supportProfile(run, cohort);
     return strict ? profile.all : profile.first;
   };
-  // Only the cohort's queries are fused: the others cannot be supported.
-  const only = (run: Run): Run => ({
-    name: run.name,
-    byQuery: new Map(cohort.queries.flatMap((q) => (run.byQuery.has(q) ? [[q, run.byQuery.get(q)!] as const] : []))),
-  });
-  const ref = only(reference);
-  const cand = only(candidate);
+  const params = options.params ?? sweepParams();
+  // Each mix's support ranks from the two lists' ranks (frontier-ranks.ts): equal to fusing every list and
+  // profiling it, at a fraction of the cost.
+  const mixRanks = frontierRanks(cohort, reference, candidate, params, maxDepth, strict);
   return {
     queries: cohort.queries.length,
     maxDepth,
     reference: ranks(reference),
     candidate: ranks(candidate),
-    mixes: (options.params ?? sweepParams()).map((p) => ({
-      label: fusionLabel(p),
-      params: p,
-      ranks: ranks(fuseRuns(ref, cand, p, maxDepth)),
-    })),
+    mixes: params.map((p, m) => ({ label: fusionLabel(p), params: p, ranks: mixRanks[m]! })),
   };
 }
 

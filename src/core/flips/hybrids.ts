@@ -5,6 +5,14 @@
  */
 import type { DocId } from '../types.ts';
 
+export type FusionMethod = 'alternation' | 'rrf' | 'combsum';
+
+/** A fusion of a candidate with the reference and its parameter (fusion.ts fuses runs with it). */
+export type FusionParams =
+  | { readonly method: 'alternation'; readonly ratio: readonly [number, number] }
+  | { readonly method: 'rrf'; readonly c: number }
+  | { readonly method: 'combsum'; readonly alpha: number };
+
 /** Cormack et al. (2009) constant. */
 export const RRF_K = 60;
 
@@ -90,11 +98,11 @@ export function reciprocalRankFusionScored(
  * Rank alternation with a ratio: `a` documents from the candidate, then `b` from the reference, and again,
  * skipping documents already taken; when one list runs out the other continues. `a = b = 1` is `alternate`.
  */
-export function alternateRatio(candidate: readonly DocId[], reference: readonly DocId[], limit: number, a: number, b: number): DocId[] {
+export function alternateRatio<T = DocId>(candidate: readonly T[], reference: readonly T[], limit: number, a: number, b: number): T[] {
   if (!(Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0 && a + b > 0))
     throw new RangeError(`expected a ratio of non-negative integers, not both 0, got ${a}:${b}`);
-  const out: DocId[] = [];
-  const seen = new Set<DocId>();
+  const out: T[] = [];
+  const seen = new Set<T>();
   const next = [0, 0];
   const lists = [candidate, reference] as const;
   const take = (which: 0 | 1): boolean => {
