@@ -5,6 +5,8 @@
  * same cells.
  */
 import type { AnswerFlipReport } from '../core/answers/flips.ts';
+import { familyLine, significanceTables } from '../core/stats/format.ts';
+import type { SignificanceReport } from '../core/stats/significance.ts';
 import { answerRate } from './answers.ts';
 import { LAB_MEASURES, type MetricsRow } from './metrics.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
@@ -43,6 +45,8 @@ export interface ReportInput {
   readonly plots?: readonly ReportPlot[];
   /** Answer-level flips (Table 9), when the lab has them. */
   readonly answers?: AnswerFlipReport;
+  /** Paired tests of the measures (`flips --significance`, the lab's table), when computed. */
+  readonly significance?: SignificanceReport;
 }
 
 /** Columns from `firstNumeric` on are numeric unless `numeric` says otherwise. */
@@ -130,6 +134,8 @@ export function buildSections(input: ReportInput): Section[] {
     });
   }
 
+  if (input.significance !== undefined) sections.push(significanceSection(input.significance, input.measures ?? LAB_MEASURES));
+
   sections.push({
     id: 'transitions',
     heading: 'Query-level transitions',
@@ -210,4 +216,35 @@ export function buildSections(input: ReportInput): Section[] {
     tables: r.paired.length > 0 ? [fromRows('Paired negative flips', pairedRows(r), 3)] : [],
   });
   return sections;
+}
+
+/** Adjusted p columns of a significance table (header "p adj."): a dagger marks p < 0.05, as ranx marks its tables. */
+const ADJUSTED = 'p adj.';
+
+/** The paired tests of the measures: one table per measure, adjusted p below 0.05 marked †. */
+function significanceSection(report: SignificanceReport, measures: readonly { readonly key: string; readonly label: string }[]): Section {
+  const labelOf = (name: string) => measures.find((m) => m.key.replace(/\.(?=[^.]*$)/, '_') === name)?.label ?? name;
+  return {
+    id: 'significance',
+    heading: 'Is the difference real?',
+    notes: [
+      `Each candidate against ${report.reference}, paired over the queries both are evaluated on: mean difference with its ` +
+        '95% percentile bootstrap interval, paired t-test, sign-flip randomization test, effect size d_z = mean/sd of the ' +
+        'differences, wins/ties/losses, TRisk (losses weigh 1 + α). ' +
+        `Family: ${familyLine(report)}. † adjusted p < 0.05.`,
+    ],
+    tables: significanceTables(report).map((t) => {
+      const adjusted = t.header.flatMap((h, i) => (h === ADJUSTED ? [i] : []));
+      const byCandidate = new Map(report.rows.filter((r) => r.measure === t.measure).map((r) => [r.candidate, r]));
+      const rows = t.rows.map((cells) => {
+        const row = byCandidate.get(cells[0]!)!;
+        const p = [row.p_t_adjusted, row.p_randomization_adjusted];
+        return cells.map((c, i) => {
+          const which = adjusted.indexOf(i);
+          return which >= 0 && p[which] !== null && p[which]! < 0.05 ? `${c} †` : c;
+        });
+      });
+      return table(`${labelOf(t.measure)}: candidates against ${report.reference}`, t.header, rows);
+    }),
+  };
 }

@@ -291,6 +291,55 @@ describe('fliplab significance', () => {
     expect(out.stdout).toMatch(/groups the test cannot tell apart at α = 0\.05:\n {2}a: /);
   });
 
+  it("flips --significance carries the lab's tests: the significance command's rows on the lab's measures, and a report section", async () => {
+    const markdown = join(tmp, 'report.md');
+    const latex = join(tmp, 'tables.tex');
+    const flips = await cli(
+      'flips',
+      QRELS,
+      '--reference',
+      REF,
+      '--candidate',
+      runs[0]!,
+      '-l',
+      '2',
+      '--significance',
+      '--json',
+      '--report',
+      markdown,
+      '--latex',
+      latex,
+    );
+    expect(flips.code, flips.stderr).toBe(0);
+    const carried = (JSON.parse(flips.stdout) as { significance: { rows: Row[]; family: { bootstrap: number } } }).significance;
+    const measures = ['recip_rank_cut.10', 'ndcg_cut.10', 'ncg_cut.100', 'recall.10', 'recall.100', 'map'];
+    const direct = await cli(
+      'significance',
+      QRELS,
+      '--reference',
+      REF,
+      '--candidate',
+      runs[0]!,
+      '-l',
+      '2',
+      ...measures.flatMap((m) => ['-m', m]),
+      '--bootstrap',
+      String(carried.family.bootstrap),
+      '--json',
+    );
+    const rows = (JSON.parse(direct.stdout) as { rows: Row[] }).rows;
+    const sorted = (r: Row[]) => [...r].sort((a, b) => a.measure.localeCompare(b.measure));
+    expect(sorted(carried.rows)).toEqual(sorted(rows));
+    const md = readFileSync(markdown, 'utf8');
+    expect(md).toMatch(/## Is the difference real\?/);
+    expect(md).toMatch(/nDCG@10: candidates against run\.msmarco/);
+    // One dagger per adjusted p below 0.05, in both adjusted columns.
+    const marked = rows.reduce((n, r) => n + (r.p_t_adjusted < 0.05 ? 1 : 0) + (r.p_randomization_adjusted < 0.05 ? 1 : 0), 0);
+    expect(marked).toBeGreaterThan(0);
+    expect(md.match(/ † \|/g)?.length ?? 0).toBe(marked);
+    expect(readFileSync(latex, 'utf8')).toMatch(/\\caption\{nDCG@10: candidates against/);
+  });
+
   it('refuses bad input with a clear message, before reading any run', async () => {
     const base = ['significance', QRELS, '--reference', REF];
     const cases: [string[], RegExp][] = [

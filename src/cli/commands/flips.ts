@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
 import { parseTrecEvalVersion, type TrecEvalVersion } from '../../core/metrics/version.ts';
+import { formatSignificance } from '../../core/stats/format.ts';
 import { analyzeFlips, DEFAULT_DEPTHS, formatFlipReport, type FlipReport } from '../../core/flips/index.ts';
 import { KEEP_HELP, keepOptions, readKeptRuns } from '../runs.ts';
 import { QRELS_HELP, qrelsPaths, readLayeredQrels } from '../qrels.ts';
@@ -17,7 +18,9 @@ import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
 import { flipReportJson } from '../../report/json.ts';
 import { importedRecipe, recipeLine, type Recipe } from '../../report/recipe.ts';
-import { labMetricsRow } from '../../report/metrics.ts';
+import { evaluateRun, LAB_MEASURES, labMetricsRow } from '../../report/metrics.ts';
+import { significanceOfResults } from '../../report/significance.ts';
+import type { SignificanceReport } from '../../core/stats/significance.ts';
 import { perQueryCsv } from '../../report/per-query.ts';
 import { reportHtml } from '../../report/html.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
@@ -47,6 +50,7 @@ interface FlipsOpts {
   judgedOnly?: boolean;
   cohortAt?: number;
   latex?: string;
+  significance?: boolean;
 }
 
 /** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
@@ -96,6 +100,7 @@ export function writtenReport(
     paths: readonly string[];
     trecEval?: TrecEvalVersion;
     judgedOnly?: boolean;
+    significance?: SignificanceReport;
   },
 ): string {
   const input: ReportInput = {
@@ -112,6 +117,7 @@ export function writtenReport(
       }),
     ),
     descriptions: Object.fromEntries(runs.map((r, i) => [r.name, recipeLine(fileRunRecipe(meta.paths[i] ?? r.name, r))])),
+    ...(meta.significance === undefined ? {} : { significance: meta.significance }),
   };
   return format === 'html' ? reportHtml(input) : format === 'latex' ? reportLatex(input) : reportMarkdown(input);
 }
@@ -197,6 +203,11 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
     .option('--date <text>', 'date shown in the --report (default: today, UTC)')
     .option('--keep <n>', KEEP_HELP, parseIntFlag('--keep', 1))
     .option('--trec-eval <release>', "trec_eval release of the --report's measures: 10.0 or 9.0.8 (as fliplab eval)", '10.0')
+    .option(
+      '--significance',
+      "also test each candidate's measures against the reference's, as the lab's table does (paired t, randomization, " +
+        'bootstrap interval, d_z, TRisk; Holm): `significance` in the JSON, a section in the reports (see fliplab significance)',
+    )
     .action(async (qrelsArg: string | undefined, opts: FlipsOpts) => {
       const qrelsFiles = qrelsPaths(qrelsArg, opts.qrels);
       const qrelsPath = qrelsFiles[0]!;
@@ -240,7 +251,26 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
       if (opts.perQuery !== true) delete printed.per_query;
       // Each run's recipe: the file it came from, its lines (ranked entries) and queries.
       const recipes = Object.fromEntries(runs.map((r, i) => [r.value.name, fileRunRecipe(paths[i]!, r.value)]));
-      io.stdout(opts.json ? flipReportJson(printed, depthNotes, recipes) : formatFlipReport(printed));
+      // The lab's paired tests of its measures, on the runs as measured (kept runs as their whole files).
+      const tests =
+        opts.significance === true
+          ? significanceOfResults(
+              runs.map((r) => ({
+                name: r.value.name,
+                result: evaluateRun(qrels.value, forEvaluation(r.value), {
+                  measures: LAB_MEASURES.map((m) => m.key),
+                  relevanceLevel: opts.l,
+                  version: trecEval,
+                  judgedOnly: opts.judgedOnly === true,
+                }),
+              })),
+            )
+          : undefined;
+      io.stdout(
+        opts.json
+          ? flipReportJson(printed, depthNotes, recipes, tests)
+          : formatFlipReport(printed) + (tests ? `\n\n${formatSignificance(tests)}` : ''),
+      );
       if (opts.csv !== undefined) {
         writeExport(opts.csv, perQueryCsv(report));
         io.stderr(`wrote per-query CSV to ${opts.csv}\n`);
@@ -252,6 +282,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
         paths,
         trecEval,
         judgedOnly: opts.judgedOnly === true,
+        ...(tests === undefined ? {} : { significance: tests }),
       };
       if (opts.report !== undefined && format !== undefined) {
         writeExport(opts.report, writtenReport(format, printed, qrels.value, [reference, ...candidates], reportMeta));

@@ -4,6 +4,7 @@
  * runes-backed fields the test sets, and `vi.fn` spies in place of the methods. `asLab`/`asCollections`
  * check at compile time that the fakes have the members the panels use, with the real types.
  */
+import type { SignificanceReport } from '../../../src/core/stats/significance.ts';
 import { vi, type Mock } from 'vitest';
 import type { FlipReport } from '../../../src/core/flips/analyze.ts';
 import { BEIR_CATALOG } from '../../../src/lab/data/catalog.ts';
@@ -37,6 +38,9 @@ export class FakeLab {
   metrics: MetricsRow[] = $state.raw([]);
   partial: string[] = $state([]);
   analyzedPartial: string[] = $state([]);
+  /** The analysis' paired tests, as the real Analysis publishes them (tests set them). */
+  analysis: { significance: SignificanceReport | null } = $state({ significance: null });
+  settled = async (): Promise<void> => {};
 
   /** The real lab's rules (src/app/state/reference.ts), on the fields the test sets. */
   get reference(): string | null {
