@@ -109,7 +109,7 @@ export async function linkFixtureModels(root: string, ids: readonly string[]): P
 export const cli = (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => runCli(...argv);
 
 /**
- * `fliplab flips --json --per-query` at the lab's depths (1, 5, 10, 20, 50) for a reference and a candidate
+ * `fliplab flips --json --per-query --significance` at the lab's depths (1, 5, 10, 20, 50) for a reference and a candidate
  * named as the lab names them, qrels layered in order; the report without its recipes (the lab's and the CLI's
  * recipes differ by design), as a lab's exported report is compared with it.
  */
@@ -133,11 +133,26 @@ export async function cliFlipsReport(
     '1,5,10,20,50',
     '--json',
     '--per-query',
+    '--significance',
     ...extra,
   );
   if (out.code !== 0) throw new Error(`fliplab flips failed: ${out.stderr}`);
   const { recipes: _r, ...report } = JSON.parse(out.stdout) as Record<string, unknown>;
-  return report;
+  return portableReport(report);
+}
+
+/**
+ * A flip report whose paired t-test p values (`significance.rows[].p_t`, `p_t_adjusted`) are rounded to 10
+ * significant digits: they come from Math.exp and Math.log (Student's t tail), which may differ in the last
+ * bit between the browser's V8 and Node's; every other number of the report is exact arithmetic and compared
+ * as it is.
+ */
+export function portableReport<T>(report: T): T {
+  const tests = (report as { significance?: { rows: Record<string, unknown>[] } }).significance;
+  if (tests === undefined) return report;
+  const round = (x: unknown) => (typeof x === 'number' ? Number(x.toPrecision(10)) : x);
+  const rows = tests.rows.map((r) => ({ ...r, p_t: round(r['p_t']), p_t_adjusted: round(r['p_t_adjusted']) }));
+  return { ...report, significance: { ...tests, rows } };
 }
 
 /** Click something that downloads a file; the file is saved in `dir` under its suggested name. */

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
 import { covidRuns, holeyRun } from '../support/runs.ts';
-import { cliFlipsReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
+import { cliFlipsReport, portableReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 
 /** With FLIPLAB_SCREENSHOTS=1 the judging view becomes the README's picture (docs/screenshots/judging.png). */
 const SHOTS = process.env.FLIPLAB_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : null;
@@ -65,7 +65,7 @@ async function labReport(p: Page): Promise<Record<string, unknown>> {
     string,
     unknown
   >;
-  return report;
+  return portableReport(report);
 }
 
 type Row = { broken: number; broken_with_unjudged: number };

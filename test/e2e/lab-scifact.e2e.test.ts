@@ -25,7 +25,7 @@ import Papa from 'papaparse';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
-import { cli } from './harness.ts';
+import { cli, portableReport } from './harness.ts';
 import { type Lab, useLabSession, loadSciFact, MAX_TOKENS, MODEL, openAddRetriever, row, SCIFACT } from './lab-session.ts';
 
 /** The fixture encoder as the lab names it. */
@@ -240,6 +240,7 @@ describe('the lab (wasm)', () => {
         ENCODER_ID,
         '--json',
         '--per-query',
+        '--significance',
       ]);
       expect(out.stderr).not.toMatch(/error/i);
       expect(out.code).toBe(0);
@@ -247,7 +248,7 @@ describe('the lab (wasm)', () => {
       // recipes: the app knows how its runs were made (BM25's k1 and b, the encoder's model, …), the CLI knows files.
       const { recipes: appRecipes, ...appRest } = JSON.parse(report.text) as { recipes: Record<string, Record<string, string>> };
       const { recipes: cliRecipes, ...cliRest } = JSON.parse(out.stdout) as { recipes: Record<string, Record<string, string>> };
-      expect(`${JSON.stringify(appRest, null, 2)}\n`).toBe(`${JSON.stringify(cliRest, null, 2)}\n`);
+      expect(`${JSON.stringify(portableReport(appRest), null, 2)}\n`).toBe(`${JSON.stringify(portableReport(cliRest), null, 2)}\n`);
       expect(out.stdout.slice(0, out.stdout.indexOf('"recipes"'))).toBe(report.text.slice(0, report.text.indexOf('"recipes"')));
       expect(appRecipes['bm25']).toMatchObject({ k1: '1.5', b: '0.75' });
       expect(appRecipes[ENCODER_ID]).toMatchObject({
@@ -256,6 +257,19 @@ describe('the lab (wasm)', () => {
         'passages encoded': '5,183 of 5,183',
       });
       expect(cliRecipes['bm25']).toMatchObject({ retriever: 'imported TREC run', file: bm25.path, queries: '300' });
+
+      // The paired tests of the measures are in both (the whole JSON above), and the table on the page shows the
+      // CLI's numbers: one row per measure for the one candidate, the nDCG@10 row's difference and adjusted p.
+      const tests = (
+        cliRest as unknown as { significance: { rows: { measure: string; mean_diff: number; n: number; p_t_adjusted: number }[] } }
+      ).significance;
+      expect(tests.rows).toHaveLength(6);
+      const table = page.getByTestId('significance-table');
+      expect(await table.locator('tbody tr').count()).toBe(6);
+      const ndcg = tests.rows.find((r) => r.measure === 'ndcg_cut_10')!;
+      const ndcgRow = await table.locator('tr[data-measure="ndcg_cut_10"]').textContent();
+      expect(ndcgRow).toContain(`${ndcg.mean_diff >= 0 ? '+' : '−'}${Math.abs(ndcg.mean_diff).toFixed(4)} [`);
+      expect(ndcgRow).toContain(String(ndcg.n));
 
       // The 2×2 matrix on the page shows the same counts at k = 10.
       const at10 = appReport.depths.find((d) => d.k === 10)!.candidates[0]!;

@@ -25,7 +25,7 @@ import { readPackPath } from '../../src/node/vectors-file.ts';
 import { LAYOUT_REPOS } from '../support/hub-layouts.ts';
 import type { HubServer } from '../support/hub-server.ts';
 import { launchChromium } from './browser.ts';
-import { cli } from './harness.ts';
+import { cli, portableReport } from './harness.ts';
 import { demoReady, type Lab, useLabSession, MAX_TOKENS, MODEL, openAddRetriever, row, SCIFACT } from './lab-session.ts';
 
 let lab: Lab;
@@ -130,11 +130,12 @@ describe('vector packs: encoded in Node, used in the browser with no model', () 
         id,
         '--json',
         '--per-query',
+        '--significance',
       ]);
       expect(flips.code).toBe(0);
       const withoutRecipes = (t: string) => {
         const { recipes: _, ...rest } = JSON.parse(t) as { recipes: unknown };
-        return rest;
+        return portableReport(rest);
       };
       expect(withoutRecipes(report.text)).toEqual(withoutRecipes(flips.stdout));
 

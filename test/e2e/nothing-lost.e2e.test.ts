@@ -16,7 +16,7 @@ import type { HubServer } from '../support/hub-server.ts';
 import { covidRuns, holeyRun } from '../support/runs.ts';
 import { zipBomb } from '../support/bombs.ts';
 import { SHARED_DATA } from '../shared-data.ts';
-import { cli, cliFlipsReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
+import { cli, cliFlipsReport, portableReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 
 let work: string;
 let e2e: E2e;
@@ -219,7 +219,7 @@ describe('a crashed tab', () => {
       ) as Record<string, unknown>;
       console.info(`[e2e] after the crash mid-judgment the import was ${kept ? 'kept whole' : 'not kept'}`);
       // The whole import or none of it: the numbers are the CLI's on the stored state.
-      expect(report).toEqual(await flips(kept ? [files.added] : []));
+      expect(portableReport(report)).toEqual(await flips(kept ? [files.added] : []));
 
       // Mid-import: another collection is being read when the tab dies.
       await p2.getByTestId('change-collection').click();
