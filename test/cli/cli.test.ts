@@ -55,13 +55,14 @@ describe('fliplab bm25', () => {
     );
   });
 
-  it('eval, flips and compare report a missing file the same way (bm25’s missing folder: above)', async () => {
+  it('eval, flips, significance and compare report a missing file the same way (bm25’s missing folder: above)', async () => {
     const gone = join(tmp, 'gone.run');
     const expected = `fliplab: ${gone}: not found (expected a file)\n`;
     for (const argv of [
       ['eval', DL19_QRELS, gone],
       ['eval', gone, DL19_RUN],
       ['flips', DL19_QRELS, '--reference', gone, '--candidate', DL19_RUN],
+      ['significance', DL19_QRELS, '--reference', DL19_RUN, '--candidate', gone],
       ['compare', '--reference', DL19_RUN, '--candidate', gone],
     ]) {
       const r = await cli(...argv);
