@@ -7,6 +7,7 @@ import type { FlipReport } from '../core/flips/analyze.ts';
 import type { QlExplanation as CoreQlExplanation } from '../core/retrieve/ql.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
+import type { Estimate } from '../core/stats/wilson.ts';
 import type { Failure, Problem } from './problems.ts';
 import type { Recipe } from '../report/recipe.ts';
 
@@ -160,3 +161,22 @@ export type ExpansionLoader = (
 export type DetailLoader = (qid: string, runs: readonly string[], k: number) => Promise<QueryDetail>;
 /** Loads one passage's text on demand (never rendered as HTML). */
 export type PassageLoader = (docId: string) => Promise<{ readonly title: string; readonly text: string }>;
+
+/**
+ * A whole track against the reference (the lab's track table): the tests of one measure for every run
+ * (`fliplab significance -m <measure> --tukey`'s shape) and each run's flips at each depth.
+ */
+export interface TrackReport {
+  /** trec_eval's name of the measure ("ndcg_cut_10"). */
+  readonly measure: string;
+  readonly significance: SignificanceReport;
+  readonly flips: readonly {
+    readonly run: string;
+    readonly depths: readonly {
+      readonly k: number;
+      readonly broken: number;
+      readonly fixed: number;
+      readonly negative_flip_rate: Estimate;
+    }[];
+  }[];
+}

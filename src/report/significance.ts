@@ -61,3 +61,10 @@ export function significanceOfResults(
   if (reference === undefined || candidates.length === 0) throw new RangeError('significance needs a reference and a candidate');
   return significance(reference, candidates, measures, options);
 }
+
+/**
+ * A whole track's tests (the lab's track table): one measure, every run against the reference, 10,000 sign
+ * flips and a randomized Tukey HSD with as many trials, 1,000 bootstrap resamples, Holm over the runs — what
+ * `fliplab significance -m <measure> --bootstrap 1000 --tukey` prints for the same files.
+ */
+export const TRACK_SIGNIFICANCE: SignificanceOptions = { ...LAB_SIGNIFICANCE, tukey: true };

@@ -64,6 +64,7 @@ const ENGINE_CALLS = [
   'compare',
   'depthWarnings',
   'significance',
+  'track',
 ] as const satisfies readonly (keyof LabEngine)[];
 
 type EngineCalls = Pick<LabEngine, (typeof ENGINE_CALLS)[number]>;

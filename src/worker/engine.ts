@@ -5,18 +5,18 @@
  * objects: prepared flip ranks (the UI re-slices them by depth and label within a frame), measures, one
  * query's side-by-side lists, one passage.
  */
-import { prepareFlips, type PreparedFlips } from '../core/flips/analyze.ts';
+import { prepareFlips, reportFromPrepared, type PreparedFlips } from '../core/flips/analyze.ts';
 import type { SupportLabel } from '../core/flips/cohort.ts';
 import { fuseRuns, prepareFrontier, type FusionParams, type PreparedFrontier } from '../core/flips/fusion.ts';
 import { passageText } from '../core/io/beir.ts';
 import { formatRun } from '../core/io/trec.ts';
 import { compareRuns, type AgreementReport } from '../core/agreement/index.ts';
 import { depthWarnings, listLengths, type DepthWarning } from '../core/depth.ts';
-import { LAB_MEASURES, trecEvalText, type MetricsRow } from '../report/metrics.ts';
+import { LAB_MEASURES, trecEvalName, trecEvalText, type MetricsRow } from '../report/metrics.ts';
 import { selectEvaluationQueries } from '../core/io/validate.ts';
 import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures, type EvalResult } from '../core/metrics/index.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
-import { significanceOfResults } from '../report/significance.ts';
+import { significanceOfResults, TRACK_SIGNIFICANCE } from '../report/significance.ts';
 import {
   bm25Idf,
   bm25IndexFrom,
@@ -35,7 +35,7 @@ import { readerTasks, type ReaderTaskSet, type ReaderTemplate } from '../core/an
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { PackCollection } from './packs.ts';
-import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation } from '../lab/types.ts';
+import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation, TrackReport } from '../lab/types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
 import { runKeepOptions, withText } from './load.ts';
 import type { CollectionFile } from '../lab/data/types.ts';
@@ -484,6 +484,40 @@ export class LabEngine {
     return significanceOfResults(
       [reference, ...candidates].map((name) => ({ name, result: this.#evaluation(qrels, name, relevanceLevel, judgedOnly) })),
     );
+  }
+
+  /**
+   * A whole track against the reference: the tests of one lab measure for every run (report/significance.ts
+   * TRACK_SIGNIFICANCE, Tukey HSD included) and each run's broken, fixed and negative-flip rate at each depth.
+   */
+  track(
+    reference: string,
+    runs: readonly string[],
+    options: { measure: string; depths: readonly number[]; relevanceLevel: number; judgedOnly: boolean; label: SupportLabel },
+  ): TrackReport | null {
+    const qrels = this.#qrels();
+    if (qrels === null || runs.length === 0) return null;
+    const measure = trecEvalName(options.measure);
+    const significance = significanceOfResults(
+      [reference, ...runs].map((name) => ({ name, result: this.#evaluation(qrels, name, options.relevanceLevel, options.judgedOnly) })),
+      TRACK_SIGNIFICANCE,
+      [measure],
+    );
+    const prepared = this.prepare(reference, runs, {
+      maxDepth: Math.max(...options.depths),
+      relevanceLevel: options.relevanceLevel,
+      judgedOnly: options.judgedOnly,
+      label: options.label,
+    });
+    const report = reportFromPrepared(prepared, { depths: options.depths, label: options.label });
+    const flips = runs.map((run) => ({
+      run,
+      depths: report.depths.map((d) => {
+        const c = d.candidates.find((x) => x.name === run)!;
+        return { k: d.k, broken: c.broken, fixed: c.fixed, negative_flip_rate: c.negative_flip_rate };
+      }),
+    }));
+    return { measure, significance, flips };
   }
 
   /** One query: its judgments and the top-k of each named run, with titles and grades. */

@@ -142,17 +142,22 @@ export async function cliFlipsReport(
 }
 
 /**
- * A flip report whose paired t-test p values (`significance.rows[].p_t`, `p_t_adjusted`) are rounded to 10
- * significant digits: they come from Math.exp and Math.log (Student's t tail), which may differ in the last
- * bit between the browser's V8 and Node's; every other number of the report is exact arithmetic and compared
- * as it is.
+ * A flip report (or a significance report itself) whose paired t-test p values (`rows[].p_t`, `p_t_adjusted`)
+ * are rounded to 10 significant digits: they come from Math.exp and Math.log (Student's t tail), which may
+ * differ in the last bits between the browser's V8 and Node's; every other number is exact arithmetic and
+ * compared as it is.
  */
 export function portableReport<T>(report: T): T {
-  const tests = (report as { significance?: { rows: Record<string, unknown>[] } }).significance;
-  if (tests === undefined) return report;
+  type Tests = { rows: Record<string, unknown>[] };
   const round = (x: unknown) => (typeof x === 'number' ? Number(x.toPrecision(10)) : x);
-  const rows = tests.rows.map((r) => ({ ...r, p_t: round(r['p_t']), p_t_adjusted: round(r['p_t_adjusted']) }));
-  return { ...report, significance: { ...tests, rows } };
+  const portable = (tests: Tests): Tests => ({
+    ...tests,
+    rows: tests.rows.map((r) => ({ ...r, p_t: round(r['p_t']), p_t_adjusted: round(r['p_t_adjusted']) })),
+  });
+  const r = report as { significance?: Tests; rows?: Tests['rows']; family?: unknown };
+  if (r.significance !== undefined) return { ...report, significance: portable(r.significance) };
+  if (r.rows !== undefined && r.family !== undefined) return portable(report as Tests) as T;
+  return report;
 }
 
 /** Click something that downloads a file; the file is saved in `dir` under its suggested name. */

@@ -2,7 +2,8 @@
  * The lab's state on the main thread (Svelte 5 runes): the open collection, the retriever rows, the view
  * (mirrored in the URL). Heavy work runs in the workers; the parts live in classes of their own that reach
  * the rows through small hosts: Analysis (measures, prepared flips, the report), EncoderJobs (encoding,
- * downloads, calibration, model folders), PackJobs (vector packs), Fusion (the frontier and fused candidates).
+ * downloads, calibration, model folders), PackJobs (vector packs), Fusion (the frontier and fused candidates),
+ * Track (every run against the reference).
  */
 import { isAbort } from '../../core/error-message.ts';
 import { proxy, wrap, type Remote } from 'comlink';
@@ -28,6 +29,7 @@ import { PackJobs } from './pack-jobs.svelte.ts';
 import { localRevision } from './local-revisions.ts';
 import type { Bm25Spec, EncoderHost, RetrieverSpec } from './host.ts';
 import { Analysis } from './analysis.svelte.ts';
+import { Track } from './track.svelte.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import type { ReadingProgress } from '../../worker/reading.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
@@ -85,6 +87,8 @@ export class Lab {
   readonly lab: Remote<LabApi>;
   /** Measures and prepared flips for the view (analysis.svelte.ts). */
   readonly analysis: Analysis;
+  /** Every finished run against the reference, when there are three or more (track.svelte.ts). */
+  readonly track: Track;
 
   constructor(options: LabOptions = {}) {
     if (options.settings) this.settings = options.settings;
@@ -121,6 +125,7 @@ export class Lab {
     this.packs = new PackJobs(host, this.encoders);
     this.fusion = new Fusion(host, this);
     this.analysis = new Analysis(this);
+    this.track = new Track(this);
   }
 
   // ---------------------------------------------------------------- collections
