@@ -65,6 +65,7 @@ const ENGINE_CALLS = [
   'depthWarnings',
   'significance',
   'track',
+  'differences',
 ] as const satisfies readonly (keyof LabEngine)[];
 
 type EngineCalls = Pick<LabEngine, (typeof ENGINE_CALLS)[number]>;

@@ -16,7 +16,7 @@ import { LAB_MEASURES, trecEvalName, trecEvalText, type MetricsRow } from '../re
 import { selectEvaluationQueries } from '../core/io/validate.ts';
 import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures, type EvalResult } from '../core/metrics/index.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
-import { significanceOfResults, TRACK_SIGNIFICANCE } from '../report/significance.ts';
+import { significanceOfResults, systemValues, TRACK_SIGNIFICANCE } from '../report/significance.ts';
 import {
   bm25Idf,
   bm25IndexFrom,
@@ -484,6 +484,27 @@ export class LabEngine {
     return significanceOfResults(
       [reference, ...candidates].map((name) => ({ name, result: this.#evaluation(qrels, name, relevanceLevel, judgedOnly) })),
     );
+  }
+
+  /**
+   * Per-query differences of one lab measure (`measureKey`, e.g. "ndcg_cut.10"), candidate − reference, over
+   * the queries both are evaluated on: what the difference plot draws (the significance rows summarise them).
+   */
+  differences(
+    reference: string,
+    candidate: string,
+    measureKey: string,
+    relevanceLevel = 1,
+    judgedOnly = false,
+  ): { measure: string; queries: string[]; diffs: number[] } | null {
+    const qrels = this.#qrels();
+    if (qrels === null) return null;
+    const measure = trecEvalName(measureKey);
+    const [ref, cand] = [reference, candidate].map((name) =>
+      systemValues(name, this.#evaluation(qrels, name, relevanceLevel, judgedOnly), [measure]).byMeasure.get(measure)!,
+    );
+    const queries = [...ref!.keys()].filter((q) => cand!.has(q));
+    return { measure, queries, diffs: queries.map((q) => cand!.get(q)! - ref!.get(q)!) };
   }
 
   /**

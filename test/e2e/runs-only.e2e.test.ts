@@ -145,6 +145,11 @@ describe('runs without a corpus', () => {
       const { recipes: _c, ...cliReport } = JSON.parse(out.stdout) as Record<string, unknown>;
       expect(portableReport(app)).toEqual(portableReport(cliReport));
       expect((app['depths'] as { candidates: { broken: number; fixed: number }[] }[])[2]!.candidates[0]!.broken).toBeGreaterThan(0);
+      // The per-query difference plot: one bar per query both runs answer, the broken ones at k = 10 in red.
+      const plot = p.getByTestId('difference-plot').locator('[data-bars]');
+      await expect.poll(() => plot.getAttribute('data-bars'), { timeout: 30_000 }).toBe('50');
+      const red = await plot.locator('rect[fill="#d62728"]').count();
+      expect(red).toBe((app['depths'] as { k: number; candidates: { broken: number }[] }[]).find((d) => d.k === 10)!.candidates[0]!.broken);
 
       // The explorer works on ids: a query's two rankings, and a passage says it has no text.
       await p.getByTestId('next-broken').click();
