@@ -148,7 +148,7 @@ describe('runs without a corpus', () => {
       // The per-query difference plot: one bar per query both runs answer, the broken ones at k = 10 in red.
       const plot = p.getByTestId('difference-plot').locator('[data-bars]');
       await expect.poll(() => plot.getAttribute('data-bars'), { timeout: 30_000 }).toBe('50');
-      const red = await plot.locator('rect[fill="#d62728"]').count();
+      const red = await plot.locator('rect[fill="#c62828"]').count();
       expect(red).toBe((app['depths'] as { k: number; candidates: { broken: number }[] }[]).find((d) => d.k === 10)!.candidates[0]!.broken);
 
       // The explorer works on ids: a query's two rankings, and a passage says it has no text.

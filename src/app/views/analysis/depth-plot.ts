@@ -232,16 +232,23 @@ export function buildDepthPlot(report: FlipReport, options: DepthPlotOptions = {
     p.setAttribute('data-panel', metric);
     root.append(heading, p);
   });
-  // The figure is one image described by its <title> and <desc>; Plot's aria-labels on its marks' <g>
-  // groups are not allowed there (no role) and would only repeat "line", "area", "dot" to a screen reader.
-  // The mark names stay as data-mark (tests and styles find the marks by them).
+  asOneImage(root);
+  return root;
+}
+
+/**
+ * A plot as one image described by its <title> and <desc>: Plot's aria-labels on its marks' <g> groups are
+ * not allowed there (no role) and would only repeat "line", "area", "dot" to a screen reader. The mark names
+ * stay as data-mark (tests and styles find the marks by them).
+ */
+export function asOneImage(root: Element): void {
   for (const e of root.querySelectorAll('[aria-label], [aria-description]')) {
+    if (e === root) continue;
     const label = e.getAttribute('aria-label');
     if (label !== null) e.setAttribute('data-mark', label);
     e.removeAttribute('aria-label');
     e.removeAttribute('aria-description');
   }
-  return root;
 }
 
 /** The figure's SVG markup (standalone, with xmlns), e.g. to embed in the HTML report. */

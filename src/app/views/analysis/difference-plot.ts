@@ -6,10 +6,12 @@
  */
 import * as Plot from '@observablehq/plot';
 import type { TransitionState } from '../../../core/flips/transitions.ts';
+import { asOneImage } from './depth-plot.ts';
 
+/** Red and green dark enough to read as text on white (WCAG AA), the legend being words in those colours. */
 export const STATE_COLORS: Readonly<Record<'broken' | 'fixed' | 'other', string>> = {
-  broken: '#d62728',
-  fixed: '#2ca02c',
+  broken: '#c62828',
+  fixed: '#1b7a34',
   other: '#9498a0',
 };
 
@@ -54,12 +56,11 @@ export function buildDifferencePlot(
     fill: colorOf(b.state),
     title: `query ${b.qid}: ${b.diff >= 0 ? '+' : ''}${b.diff.toFixed(4)}${flip(b.state)}`,
   }));
-  return Plot.plot({
+  const svg = Plot.plot({
     document: doc,
     width: options.width ?? 880,
     height: 300,
     marginLeft: 56,
-    ariaLabel: `${options.label}: ${options.candidate} − ${options.reference}, per query, sorted`,
     x: { label: `queries, by difference (${bars.length})`, ticks: [] },
     y: { label: `Δ ${options.label}`, grid: true },
     marks: [
@@ -73,4 +74,10 @@ export function buildDifferencePlot(
       }),
     ],
   }) as SVGSVGElement;
+  svg.setAttribute('role', 'img');
+  const title = doc.createElementNS('http://www.w3.org/2000/svg', 'title');
+  title.textContent = `${options.label}: ${options.candidate} − ${options.reference}, per query, sorted`;
+  svg.prepend(title);
+  asOneImage(svg);
+  return svg;
 }
