@@ -81,6 +81,24 @@ describe('the fusion frontier', () => {
       const overlaps = (a: DOMRect, b: DOMRect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
       expect(dots.filter((d) => ticks.some((t) => overlaps(d, t)))).toEqual([]);
 
+      // The risk view: every mix placed by its TRisk across (as its name says it; "n/a", nothing changed, sits at 0)
+      // and mean gain up; no frontier line.
+      await p.getByTestId('frontier-risk').check();
+      expect(await frontier.getAttribute('data-view')).toBe('risk');
+      expect(await frontier.locator('polyline.front').count()).toBe(0);
+      const placed = await frontier.locator('g.point[role="button"]').evaluateAll((gs) =>
+        gs.map((g) => ({
+          trisk: ((t) => (t === 'n/a' ? 0 : Number(t ?? 'NaN')))(/TRisk (n\/a|-?[\d.]+)/.exec(g.getAttribute('aria-label') ?? '')?.[1]),
+          cx: Number(g.querySelector('circle')!.getAttribute('cx')),
+        })),
+      );
+      expect(placed.every((q) => Number.isFinite(q.trisk))).toBe(true);
+      const byRisk = [...placed].sort((a, b) => a.trisk - b.trisk);
+      for (let i = 1; i < byRisk.length; i++) expect(byRisk[i]!.cx).toBeGreaterThanOrEqual(byRisk[i - 1]!.cx - 0.5);
+      expect(new Set(placed.map((q) => q.trisk)).size).toBeGreaterThan(1);
+      await frontier.getByLabel('Broken vs net gain').check();
+      expect(await frontier.locator('polyline.front').count()).toBe(1);
+
       // Where mixes share a spot (some do here), a click lists each of them; Close folds the list.
       const shared = frontier.locator('g.point[role="button"]:not([data-stack="1"])').first();
       const sharing = Number(await shared.getAttribute('data-stack'));

@@ -17,6 +17,7 @@ import type { QueryId, RankedList, Run } from '../types.ts';
 import { buildCohort, NEVER, supportProfile, type SupportLabel } from './cohort.ts';
 import { countTransitions } from './transitions.ts';
 import { frontierRanks } from './frontier-ranks.ts';
+import { riskOfCounts } from '../stats/paired.ts';
 import { alternateRatio, combSum, reciprocalRankFusionScored, type FusionParams } from './hybrids.ts';
 import type { Qrels } from '../types.ts';
 
@@ -89,6 +90,13 @@ export interface FrontierPoint {
   readonly frontier: boolean;
   /** One of the paper's three hybrids (alternation 1:1, RRF c = 60, the union at 2k). */
   readonly paper: boolean;
+  /** Net gain per query: (fixed − broken) / queries. */
+  readonly mean_gain: number;
+  /**
+   * TRisk with α = 1 of the per-query support changes (+1 fixed, −1 broken, 0 else): a broken query weighs
+   * twice; below −2 the mix is a risky switch, above +2 a safe gain (null when nothing changes).
+   */
+  readonly trisk: number | null;
 }
 
 export interface Frontier {
@@ -155,6 +163,9 @@ export function prepareFrontier(
   };
 }
 
+/** The α of the frontier's risk view: a broken query weighs twice a fixed one. */
+export const FRONTIER_RISK_ALPHA = 1;
+
 const isPaper = (p: FusionParams | null): boolean =>
   p !== null && ((p.method === 'rrf' && p.c === 60) || (p.method === 'alternation' && p.ratio[0] === 1 && p.ratio[1] === 1));
 
@@ -175,6 +186,8 @@ export function frontierAt(p: PreparedFrontier, k: number): Frontier {
       fixed: c.fixed,
       net_gain: c.fixed - c.broken,
       paper: budget !== k || isPaper(params),
+      mean_gain: p.queries === 0 ? 0 : (c.fixed - c.broken) / p.queries,
+      trisk: riskOfCounts(c.fixed, c.broken, p.queries, FRONTIER_RISK_ALPHA).trisk,
     };
   };
   const union = p.reference.map((r, i) => (r <= k || p.candidate[i]! <= k ? 1 : NEVER));

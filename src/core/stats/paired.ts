@@ -166,6 +166,20 @@ export function risk(d: ArrayLike<number>, alpha: number): RiskValue {
   return { urisk: mean, trisk: weighted.length < 2 || sd === 0 ? null : mean / (sd / Math.sqrt(weighted.length)) };
 }
 
+/**
+ * URisk and TRisk of n differences of which `gains` are +1, `losses` −1 and the rest 0 (a flip analysis: fixed
+ * and broken queries), in closed form: the same numbers as `risk` on the expanded list, in constant time.
+ */
+export function riskOfCounts(gains: number, losses: number, n: number, alpha: number): RiskValue {
+  if (n === 0) return { urisk: Number.NaN, trisk: null };
+  const low = -(1 + alpha);
+  const mean = (gains + low * losses) / n;
+  if (n < 2) return { urisk: mean, trisk: null };
+  const ss = gains * (1 - mean) ** 2 + losses * (low - mean) ** 2 + (n - gains - losses) * mean ** 2;
+  const sd = Math.sqrt(ss / (n - 1));
+  return { urisk: mean, trisk: sd === 0 ? null : mean / (sd / Math.sqrt(n)) };
+}
+
 /** Every paired statistic of one candidate against the reference on one measure; rows are the paired queries. */
 export function pairedTest(reference: ArrayLike<number>, candidate: ArrayLike<number>, options: PairedOptions): PairedResult {
   const n = reference.length;

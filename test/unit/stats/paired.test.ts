@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adjustPValues, benjaminiHochberg } from '../../../src/core/stats/corrections.ts';
-import { bootstrapInterval, pairedTest, quantileSorted, signFlipTest } from '../../../src/core/stats/paired.ts';
+import { bootstrapInterval, pairedTest, quantileSorted, risk, riskOfCounts, signFlipTest } from '../../../src/core/stats/paired.ts';
 import { randomStream } from '../../../src/core/stats/random.ts';
 import { randomizedTukey } from '../../../src/core/stats/tukey.ts';
 
@@ -92,6 +92,25 @@ describe('pairedTest', () => {
     expect([shifted.t, shifted.p_t, shifted.d_z]).toEqual([null, 0, null]);
     expect(() => pairedTest([], [], options)).toThrow(/no query/);
     expect(() => pairedTest([1], [1, 2], options)).toThrow(/1 reference values against 2/);
+  });
+});
+
+describe('risk of flip counts', () => {
+  it.each([
+    [7, 10, 300, 1],
+    [0, 5, 50, 5],
+    [12, 0, 40, 1],
+    [3, 2, 5, 1],
+  ])('%i fixed, %i broken of %i queries (α = %i) equal URisk/TRisk of the expanded ±1 differences', (gains, losses, n, alpha) => {
+    const d = [...Array<number>(gains).fill(1), ...Array<number>(losses).fill(-1), ...Array<number>(n - gains - losses).fill(0)];
+    const expanded = risk(d, alpha);
+    const counted = riskOfCounts(gains, losses, n, alpha);
+    expect(counted.urisk).toBeCloseTo(expanded.urisk, 12);
+    expect(counted.trisk === null ? null : counted.trisk).toBeCloseTo(expanded.trisk!, 10);
+  });
+
+  it('has no TRisk when nothing changes', () => {
+    expect(riskOfCounts(0, 0, 30, 1)).toEqual({ urisk: 0, trisk: null });
   });
 });
 
