@@ -15,7 +15,7 @@
 import type { DocId, RankedList, Run } from '../types.ts';
 import type { Cohort } from './cohort.ts';
 import { NEVER } from './cohort.ts';
-import { alternateRatio, type FusionParams } from './hybrids.ts';
+import { alternateRatio, minMaxNormalised, type FusionParams } from './hybrids.ts';
 
 /** One query's two lists over their union: slot s is a distinct passage. */
 interface Union {
@@ -38,17 +38,6 @@ interface Union {
 
 const EMPTY: RankedList = { docs: [], scores: new Float64Array(0) };
 
-function normalised(list: RankedList): Float64Array {
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < list.docs.length; i++) {
-    const s = list.scores[i]!;
-    if (s < min) min = s;
-    if (s > max) max = s;
-  }
-  return Float64Array.from({ length: list.docs.length }, (_, i) => (max === min ? 1 : (list.scores[i]! - min) / (max - min)));
-}
-
 function union(cand: RankedList, ref: RankedList, positives: ReadonlySet<DocId>): Union {
   const slot = new Map<DocId, number>();
   const capacity = cand.docs.length + ref.docs.length;
@@ -59,8 +48,8 @@ function union(cand: RankedList, ref: RankedList, positives: ReadonlySet<DocId>)
   const refNorm = new Float64Array(capacity);
   const candSlots = new Int32Array(cand.docs.length);
   const refSlots = new Int32Array(ref.docs.length);
-  const cn = normalised(cand);
-  const rn = normalised(ref);
+  const cn = minMaxNormalised(cand.scores, cand.docs.length);
+  const rn = minMaxNormalised(ref.scores, ref.docs.length);
   let size = 0;
   cand.docs.forEach((d, i) => {
     slot.set(d, size);

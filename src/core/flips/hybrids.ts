@@ -128,6 +128,18 @@ export function alternateRatio<T = DocId>(candidate: readonly T[], reference: re
   return out;
 }
 
+/** The first `n` scores mapped to [0, 1]: (s − min) / (max − min), every one 1 when max = min (CombSUM's). */
+export function minMaxNormalised(scores: ArrayLike<number>, n = scores.length): Float64Array {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const s = scores[i]!;
+    if (s < min) min = s;
+    if (s > max) max = s;
+  }
+  return Float64Array.from({ length: n }, (_, i) => (max === min ? 1 : (scores[i]! - min) / (max - min)));
+}
+
 /**
  * CombSUM of min-max normalised scores: each run's scores for the query are mapped to [0, 1] over its full
  * list ((s − min) / (max − min); every score 1 when max = min), and a document scores
@@ -146,15 +158,9 @@ export function combSum(
   const score: number[] = [];
   const order: number[] = [];
   const add = (list: typeof candidate, weight: number, position: (i: number) => number): void => {
-    let min = Infinity;
-    let max = -Infinity;
-    for (let i = 0; i < list.docs.length; i++) {
-      const s = list.scores[i]!;
-      if (s < min) min = s;
-      if (s > max) max = s;
-    }
+    const normalised = minMaxNormalised(list.scores, list.docs.length);
     list.docs.forEach((d, i) => {
-      const norm = max === min ? 1 : (list.scores[i]! - min) / (max - min);
+      const norm = normalised[i]!;
       const at = slot.get(d);
       if (at === undefined) {
         slot.set(d, docs.length);
