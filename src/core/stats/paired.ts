@@ -5,7 +5,7 @@
  * risk-sensitive URisk/TRisk (Wang et al. 2012; Dinçer, Macdonald & Ounis 2014). Definitions: DESIGN.md
  * "Is the difference real?".
  */
-import { randomStream, type RandomStream } from './random.ts';
+import { randomStream, type RandomStream } from '../random.ts';
 import { tTwoSided } from './t-dist.ts';
 import { wilson } from './wilson.ts';
 

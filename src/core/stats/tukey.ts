@@ -6,7 +6,7 @@
  * every pair is covered at once, no further correction. The groups are the maximal runs of systems, in
  * order of mean, that the test cannot tell apart pairwise at `alpha` (homogeneous subsets).
  */
-import { below, randomStream } from './random.ts';
+import { below, randomStream } from '../random.ts';
 
 export interface TukeyPair {
   readonly a: string;

@@ -372,10 +372,19 @@ describe('encodeWithCache: one encoder per encoding across tabs', () => {
     const cache = new MemoryVectorCache();
     const first = fakeEncoder(PRESETS['e5-small'], { failOnCall: 3 });
     const second = fakeEncoder();
-    const results = await Promise.allSettled([
-      encodeWithCache(first.encoder, cache, TEXTS, { role: 'passage', plan, exclusive }),
-      encodeWithCache(second.encoder, cache, TEXTS, { role: 'passage', plan, exclusive }),
-    ]);
+    // The second job starts once the first holds the lock and encodes (not left to the event loop's order).
+    let encoding!: () => void;
+    const firstEncodes = new Promise<void>((resolve) => (encoding = resolve));
+    const holder: LoadedEncoder = {
+      ...first.encoder,
+      encode: (texts, role) => {
+        encoding();
+        return first.encoder.encode(texts, role);
+      },
+    };
+    const one = encodeWithCache(holder, cache, TEXTS, { role: 'passage', plan, exclusive });
+    await firstEncodes;
+    const results = await Promise.allSettled([one, encodeWithCache(second.encoder, cache, TEXTS, { role: 'passage', plan, exclusive })]);
     expect(results[0]!.status).toBe('rejected');
     expect(results[1]!.status).toBe('fulfilled');
     const byFirst = first.calls.slice(0, 2).flat();

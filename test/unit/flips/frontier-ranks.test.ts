@@ -8,7 +8,7 @@ import { buildCohort, supportProfile } from '../../../src/core/flips/cohort.ts';
 import { frontierRanks } from '../../../src/core/flips/frontier-ranks.ts';
 import { fuseRuns, sweepParams } from '../../../src/core/flips/fusion.ts';
 import type { DocId, QueryId, Qrels, RankedList, Run } from '../../../src/core/types.ts';
-import { randomStream } from '../../../src/core/stats/random.ts';
+import { randomStream } from '../../../src/core/random.ts';
 
 function world(seed: number): { qrels: Qrels; reference: Run; candidate: Run } {
   const next = randomStream(seed, 'frontier-ranks');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adjustPValues, benjaminiHochberg } from '../../../src/core/stats/corrections.ts';
 import { bootstrapInterval, pairedTest, quantileSorted, risk, riskOfCounts, signFlipTest } from '../../../src/core/stats/paired.ts';
-import { randomStream } from '../../../src/core/stats/random.ts';
+import { randomStream } from '../../../src/core/random.ts';
 import { randomizedTukey } from '../../../src/core/stats/tukey.ts';
 
 /** Per-query differences of a small made-up comparison: a few wins, losses and ties. */
