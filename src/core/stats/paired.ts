@@ -5,7 +5,7 @@
  * risk-sensitive URisk/TRisk (Wang et al. 2012; Dinçer, Macdonald & Ounis 2014). Definitions: DESIGN.md
  * "Is the difference real?".
  */
-import { randomStream, type RandomStream } from '../random.ts';
+import { randomStream } from '../random.ts';
 import { tTwoSided } from './t-dist.ts';
 import { wilson } from './wilson.ts';
 
@@ -19,6 +19,8 @@ export interface PairedOptions {
   readonly stream: string;
   /** α values of URisk/TRisk: a loss weighs 1 + α. */
   readonly riskAlphas: readonly number[];
+  /** The bootstrap's resamples for n queries, when the caller keeps them for several rows (else drawn as used). */
+  readonly resamples?: (n: number) => Uint16Array | Uint32Array | undefined;
 }
 
 export interface RiskValue {
@@ -131,30 +133,70 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
 }
 
 /**
- * 95% percentile bootstrap interval of mean(d): `resamples` means of n draws with replacement, the index of a
- * draw floor(u·n/2^32) from a 32-bit u (bias below n/2^32). sfc32 is stepped inline: this loop draws
- * resamples × n numbers (70M at MS MARCO scale), and a call per draw would triple its time.
+ * The resamples of a percentile bootstrap over n queries: `resamples` × n indices drawn with replacement, each
+ * floor(u·n/2^32) from a 32-bit u (bias below n/2^32), from the stream "bootstrap|n" of `seed`. They depend on
+ * the seed and n only, so every row of a call with the same n resamples the same queries (a paired bootstrap
+ * across measures and candidates) and one draw serves them all. sfc32 is stepped inline: this loop draws
+ * resamples × n numbers (70M at MS MARCO scale with the CLI's default), and a call per draw would triple it.
  */
-export function bootstrapInterval(d: ArrayLike<number>, resamples: number, stream: RandomStream): readonly [number, number] {
+export function bootstrapIndices(n: number, resamples: number, seed: number): Uint16Array | Uint32Array {
+  const out = n <= 65536 ? new Uint16Array(resamples * n) : new Uint32Array(resamples * n);
+  const stream = randomStream(seed, `bootstrap|${n}`);
+  const toIndex = n / 4294967296;
+  let [a, b, c, e] = stream.state();
+  for (let i = 0; i < out.length; i++) {
+    const t = (((a + b) | 0) + e) | 0;
+    e = (e + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    out[i] = ((t >>> 0) * toIndex) | 0;
+  }
+  stream.resume([a, b, c, e]);
+  return out;
+}
+
+/**
+ * 95% percentile bootstrap interval of mean(d) over `resamples` resamples of d's n queries: those of
+ * `bootstrapIndices(n, resamples, seed)`, read from `kept` when the caller drew them already, else drawn here
+ * as they are used (the same indices, with no array of resamples × n in memory).
+ */
+export function bootstrapInterval(
+  d: ArrayLike<number>,
+  resamples: number,
+  seed: number,
+  kept?: Uint16Array | Uint32Array,
+): readonly [number, number] {
   const n = d.length;
   const values = Float64Array.from(d);
   const means = new Float64Array(resamples);
-  const toIndex = n / 4294967296;
-  let [a, b, c, e] = stream.state();
-  for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const t = (((a + b) | 0) + e) | 0;
-      e = (e + 1) | 0;
-      a = b ^ (b >>> 9);
-      b = (c + (c << 3)) | 0;
-      c = (c << 21) | (c >>> 11);
-      c = (c + t) | 0;
-      sum += values[((t >>> 0) * toIndex) | 0]!;
+  if (kept !== undefined) {
+    if (kept.length !== resamples * n) throw new RangeError(`bootstrap: ${kept.length} indices for ${resamples} × ${n}`);
+    for (let r = 0, at = 0; r < resamples; r++) {
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum += values[kept[at++]!]!;
+      means[r] = sum / n;
     }
-    means[r] = sum / n;
+  } else {
+    const stream = randomStream(seed, `bootstrap|${n}`);
+    const toIndex = n / 4294967296;
+    let [a, b, c, e] = stream.state();
+    for (let r = 0; r < resamples; r++) {
+      let sum = 0;
+      for (let i = 0; i < n; i++) {
+        const t = (((a + b) | 0) + e) | 0;
+        e = (e + 1) | 0;
+        a = b ^ (b >>> 9);
+        b = (c + (c << 3)) | 0;
+        c = (c << 21) | (c >>> 11);
+        c = (c + t) | 0;
+        sum += values[((t >>> 0) * toIndex) | 0]!;
+      }
+      means[r] = sum / n;
+    }
+    stream.resume([a, b, c, e]);
   }
-  stream.resume([a, b, c, e]);
   means.sort();
   return [quantileSorted(means, 0.025), quantileSorted(means, 0.975)];
 }
@@ -205,7 +247,7 @@ export function pairedTest(reference: ArrayLike<number>, candidate: ArrayLike<nu
     p_t: p,
     p_randomization: randomization.p,
     p_randomization_ci95: randomization.ci95,
-    ci95: bootstrapInterval(d, options.bootstrap, randomStream(options.seed, `bootstrap|${options.stream}`)),
+    ci95: bootstrapInterval(d, options.bootstrap, options.seed, options.resamples?.(n)),
     d_z: n < 2 || sd === 0 ? null : meanDiff / sd,
     wins,
     losses,
