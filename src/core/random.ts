@@ -47,9 +47,9 @@ function seededState(seed: number, stream: string): [number, number, number, num
 }
 
 /**
- * A generator of uniform 32-bit unsigned integers for `seed` (any integer) and `stream`. `state()` gives the
- * generator's state now, for a hot loop that steps sfc32 inline (paired.ts's bootstrap) and hands it back
- * with `resume`.
+ * A generator of uniform 32-bit unsigned integers for `seed` (any integer) and `stream`. `fillBelow(out, n)`
+ * fills `out` with uniform integers in [0, n), the same draws as `below(next(), n)` one by one, with sfc32
+ * stepped in a local loop: the bootstrap draws tens of millions of them, and a call per draw would triple it.
  */
 export function randomStream(seed: number, stream: string): RandomStream {
   let [a, b, c, d] = seededState(seed, stream);
@@ -63,9 +63,19 @@ export function randomStream(seed: number, stream: string): RandomStream {
     c = (c + t) | 0;
     return t >>> 0;
   }) as RandomStream;
-  next.state = () => [a, b, c, d];
-  next.resume = (state) => {
-    [a, b, c, d] = state;
+  next.fillBelow = (out, n) => {
+    const scale = n / 4294967296;
+    let [x, y, z, w] = [a, b, c, d];
+    for (let i = 0; i < out.length; i++) {
+      const t = (((x + y) | 0) + w) | 0;
+      w = (w + 1) | 0;
+      x = y ^ (y >>> 9);
+      y = (z + (z << 3)) | 0;
+      z = (z << 21) | (z >>> 11);
+      z = (z + t) | 0;
+      out[i] = ((t >>> 0) * scale) | 0;
+    }
+    [a, b, c, d] = [x, y, z, w];
   };
   for (let i = 0; i < 12; i++) next();
   return next;
@@ -73,8 +83,8 @@ export function randomStream(seed: number, stream: string): RandomStream {
 
 export interface RandomStream {
   (): number;
-  state(): [number, number, number, number];
-  resume(state: readonly [number, number, number, number]): void;
+  /** Fill `out` with the next out.length draws as integers in [0, n) (n < 2^31). */
+  fillBelow(out: Uint16Array | Uint32Array, n: number): void;
 }
 
 /** A uniform integer in [0, n) from a 32-bit draw (n ≤ 2^32; the bias is below n / 2^32). */

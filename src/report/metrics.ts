@@ -115,3 +115,14 @@ export function labMetricsRow(
   }
   return { run: run.name, partial: opts.partial === true, values, trecEval: version };
 }
+
+/**
+ * A measure's label in the lab's tables ("nDCG@10"), from its key ("ndcg_cut.10") or trec_eval's printed name
+ * ("ndcg_cut_10"); the name itself for a measure the list does not have.
+ */
+export function measureLabel(
+  measure: string,
+  measures: readonly { readonly key: string; readonly label: string }[] = LAB_MEASURES,
+): string {
+  return measures.find((m) => m.key === measure || trecEvalName(m.key) === measure)?.label ?? measure;
+}

@@ -8,7 +8,7 @@ import type { AnswerFlipReport } from '../core/answers/flips.ts';
 import { familyLine, significanceTables } from '../core/stats/format.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
 import { answerRate } from './answers.ts';
-import { LAB_MEASURES, type MetricsRow } from './metrics.ts';
+import { LAB_MEASURES, measureLabel, type MetricsRow } from './metrics.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
 import { hybridRows, pairedRows, strataRows, transitionRows, type TableRows } from '../core/flips/format.ts';
 import { measure } from './numbers.ts';
@@ -223,7 +223,6 @@ const ADJUSTED = 'p adj.';
 
 /** The paired tests of the measures: one table per measure, adjusted p below 0.05 marked †. */
 function significanceSection(report: SignificanceReport, measures: readonly { readonly key: string; readonly label: string }[]): Section {
-  const labelOf = (name: string) => measures.find((m) => m.key.replace(/\.(?=[^.]*$)/, '_') === name)?.label ?? name;
   return {
     id: 'significance',
     heading: 'Is the difference real?',
@@ -244,7 +243,7 @@ function significanceSection(report: SignificanceReport, measures: readonly { re
           return which >= 0 && p[which] !== null && p[which]! < 0.05 ? `${c} †` : c;
         });
       });
-      return table(`${labelOf(t.measure)}: candidates against ${report.reference}`, t.header, rows);
+      return table(`${measureLabel(t.measure, measures)}: candidates against ${report.reference}`, t.header, rows);
     }),
   };
 }

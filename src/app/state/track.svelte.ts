@@ -30,7 +30,7 @@ export class Track {
   measure: string = $state('ndcg_cut.10');
   report: TrackReport | null = $state.raw(null);
   error: string | null = $state(null);
-  /** The runs the shown report covers. */
+  /** A request is in the worker (the shown report may be the previous one). */
   busy = $state(false);
 
   readonly #host: TrackHost;

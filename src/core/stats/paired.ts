@@ -136,24 +136,11 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
  * The resamples of a percentile bootstrap over n queries: `resamples` × n indices drawn with replacement, each
  * floor(u·n/2^32) from a 32-bit u (bias below n/2^32), from the stream "bootstrap|n" of `seed`. They depend on
  * the seed and n only, so every row of a call with the same n resamples the same queries (a paired bootstrap
- * across measures and candidates) and one draw serves them all. sfc32 is stepped inline: this loop draws
- * resamples × n numbers (70M at MS MARCO scale with the CLI's default), and a call per draw would triple it.
+ * across measures and candidates) and one draw serves them all.
  */
 export function bootstrapIndices(n: number, resamples: number, seed: number): Uint16Array | Uint32Array {
   const out = n <= 65536 ? new Uint16Array(resamples * n) : new Uint32Array(resamples * n);
-  const stream = randomStream(seed, `bootstrap|${n}`);
-  const toIndex = n / 4294967296;
-  let [a, b, c, e] = stream.state();
-  for (let i = 0; i < out.length; i++) {
-    const t = (((a + b) | 0) + e) | 0;
-    e = (e + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    out[i] = ((t >>> 0) * toIndex) | 0;
-  }
-  stream.resume([a, b, c, e]);
+  randomStream(seed, `bootstrap|${n}`).fillBelow(out, n);
   return out;
 }
 
@@ -180,22 +167,13 @@ export function bootstrapInterval(
     }
   } else {
     const stream = randomStream(seed, `bootstrap|${n}`);
-    const toIndex = n / 4294967296;
-    let [a, b, c, e] = stream.state();
+    const resample = new Uint32Array(n);
     for (let r = 0; r < resamples; r++) {
+      stream.fillBelow(resample, n);
       let sum = 0;
-      for (let i = 0; i < n; i++) {
-        const t = (((a + b) | 0) + e) | 0;
-        e = (e + 1) | 0;
-        a = b ^ (b >>> 9);
-        b = (c + (c << 3)) | 0;
-        c = (c << 21) | (c >>> 11);
-        c = (c + t) | 0;
-        sum += values[((t >>> 0) * toIndex) | 0]!;
-      }
+      for (let i = 0; i < n; i++) sum += values[resample[i]!]!;
       means[r] = sum / n;
     }
-    stream.resume([a, b, c, e]);
   }
   means.sort();
   return [quantileSorted(means, 0.025), quantileSorted(means, 0.975)];
