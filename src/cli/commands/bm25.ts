@@ -1,5 +1,14 @@
 import type { Command } from 'commander';
 import { bm25IndexFrom, bm25RunName, buildBm25Index, DEFAULT_BM25_PARAMS, runBm25, searchBm25 } from '../../core/retrieve/bm25.ts';
+import {
+  ANSERINI_PRESETS,
+  anseriniRecipe,
+  anseriniRunName,
+  buildAnseriniIndex,
+  isAnseriniPreset,
+  runAnserini,
+  type AnseriniParams,
+} from '../../core/retrieve/bm25-anserini.ts';
 import { buildLexicalIndex } from '../../core/retrieve/lexical.ts';
 import { QL_DEFAULT_MU, qlRunName, runQl } from '../../core/retrieve/ql.ts';
 import { DEFAULT_RM3_PARAMS, rm3RunName, runRm3 } from '../../core/retrieve/rm3.ts';
@@ -8,7 +17,7 @@ import { checkQrels, selectEvaluationQueries } from '../../core/io/validate.ts';
 import type { Run } from '../../core/types.ts';
 import { loadBeirFolder } from '../../node/files.ts';
 import { parseFloatFlag, parseIntFlag, parsePositiveFlag } from '../args.ts';
-import { reportDiagnostics, writeOutput, type Io } from '../output.ts';
+import { reportDiagnostics, UsageError, writeOutput, type Io } from '../output.ts';
 
 export const MAX_RANKS = 1000;
 
@@ -58,8 +67,13 @@ export function registerBm25(program: Command, io: Io, _setExit: (code: number) 
     "rank a BEIR collection's judged queries with the RAGFlip paper's BM25 (optionally + RM3 feedback); writes a TREC run",
     '"bm25", "bm25-k1=1.2-b=0.75", "bm25-rm3"',
   )
-    .option('--k1 <x>', 'term-frequency saturation k1 (paper 1.5; variant 1.2)', parseFloatFlag('--k1', 0), DEFAULT_BM25_PARAMS.k1)
-    .option('--b <x>', 'length normalisation b in [0, 1] (paper 0.75; variant 0.65)', parseFloatFlag('--b', 0, 1), DEFAULT_BM25_PARAMS.b)
+    .option(
+      '--preset <name>',
+      `another BM25 recipe: ${Object.keys(ANSERINI_PRESETS).join(', ')} (Lucene BM25 as Anserini/Pyserini run it, k1 = 0.9, ` +
+        "b = 0.4; -multifield: title and text as two fields) — the paper's BM25 when not given",
+    )
+    .option('--k1 <x>', 'term-frequency saturation k1 (paper 1.5, variant 1.2; anserini 0.9)', parseFloatFlag('--k1', 0))
+    .option('--b <x>', 'length normalisation b in [0, 1] (paper 0.75, variant 0.65; anserini 0.4)', parseFloatFlag('--b', 0, 1))
     .option('--rm3', 'expand each query with RM3 pseudo-relevance feedback (Anserini defaults; DESIGN.md "Instant candidates")')
     .option('--fb-docs <n>', 'RM3 feedback documents', parseIntFlag('--fb-docs', 1, 1000), DEFAULT_RM3_PARAMS.fbDocs)
     .option('--fb-terms <n>', 'RM3 expansion terms', parseIntFlag('--fb-terms', 1, 1000), DEFAULT_RM3_PARAMS.fbTerms)
@@ -72,11 +86,32 @@ export function registerBm25(program: Command, io: Io, _setExit: (code: number) 
     .action(
       async (
         dir: string,
-        opts: CommonOptions & { k1: number; b: number; rm3?: boolean; fbDocs: number; fbTerms: number; originalQueryWeight: number },
+        opts: CommonOptions & {
+          preset?: string;
+          k1?: number;
+          b?: number;
+          rm3?: boolean;
+          fbDocs: number;
+          fbTerms: number;
+          originalQueryWeight: number;
+        },
       ) => {
-        const bm25 = { k1: opts.k1, b: opts.b };
+        if (opts.preset !== undefined) {
+          if (!isAnseriniPreset(opts.preset)) {
+            throw new UsageError(`--preset: unknown recipe "${opts.preset}"; expected one of ${Object.keys(ANSERINI_PRESETS).join(', ')}`);
+          }
+          if (opts.rm3) throw new UsageError("--rm3 runs on the paper's BM25; it does not combine with --preset");
+          const preset = ANSERINI_PRESETS[opts.preset];
+          const p: AnseriniParams = { ...preset, k1: opts.k1 ?? preset.k1, b: opts.b ?? preset.b };
+          const what = { name: `bm25 (${opts.preset})`, settings: anseriniRecipe(p) };
+          await rankCollection(io, dir, opts, what, (col, selected) =>
+            runAnserini(buildAnseriniIndex(col.corpus, p), col.corpus, col.queries, selected, opts.depth, opts.tag ?? anseriniRunName(p)),
+          );
+          return;
+        }
+        const bm25 = { k1: opts.k1 ?? DEFAULT_BM25_PARAMS.k1, b: opts.b ?? DEFAULT_BM25_PARAMS.b };
         const rm3 = { ...bm25, fbDocs: opts.fbDocs, fbTerms: opts.fbTerms, originalQueryWeight: opts.originalQueryWeight };
-        const settings = `k1 = ${opts.k1}, b = ${opts.b}`;
+        const settings = `k1 = ${bm25.k1}, b = ${bm25.b}`;
         const what = opts.rm3
           ? {
               name: 'bm25 + rm3',

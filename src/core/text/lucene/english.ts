@@ -14,8 +14,9 @@
  *   tokens do not count towards a document's length.
  * - PorterStemFilter: `porter.ts`.
  */
+import { grow } from '../../grow.ts';
 import { porterStem } from './porter.ts';
-import { scanTokens } from './standard-tokenizer.ts';
+import { scanTokens, TokenRanges } from './standard-tokenizer.ts';
 
 /** Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET. */
 export const LUCENE_ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
@@ -79,35 +80,132 @@ export function javaLowerCase(token: string): string {
   return out;
 }
 
+/** The analyzed term of one raw token ('' for a stop word): the filters after the tokenizer, in Anserini's order. */
+export function englishTerm(raw: string): string {
+  const lower = javaLowerCase(stripPossessive(raw));
+  return LUCENE_ENGLISH_STOP_WORDS.has(lower) ? '' : porterStem(lower);
+}
+
+const STOP_ID = -1;
+const INITIAL_SLOTS = 1 << 12;
+
 /**
- * An analyzer instance: Anserini's default English analysis with a cache of stems (the stemmer runs once per
- * distinct lowercased token; the cache is what makes indexing fast, and is bounded by the vocabulary).
+ * Anserini's default English analysis with its terms interned: `scan` maps each raw token straight to a
+ * term id. Every distinct raw token (case and possessive included) is analyzed once and remembered in an
+ * open-addressing table hashed from the input's char codes, so a repeated token costs one hash and one
+ * comparison, and no string is built for it. Term ids follow first appearance; `terms[id]` is the term.
  */
 export class EnglishAnalyzer {
-  readonly #stems = new Map<string, string>();
+  /** Term id → analyzed term. */
+  readonly terms: string[] = [];
+  /** Analyzed term → term id. */
+  readonly vocabulary = new Map<string, number>();
+  /** Entry → raw token. */
+  readonly #keys: string[] = [];
+  /** Entry → term id, or STOP_ID. */
+  #ids = new Int32Array(INITIAL_SLOTS / 2);
+  /** Two Int32 per slot: entry + 1 (0 = empty), then the raw token's hash. */
+  #slots = new Int32Array(2 * INITIAL_SLOTS);
+  #mask = INITIAL_SLOTS - 1;
 
-  /** Calls `term` for each indexed term of `text`, in order. */
-  analyze(text: string, term: (t: string) => void): void {
-    scanTokens(text, (start, end) => {
-      const lower = javaLowerCase(stripPossessive(text.slice(start, end)));
-      let stem = this.#stems.get(lower);
-      if (stem === undefined) {
-        stem = LUCENE_ENGLISH_STOP_WORDS.has(lower) ? '' : porterStem(lower);
-        this.#stems.set(lower, stem);
+  readonly #ranges = new TokenRanges();
+  #out = new Uint32Array(256);
+
+  /**
+   * The term ids of `text`'s indexed terms in order (stop words skipped, new terms added), in a buffer
+   * reused by the next call: ids[0, count). `count` is the field length Lucene stores.
+   */
+  scan(text: string): { readonly ids: Uint32Array; readonly count: number } {
+    const r = scanTokens(text, this.#ranges);
+    if (this.#out.length < r.length) this.#out = grow(this.#out, r.length);
+    const out = this.#out;
+    const { starts, ends, hashes } = r;
+    let slots = this.#slots;
+    let mask = this.#mask;
+    let ids = this.#ids;
+    const keys = this.#keys;
+    let count = 0;
+    for (let i = 0; i < r.length; i++) {
+      const start = starts[i]!;
+      const end = ends[i]!;
+      const length = end - start;
+      const h = hashes[i]!;
+      let slot = h & mask;
+      let id: number;
+      for (;;) {
+        const e = slots[2 * slot]! - 1;
+        if (e < 0) {
+          id = this.#add(text.slice(start, end), h);
+          slots = this.#slots;
+          mask = this.#mask;
+          ids = this.#ids;
+          break;
+        }
+        if (slots[2 * slot + 1] === h) {
+          const key = keys[e]!;
+          let same = key.length === length;
+          for (let c = 0; same && c < length; c++) same = key.charCodeAt(c) === text.charCodeAt(start + c);
+          if (same) {
+            id = ids[e]!;
+            break;
+          }
+        }
+        slot = (slot + 1) & mask;
       }
-      if (stem !== '') term(stem);
-    });
+      if (id !== STOP_ID) out[count++] = id;
+    }
+    return { ids: out, count };
   }
 
   /** The indexed terms of `text`, in order (repeats kept). */
-  terms(text: string): string[] {
-    const out: string[] = [];
-    this.analyze(text, (t) => out.push(t));
-    return out;
+  analyze(text: string): string[] {
+    const { ids, count } = this.scan(text);
+    return Array.from(ids.subarray(0, count), (id) => this.terms[id]!);
+  }
+
+  #add(raw: string, h: number): number {
+    const term = englishTerm(raw);
+    let id = STOP_ID;
+    if (term !== '') {
+      const known = this.vocabulary.get(term);
+      if (known === undefined) {
+        id = this.terms.length;
+        this.terms.push(term);
+        this.vocabulary.set(term, id);
+      } else id = known;
+    }
+    const e = this.#keys.length;
+    this.#keys.push(raw);
+    if (e === this.#ids.length) this.#ids = grow(this.#ids, e + 1);
+    this.#ids[e] = id;
+    if ((e + 1) * 2 > this.#mask + 1) this.#rehash();
+    place(this.#slots, this.#mask, e, h);
+    return id;
+  }
+
+  #rehash(): void {
+    const old = this.#slots;
+    const slots = new Int32Array(old.length * 2);
+    this.#mask = slots.length / 2 - 1;
+    for (let s = 0; s < old.length; s += 2) if (old[s] !== 0) place(slots, this.#mask, old[s]! - 1, old[s + 1]!);
+    this.#slots = slots;
   }
 }
 
-/** The indexed terms of `text` under Anserini's default English analysis (a fresh stem cache). */
+function place(slots: Int32Array, mask: number, e: number, h: number): void {
+  let s = h & mask;
+  while (slots[2 * s] !== 0) s = (s + 1) & mask;
+  slots[2 * s] = e + 1;
+  slots[2 * s + 1] = h;
+}
+
+/** The indexed terms of `text` under Anserini's default English analysis. */
 export function analyzeEnglish(text: string): string[] {
-  return new EnglishAnalyzer().terms(text);
+  const r = scanTokens(text, new TokenRanges());
+  const out: string[] = [];
+  for (let i = 0; i < r.length; i++) {
+    const term = englishTerm(text.slice(r.starts[i], r.ends[i]));
+    if (term !== '') out.push(term);
+  }
+  return out;
 }

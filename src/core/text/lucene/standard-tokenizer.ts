@@ -10,6 +10,8 @@
  * more than 255 UTF-16 units past a token's start (JFlex's `%buffer 255`, Lucene's default max token
  * length): a longer word is cut into pieces of at most 255 units, as Lucene cuts it.
  */
+import { FNV_OFFSET, FNV_PRIME } from '../../fnv.ts';
+import { grow } from '../../grow.ts';
 import { BIT, CLASS_MASKS, RUN_CLASSES, RUN_STARTS } from './uax29-classes.ts';
 
 /** Lucene's token types (StandardTokenizer.TOKEN_TYPES), by grammar rule. */
@@ -241,15 +243,26 @@ function scanner(): { automaton: Automaton; table: ClassTable } {
 // ---------------------------------------------------------------------------------------------------------
 // Scanning.
 
+/** Token ranges of one text, reused from text to text (grown as needed). */
+export class TokenRanges {
+  starts = new Uint32Array(256);
+  ends = new Uint32Array(256);
+  rules = new Uint8Array(256);
+  /** FNV-1a (32-bit, signed) of each token's UTF-16 code units, computed while scanning. */
+  hashes = new Int32Array(256);
+  length = 0;
+}
+
 /**
- * Calls `token(start, end, rule)` for each token of `text` in order: UTF-16 offsets [start, end) and the
- * rule index into TOKEN_TYPES. No string is built; the fastest way to feed an analyzer.
+ * The tokens of `text` into `out` (replacing what it held): UTF-16 offsets [starts[i], ends[i]) and the
+ * rule index into TOKEN_TYPES, in order. No string is built; the fastest way to feed an analyzer.
  */
-export function scanTokens(text: string, token: (start: number, end: number, rule: number) => void): void {
+export function scanTokens(text: string, out: TokenRanges): TokenRanges {
   const { automaton, table } = scanner();
   const { next, accept, classes } = automaton;
   const bmp = table.bmp;
   const n = text.length;
+  let count = 0;
   let p = 0;
   while (p < n) {
     const limit = Math.min(n, p + MAX_TOKEN_LENGTH);
@@ -257,23 +270,28 @@ export function scanTokens(text: string, token: (start: number, end: number, rul
     let q = p;
     let last = -1;
     let rule = 0;
+    let h = FNV_OFFSET;
+    let hashAtLast = 0;
     while (q < limit) {
       let cp = text.charCodeAt(q);
       let width = 1;
       if ((cp & 0xfc00) === 0xd800 && q + 1 < limit) {
         const lo = text.charCodeAt(q + 1);
         if ((lo & 0xfc00) === 0xdc00) {
+          h = Math.imul(h ^ cp, FNV_PRIME);
           cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
           width = 2;
         }
       }
       state = next[state * classes + (width === 1 ? bmp[cp]! : supplementaryClass(table, cp))]!;
       if (state < 0) break;
+      h = Math.imul(h ^ text.charCodeAt(q + width - 1), FNV_PRIME);
       q += width;
       const a = accept[state]!;
       if (a !== 0) {
         last = q;
         rule = a - 1;
+        hashAtLast = h;
       }
     }
     if (last < 0) {
@@ -281,10 +299,23 @@ export function scanTokens(text: string, token: (start: number, end: number, rul
       const c = text.charCodeAt(p);
       p += (c & 0xfc00) === 0xd800 && p + 1 < n && (text.charCodeAt(p + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
     } else {
-      token(p, last, rule);
+      if (count === out.starts.length) {
+        out.starts = grow(out.starts, count + 1);
+        out.ends = grow(out.ends, count + 1);
+        out.hashes = grow(out.hashes, count + 1);
+        const rules = new Uint8Array(out.starts.length);
+        rules.set(out.rules);
+        out.rules = rules;
+      }
+      out.starts[count] = p;
+      out.ends[count] = last;
+      out.hashes[count] = hashAtLast;
+      out.rules[count++] = rule;
       p = last;
     }
   }
+  out.length = count;
+  return out;
 }
 
 export interface StandardToken {
@@ -296,7 +327,10 @@ export interface StandardToken {
 
 /** The tokens of `text` as Lucene's StandardTokenizer emits them (text, type, UTF-16 offsets). */
 export function standardTokens(text: string): StandardToken[] {
-  const out: StandardToken[] = [];
-  scanTokens(text, (start, end, rule) => out.push({ text: text.slice(start, end), type: TOKEN_TYPES[rule]!, start, end }));
-  return out;
+  const r = scanTokens(text, new TokenRanges());
+  return Array.from({ length: r.length }, (_, i) => {
+    const start = r.starts[i]!;
+    const end = r.ends[i]!;
+    return { text: text.slice(start, end), type: TOKEN_TYPES[r.rules[i]!]!, start, end };
+  });
 }

@@ -1,0 +1,274 @@
+/**
+ * The index of Anserini's BM25 (`bm25-anserini.ts` says what it reproduces): Lucene's numerics (SmallFloat
+ * norms, BM25Similarity's idf, norm cache and term score, all in float) and the build, one field or two, with
+ * documents numbered in their ids' code-point order (Lucene's tie order) and each posting's score for a
+ * query weight of 1 precomputed.
+ */
+import type { Corpus } from '../types.ts';
+import { grow } from '../grow.ts';
+import { EnglishAnalyzer } from '../text/lucene/english.ts';
+import { checkAnseriniParams, type AnseriniParams } from './bm25-anserini-params.ts';
+
+const f = Math.fround;
+
+/** Values below this are stored exactly in the one-byte norm (SmallFloat's NUM_FREE_VALUES). */
+const NUM_FREE_VALUES = 24;
+
+/** SmallFloat.longToInt4: 4 significant bits, order-preserving. */
+function longToInt4(i: number): number {
+  const bits = 32 - Math.clz32(i);
+  if (bits < 4) return i;
+  const shift = bits - 4;
+  return ((i >>> shift) & 0x07) | ((shift + 1) << 3);
+}
+
+/** SmallFloat.intToByte4 (as an unsigned byte): the norm Lucene stores for a field of `length` tokens. */
+export function intToByte4(length: number): number {
+  if (!Number.isInteger(length) || length < 0) throw new RangeError(`a length must be an integer ≥ 0, got ${length}`);
+  return length < NUM_FREE_VALUES ? length : NUM_FREE_VALUES + longToInt4(length - NUM_FREE_VALUES);
+}
+
+/** SmallFloat.byte4ToInt: the length a stored norm stands for. */
+export function byte4ToInt(norm: number): number {
+  if (norm < NUM_FREE_VALUES) return norm;
+  const i = norm - NUM_FREE_VALUES;
+  const shift = (i >>> 3) - 1;
+  return NUM_FREE_VALUES + (shift === -1 ? i & 0x07 : ((i & 0x07) | 0x08) * 2 ** shift);
+}
+
+/** BM25Similarity.idf, rounded to float. */
+export function luceneIdf(df: number, docCount: number): number {
+  return f(Math.log(1 + (docCount - df + 0.5) / (df + 0.5)));
+}
+
+/** BM25Similarity's per-norm cache: 1f / (k1 · ((1 − b) + b · dl / avgdl)) in float. */
+function normCache(k1: number, b: number, avgdl: number): Float32Array {
+  const k = f(k1);
+  const bb = f(b);
+  const oneMinusB = f(1 - bb);
+  const cache = new Float32Array(256);
+  for (let i = 0; i < 256; i++) cache[i] = f(1 / f(k * f(oneMinusB + f(f(bb * byte4ToInt(i)) / avgdl))));
+  return cache;
+}
+
+/** BM25Scorer.score: weight − weight / (1 + freq · cache), in float. */
+export function termScore(weight: number, freq: number, normInverse: number): number {
+  return f(weight - f(weight / f(1 + f(freq * normInverse))));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The index.
+
+/** One indexed field: term → postings in internal (id) order, with the field's statistics. */
+export interface LuceneField {
+  readonly name: 'contents' | 'title';
+  /** Term → id, shared by the fields (a term absent from this field has df 0 here). */
+  readonly vocabulary: ReadonlyMap<string, number>;
+  readonly terms: readonly string[];
+  readonly df: Uint32Array;
+  /** Length termCount + 1: term t's postings are [termStart[t], termStart[t + 1]). */
+  readonly termStart: Uint32Array;
+  /** Internal document numbers, ascending within a term. */
+  readonly postingDocs: Uint32Array;
+  readonly postingFreqs: Uint32Array;
+  /** The posting's score for a query weight of 1 (a term that occurs once in the query), float. */
+  readonly postingImpacts: Float32Array;
+  /** The largest posting score per term (for a query weight of 1): the pruned search's bound. */
+  readonly maxImpact: Float32Array;
+  /** Norm byte per internal document (0 where the field is empty). */
+  readonly norms: Uint8Array;
+  /** Documents with at least one token in the field. */
+  readonly docCount: number;
+  readonly sumTotalTermFreq: number;
+  readonly avgdl: number;
+  readonly idf: Float32Array;
+  readonly normInverse: Float32Array;
+}
+
+export interface AnseriniIndex {
+  readonly params: AnseriniParams;
+  /** Documents in the corpus. */
+  readonly docCount: number;
+  /** Internal number → corpus index (internal numbers follow the ids' code-point order). */
+  readonly corpusIndexOf: Uint32Array;
+  /** Corpus index → internal number. */
+  readonly internalOf: Uint32Array;
+  readonly fields: readonly LuceneField[];
+}
+
+export interface AnseriniBuildOptions {
+  readonly onProgress?: (done: number, total: number) => void;
+  readonly signal?: AbortSignal;
+}
+
+const PROGRESS_EVERY_DOCS = 1024;
+
+/** Code-point order of two strings (UTF-16 code-unit order differs only around surrogates). */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x !== y) {
+      if (x >= 0xd800 && y >= 0xd800) {
+        x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+        y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+      }
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+/** Indexes `corpus` as Anserini's IndexCollection would (flat or multifield); O(total tokens). */
+export function buildAnseriniIndex(corpus: Corpus, params: AnseriniParams, options: AnseriniBuildOptions = {}): AnseriniIndex {
+  const p = checkAnseriniParams(params);
+  const n = corpus.ids.length;
+  options.signal?.throwIfAborted();
+  const corpusIndexOf = Uint32Array.from({ length: n }, (_, i) => i);
+  const ids = corpus.ids;
+  const asciiIds = ids.every((id) => !/[\ud800-\uffff]/.test(id));
+  corpusIndexOf.sort(
+    asciiIds ? (x, y) => (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0) : (x, y) => compareCodePoints(ids[x]!, ids[y]!),
+  );
+  const internalOf = new Uint32Array(n);
+  for (let i = 0; i < n; i++) internalOf[corpusIndexOf[i]!] = i;
+
+  const analyzer = new EnglishAnalyzer();
+  const text =
+    p.fields === 'flat'
+      ? [{ name: 'contents' as const, of: (d: number) => `${corpus.titles[d] ?? ''}\n${corpus.texts[d] ?? ''}` }]
+      : [
+          { name: 'contents' as const, of: (d: number) => corpus.texts[d] ?? '' },
+          { name: 'title' as const, of: (d: number) => corpus.titles[d] ?? '' },
+        ];
+  const builders = text.map((t) => new FieldBuilder(t.name, n));
+  for (let i = 0; i < n; i++) {
+    const d = corpusIndexOf[i]!;
+    for (let fi = 0; fi < text.length; fi++) builders[fi]!.add(analyzer, text[fi]!.of(d));
+    if ((i + 1) % PROGRESS_EVERY_DOCS === 0) {
+      options.signal?.throwIfAborted();
+      options.onProgress?.(i + 1, n);
+    }
+  }
+  const fields = builders.map((b) => b.finish(p, analyzer));
+  options.onProgress?.(n, n);
+  return { params: p, docCount: n, corpusIndexOf, internalOf, fields };
+}
+
+/** Collects one field's document-major (term, freq) pairs, then turns them into term-major postings. */
+class FieldBuilder {
+  #df = new Uint32Array(1024);
+  #seenIn = new Uint32Array(1024);
+  #pairOf = new Uint32Array(1024);
+  #pairTerms = new Uint32Array(4096);
+  #pairFreqs = new Uint32Array(4096);
+  #pairs = 0;
+  readonly #docStart: Uint32Array;
+  readonly #lengths: Uint32Array;
+  #doc = 0;
+
+  constructor(
+    readonly name: 'contents' | 'title',
+    docs: number,
+  ) {
+    this.#docStart = new Uint32Array(docs + 1);
+    this.#lengths = new Uint32Array(docs);
+  }
+
+  add(analyzer: EnglishAnalyzer, text: string): void {
+    const d = this.#doc++;
+    const mark = d + 1;
+    this.#docStart[d] = this.#pairs;
+    const { ids, count } = analyzer.scan(text);
+    this.#lengths[d] = count;
+    if (analyzer.terms.length > this.#df.length) {
+      this.#df = grow(this.#df, analyzer.terms.length);
+      this.#seenIn = grow(this.#seenIn, analyzer.terms.length);
+      this.#pairOf = grow(this.#pairOf, analyzer.terms.length);
+    }
+    if (this.#pairs + count > this.#pairTerms.length) {
+      this.#pairTerms = grow(this.#pairTerms, this.#pairs + count);
+      this.#pairFreqs = grow(this.#pairFreqs, this.#pairs + count);
+    }
+    const seenIn = this.#seenIn;
+    const pairOf = this.#pairOf;
+    const pairTerms = this.#pairTerms;
+    const pairFreqs = this.#pairFreqs;
+    const df = this.#df;
+    let pairs = this.#pairs;
+    for (let i = 0; i < count; i++) {
+      const t = ids[i]!;
+      if (seenIn[t] !== mark) {
+        seenIn[t] = mark;
+        pairOf[t] = pairs;
+        pairTerms[pairs] = t;
+        pairFreqs[pairs++] = 1;
+        df[t]!++;
+      } else {
+        pairFreqs[pairOf[t]!]!++;
+      }
+    }
+    this.#pairs = pairs;
+  }
+
+  finish(p: AnseriniParams, analyzer: EnglishAnalyzer): LuceneField {
+    const docs = this.#doc;
+    this.#docStart[docs] = this.#pairs;
+    const termCount = analyzer.terms.length;
+    const df = new Uint32Array(termCount);
+    df.set(this.#df.subarray(0, Math.min(termCount, this.#df.length)));
+    const termStart = new Uint32Array(termCount + 1);
+    for (let t = 0; t < termCount; t++) termStart[t + 1] = termStart[t]! + df[t]!;
+    const fill = termStart.slice(0, termCount);
+    const postingDocs = new Uint32Array(this.#pairs);
+    const postingFreqs = new Uint32Array(this.#pairs);
+    const norms = new Uint8Array(docs);
+    let docCount = 0;
+    let sumTotalTermFreq = 0;
+    for (let d = 0; d < docs; d++) {
+      const length = this.#lengths[d]!;
+      norms[d] = intToByte4(length);
+      if (length > 0) docCount++;
+      sumTotalTermFreq += length;
+      for (let x = this.#docStart[d]!; x < this.#docStart[d + 1]!; x++) {
+        const at = fill[this.#pairTerms[x]!]!++;
+        postingDocs[at] = d;
+        postingFreqs[at] = this.#pairFreqs[x]!;
+      }
+    }
+    const avgdl = docCount === 0 ? 0 : f(sumTotalTermFreq / docCount);
+    const normInverse = normCache(p.k1, p.b, avgdl);
+    const idf = new Float32Array(termCount);
+    for (let t = 0; t < termCount; t++) idf[t] = luceneIdf(df[t]!, docCount);
+    const postingImpacts = new Float32Array(this.#pairs);
+    const maxImpact = new Float32Array(termCount);
+    for (let t = 0; t < termCount; t++) {
+      const w = idf[t]!;
+      let max = 0;
+      for (let x = termStart[t]!; x < termStart[t + 1]!; x++) {
+        const score = termScore(w, postingFreqs[x]!, normInverse[norms[postingDocs[x]!]!]!);
+        postingImpacts[x] = score;
+        if (score > max) max = score;
+      }
+      maxImpact[t] = max;
+    }
+    return {
+      name: this.name,
+      vocabulary: analyzer.vocabulary,
+      terms: analyzer.terms,
+      df,
+      termStart,
+      postingDocs,
+      postingFreqs,
+      postingImpacts,
+      maxImpact,
+      norms,
+      docCount,
+      sumTotalTermFreq,
+      avgdl,
+      idf,
+      normInverse,
+    };
+  }
+}
