@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 /**
  * Writes src/core/text/lucene/uax29-classes.ts: the character classes Lucene's StandardTokenizer grammar
- * (StandardTokenizerImpl.jflex, `%unicode 9`) distinguishes, for every code point, from the Unicode
- * Character Database of the versions Lucene compiles against:
+ * (StandardTokenizerImpl.jflex) distinguishes, for every code point, from the Unicode Character Database
+ * of the versions Lucene 9 and 10 compile it against:
  *
- * - Unicode 9.0: Word_Break, Script (Han, Hiragana, Hangul), Line_Break=Complex_Context, the
- *   Halfwidth_And_Fullwidth_Forms block and General_Category Nd;
- * - emoji data 11.0 (Lucene's data/jflex/UnicodeEmojiProperties.jflex): Emoji, Emoji_Modifier,
- *   Emoji_Modifier_Base, Extended_Pictographic.
+ * - Unicode 12.1 (the grammar's `%unicode 12.1`, the newest JFlex 1.8 knows): Word_Break, Script (Han,
+ *   Hiragana, Hangul), Line_Break=Complex_Context, the Halfwidth_And_Fullwidth_Forms block, General_Category
+ *   Nd;
+ * - Unicode 14.0 emoji data (Lucene's generated data/jflex/UnicodeEmojiProperties.jflex, from ICU4J 70.1):
+ *   Emoji, Emoji_Modifier, Emoji_Modifier_Base, Extended_Pictographic.
  *
- * The data comes from the npm packages @unicode/unicode-9.0.0 and @unicode/unicode-11.0.0 (node-unicode-data,
+ * The data comes from the npm packages @unicode/unicode-12.1.0 and @unicode/unicode-14.0.0 (node-unicode-data,
  * the UCD files as JavaScript), fetched into a temporary folder with `npm pack`; nothing of them is committed,
  * only the table this script derives. Run it again only to change the derivation:
  *
@@ -59,8 +60,8 @@ const BIT = {
 
 const dir = mkdtempSync(join(tmpdir(), 'fliplab-ucd-'));
 try {
-  execFileSync('npm', ['pack', '--silent', `@unicode/unicode-9.0.0@${VERSION}`, `@unicode/unicode-11.0.0@${VERSION}`], { cwd: dir });
-  for (const v of ['9.0.0', '11.0.0']) {
+  execFileSync('npm', ['pack', '--silent', `@unicode/unicode-12.1.0@${VERSION}`, `@unicode/unicode-14.0.0@${VERSION}`], { cwd: dir });
+  for (const v of ['12.1.0', '14.0.0']) {
     const pkg = join(dir, `v${v}`);
     execFileSync('mkdir', ['-p', pkg]);
     execFileSync('tar', ['xzf', join(dir, `unicode-unicode-${v}-${VERSION}.tgz`), '-C', pkg]);
@@ -69,22 +70,22 @@ try {
     const mod = await import(pathToFileURL(join(dir, `v${v}`, 'package', path, 'code-points.mjs')).href);
     return new Set(mod.default);
   };
-  const u9 = (path) => load('9.0.0', path);
-  const u11 = (path) => load('11.0.0', path);
-  const wb = async (...values) => union(...(await Promise.all(values.map((v) => u9(`Word_Break/${v}`)))));
+  const ucd = (path) => load('12.1.0', path);
+  const emojiData = (path) => load('14.0.0', path);
+  const wb = async (...values) => union(...(await Promise.all(values.map((v) => ucd(`Word_Break/${v}`)))));
 
   const format = await wb('Format', 'Extend', 'ZWJ');
   const aletter = await wb('ALetter', 'Hebrew_Letter');
-  const hangulScript = await u9('Script/Hangul');
-  const nd = await u9('General_Category/Decimal_Number');
-  const halfFull = await u9('Block/Halfwidth_And_Fullwidth_Forms');
+  const hangulScript = await ucd('Script/Hangul');
+  const nd = await ucd('General_Category/Decimal_Number');
+  const halfFull = await ucd('Block/Halfwidth_And_Fullwidth_Forms');
   const ri = await wb('Regional_Indicator');
   const keycapBase = new Set([...'0123456789#*'].map((c) => c.codePointAt(0)));
   const accidental = new Set([0xa9, 0xae, 0x2122, 0x3030, 0x303d]);
-  const emoji = await u11('Binary_Property/Emoji');
-  const emojiMod = await u11('Binary_Property/Emoji_Modifier');
-  const emojiModBase = await u11('Binary_Property/Emoji_Modifier_Base');
-  const pictographic = await u11('Binary_Property/Extended_Pictographic');
+  const emoji = await emojiData('Binary_Property/Emoji');
+  const emojiMod = await emojiData('Binary_Property/Emoji_Modifier');
+  const emojiModBase = await emojiData('Binary_Property/Emoji_Modifier_Base');
+  const pictographic = await emojiData('Binary_Property/Extended_Pictographic');
   const emojiSansRkam = new Set([...emoji].filter((c) => !ri.has(c) && !keycapBase.has(c) && !accidental.has(c) && !emojiMod.has(c)));
 
   const sets = [
@@ -107,12 +108,12 @@ try {
     [BIT.MID_LETTER, await wb('MidLetter', 'MidNumLet', 'Single_Quote')],
     [BIT.MID_NUMERIC, await wb('MidNum', 'MidNumLet', 'Single_Quote')],
     [BIT.EXTEND_NUM_LET, await wb('ExtendNumLet')],
-    [BIT.HAN, await u9('Script/Han')],
-    [BIT.HIRAGANA, await u9('Script/Hiragana')],
+    [BIT.HAN, await ucd('Script/Han')],
+    [BIT.HIRAGANA, await ucd('Script/Hiragana')],
     [BIT.SINGLE_QUOTE, await wb('Single_Quote')],
     [BIT.DOUBLE_QUOTE, await wb('Double_Quote')],
     [BIT.HEBREW_LETTER, await wb('Hebrew_Letter')],
-    [BIT.COMPLEX_CONTEXT, await u9('Line_Break/Complex_Context')],
+    [BIT.COMPLEX_CONTEXT, await ucd('Line_Break/Complex_Context')],
   ];
   const masks = new Uint32Array(0x110000);
   for (const [bit, set] of sets) for (const c of set) masks[c] |= bit;
@@ -133,8 +134,8 @@ try {
     }
   }
   const deltas = starts.map((s, i) => (i === 0 ? s : s - starts[i - 1]).toString(36)).join(',');
-  const text = `// Generated by scripts/lucene/uax29-classes.mjs from the Unicode 9.0 character database and emoji data
-// 11.0 (the versions Lucene's StandardTokenizer grammar is compiled against). Do not edit by hand.
+  const text = `// Generated by scripts/lucene/uax29-classes.mjs from the Unicode 12.1 character database and Unicode 14.0
+// emoji data (the versions Lucene's StandardTokenizer grammar is compiled against). Do not edit by hand.
 
 /** Bit per primitive set of the grammar (see the script for each set's definition). */
 export const BIT = ${JSON.stringify(BIT, null, 2).replace(/"(\w+)":/g, '$1:')} as const;

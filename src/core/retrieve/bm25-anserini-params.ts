@@ -37,7 +37,7 @@ export function anseriniRunName(p: AnseriniParams): string {
 
 /** The parameters behind a name made by `anseriniRunName`; null for any other name. */
 export function parseAnseriniRunName(name: string): AnseriniParams | null {
-  const m = /^bm25-anserini(-multifield)?(?:-k1=(\d+(?:\.\d+)?)-b=(\d+(?:\.\d+)?))?$/.exec(name);
+  const m = /^bm25-anserini(-multifield)?(?:-k1=(\d+(?:\.\d+)?(?:e[-+]?\d+)?)-b=(\d+(?:\.\d+)?(?:e[-+]?\d+)?))?$/.exec(name);
   if (!m) return null;
   const p: AnseriniParams = {
     fields: m[1] ? 'multifield' : 'flat',

@@ -77,8 +77,8 @@ export function adjustScoreTies(scores: Float32Array): Float32Array {
  * the score column of Anserini's run files.
  */
 export function javaFixed6(x: number): string {
-  const s = String(x);
-  if (s.includes('e') || x < 0) return x.toFixed(6);
+  if (!Number.isFinite(x) || x < 0) return x.toFixed(6);
+  const s = plainDecimal(String(x));
   const dot = s.indexOf('.');
   if (dot < 0) return `${s}.000000`;
   const frac = s.slice(dot + 1);
@@ -92,6 +92,20 @@ export function javaFixed6(x: number): string {
   }
   const whole = digits.slice(0, digits.length - 6).join('');
   return `${whole}.${digits.slice(digits.length - 6).join('')}`;
+}
+
+/** "5e-7" → "0.0000005", "1.5e+21" → "1500000000000000000000": the shortest digits without an exponent. */
+function plainDecimal(s: string): string {
+  const e = s.indexOf('e');
+  if (e < 0) return s;
+  const exp = Number(s.slice(e + 1));
+  const mantissa = s.slice(0, e);
+  const dot = mantissa.indexOf('.');
+  const digits = mantissa.replace('.', '');
+  const point = (dot < 0 ? mantissa.length : dot) + exp;
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /**
