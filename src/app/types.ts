@@ -10,6 +10,7 @@ import type { TransitionState } from '../core/flips/transitions.ts';
 export type { FlipReport, PerQueryRow, SupportLabel, TransitionState };
 export type {
   AnalysisView,
+  AnseriniExplanation,
   Bm25Explanation,
   QlExplanation,
   TermExplanation,

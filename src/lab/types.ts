@@ -5,6 +5,7 @@
  */
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { QlExplanation as CoreQlExplanation } from '../core/retrieve/ql.ts';
+import type { AnseriniFields } from '../core/retrieve/bm25-anserini.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
 import type { Estimate } from '../core/stats/wilson.ts';
@@ -145,10 +146,23 @@ export interface QlExplanation extends CoreQlExplanation {
   readonly run: string;
 }
 
-/** A per-term explanation of one run's score for one query and document (the retrievers that have one). */
-export type TermExplanation = Bm25Explanation | QlExplanation;
+/**
+ * Why BM25 as Anserini runs it (Lucene's BM25Similarity, core/retrieve/bm25-anserini.ts) found a document: one
+ * row per clause of the Lucene query, i.e. per distinct analyzed query term and field ("title:term" for the title
+ * field of the multifield documents). `weight` is Lucene's float score of the clause (its count in the query
+ * included); `total` is the document's Lucene score, the rows' sum rounded to float, before Anserini's tie
+ * adjustment (scores rounded to 4 decimals, ties lowered by 10⁻⁶) that the run's scores went through.
+ */
+export interface AnseriniExplanation extends Omit<Bm25Explanation, 'kind'> {
+  readonly kind: 'anserini';
+  /** flat: title + text in one field; multifield: title and text as two fields. */
+  readonly fields: AnseriniFields;
+}
 
-/** Explains a BM25 or query-likelihood run's score for one query and document; null for other runs. */
+/** A per-term explanation of one run's score for one query and document (the retrievers that have one). */
+export type TermExplanation = Bm25Explanation | AnseriniExplanation | QlExplanation;
+
+/** Explains a BM25, BM25 (Anserini) or query-likelihood run's score for one query and document; null for other runs. */
 export type ExplainLoader = (qid: string, docId: string, run: string) => Promise<TermExplanation | null>;
 
 /** What an RM3 run searched for one query (token order; see core/retrieve/rm3.ts); null for other runs. */

@@ -5,6 +5,7 @@
  */
 import type { EncoderKind, EncoderRecipe } from '../core/encoder-recipe.ts';
 import { DEFAULT_RM3_PARAMS, type Rm3Params } from '../core/retrieve/rm3.ts';
+import { anseriniRecipe, type AnseriniParams } from '../core/retrieve/bm25-anserini.ts';
 
 /** What an encoder's recipe lines need: its recipe and its kind (src/encoders' EncoderConfig has both). */
 export interface EncoderRecipeInput extends EncoderRecipe {
@@ -22,6 +23,14 @@ const item = (label: string, value: string | number): RecipeItem => ({ label, va
 
 export function bm25Recipe(k1: number, b: number): Recipe {
   return [item('retriever', 'BM25 (RAGFlip paper, float32 reference scores)'), item('k1', k1), item('b', b), item('tokenizer', TOKENIZER)];
+}
+
+/**
+ * BM25 as Anserini runs it (core/retrieve/bm25-anserini.ts): the retriever's name as the lab offers it, then
+ * the recipe in the core's words (`anseriniRecipe`, what `fliplab bm25 --preset anserini` says too).
+ */
+export function anseriniLabRecipe(p: AnseriniParams): Recipe {
+  return [item('retriever', 'BM25 (Anserini)'), item('recipe', anseriniRecipe(p))];
 }
 
 export function rm3Recipe(params: Partial<Rm3Params>): Recipe {

@@ -27,6 +27,16 @@ import {
   type Bm25Index,
   type Bm25Params,
 } from '../core/retrieve/bm25.ts';
+import {
+  anseriniRunName,
+  buildAnseriniIndex,
+  checkAnseriniParams,
+  explainAnserini,
+  parseAnseriniRunName,
+  runAnserini,
+  type AnseriniIndex,
+  type AnseriniParams,
+} from '../core/retrieve/bm25-anserini.ts';
 import { lexicalIndexFrom, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
 import { countTermDocs, type TermDocs } from '../core/retrieve/term-docs.ts';
 import { explainQl, parseQlRunName, runQl } from '../core/retrieve/ql.ts';
@@ -35,7 +45,15 @@ import { readerTasks, type ReaderTaskSet, type ReaderTemplate } from '../core/an
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
 import type { PackCollection } from './packs.ts';
-import type { Bm25Explanation, QlExplanation, QueryDetail, RankedDoc, TermExplanation, TrackReport } from '../lab/types.ts';
+import type {
+  AnseriniExplanation,
+  Bm25Explanation,
+  QlExplanation,
+  QueryDetail,
+  RankedDoc,
+  TermExplanation,
+  TrackReport,
+} from '../lab/types.ts';
 import { IncrementalVectorRun } from './vector-run.ts';
 import { runKeepOptions, withText } from './load.ts';
 import type { CollectionFile } from '../lab/data/types.ts';
@@ -110,7 +128,10 @@ const entries = (run: Run): number => {
 };
 
 /** An instant lexical candidate's recipe (see `runLexical`). */
-export type LexicalSpec = { readonly kind: 'rm3'; readonly params: Partial<Rm3Params> } | { readonly kind: 'ql'; readonly mu: number };
+export type LexicalSpec =
+  | { readonly kind: 'rm3'; readonly params: Partial<Rm3Params> }
+  | { readonly kind: 'ql'; readonly mu: number }
+  | { readonly kind: 'anserini'; readonly params: AnseriniParams };
 
 export class LabEngine {
   #c: LabCollection | null = null;
@@ -119,6 +140,12 @@ export class LabEngine {
   readonly #vectorRuns = new Map<string, IncrementalVectorRun>();
   #bm25: { key: string; index: Bm25Index } | null = null;
   #lexical: LexicalIndex | null = null;
+  /**
+   * Lucene/Anserini BM25 indexes (core/retrieve/bm25-anserini.ts: its own analyzer and documents, so nothing is
+   * shared with the indexes above), one per parameters, keyed by the run name they make (`anseriniRunName`):
+   * built once, kept while a run of theirs is (the explorer's explanations read them).
+   */
+  readonly #anserini = new Map<string, AnseriniIndex>();
   /** The term–document pass both indexes above are built from: the collection is tokenized once. */
   #terms: TermDocs | null = null;
   /** Judgments the user added (core/io/judgments.ts), layered over the collection's qrels; null: none. */
@@ -171,6 +198,7 @@ export class LabEngine {
     this.#vectorRuns.clear();
     this.#bm25 = null;
     this.#lexical = null;
+    this.#anserini.clear();
     this.#terms = null;
     this.#added = null;
     this.#merged = null;
@@ -231,10 +259,16 @@ export class LabEngine {
 
   /**
    * Rank the evaluated queries with one of the instant lexical candidates: BM25 + RM3 (first stage: BM25 with
-   * the same k1, b) or Dirichlet query likelihood. No model, no download: seconds on lab-sized collections.
+   * the same k1, b), Dirichlet query likelihood, or BM25 as Anserini runs it (Lucene's BM25 on Lucene's English
+   * analyzer, exact to Anserini's run file: `fliplab bm25 --preset anserini` writes the same run). No model,
+   * no download: seconds on lab-sized collections.
    */
   runLexical(name: string, spec: LexicalSpec, onProgress?: (done: number, total: number) => void): RunSummary {
     const c = this.#collection();
+    if (spec.kind === 'anserini') {
+      const index = this.#anseriniIndex(spec.params, onProgress);
+      return this.#store(runAnserini(index, c.corpus, c.queries, this.#evaluated, RUN_DEPTH, name));
+    }
     this.#lexical ??= lexicalIndexFrom(this.#termDocs(onProgress), onProgress ? { onProgress } : {});
     if (spec.kind === 'ql') return this.#store(runQl(this.#lexical, c.corpus, c.queries, this.#evaluated, RUN_DEPTH, spec.mu, name));
     const p = resolveRm3Params(spec.params);
@@ -287,9 +321,25 @@ export class LabEngine {
     return { kind: 'ql', run, ...explainQl(this.#lexical, c.queries.texts[qi] ?? '', d, params.mu) };
   }
 
-  /** The per-term explanation of `run`'s score (BM25 or query likelihood); null for other runs. */
+  /**
+   * Why a BM25 (Anserini) run scored a document: one row per (field, term) clause of the Lucene query, with
+   * Lucene's float score of each (core/retrieve/bm25-anserini.ts `explainAnserini`). `total` is Lucene's score,
+   * before Anserini's tie adjustment (4 decimals) that the run's scores went through. Null when `run` is not a
+   * BM25 (Anserini) run of this lab or the query or document is unknown.
+   */
+  explainAnserini(qid: string, docId: string, run: string): AnseriniExplanation | null {
+    const params = parseAnseriniRunName(run);
+    const c = this.#collection();
+    const qi = c.queries.indexOf.get(qid as QueryId);
+    const d = c.corpus.indexOf.get(docId as DocId);
+    if (params === null || qi === undefined || d === undefined || !this.#runs.has(run)) return null;
+    const { terms, total } = explainAnserini(this.#anseriniIndex(params), c.queries.texts[qi] ?? '', d);
+    return { kind: 'anserini', run, fields: params.fields, terms, total };
+  }
+
+  /** The per-term explanation of `run`'s score (BM25, BM25 (Anserini) or query likelihood); null for other runs. */
   explain(qid: string, docId: string, run: string): TermExplanation | null {
-    return this.explainBm25(qid, docId, run) ?? this.explainQl(qid, docId, run);
+    return this.explainBm25(qid, docId, run) ?? this.explainAnserini(qid, docId, run) ?? this.explainQl(qid, docId, run);
   }
 
   /**
@@ -314,6 +364,18 @@ export class LabEngine {
     if (this.#bm25?.key !== key)
       this.#bm25 = { key, index: bm25IndexFrom(this.#termDocs(onProgress), resolved, onProgress ? { onProgress } : {}) };
     return this.#bm25.index;
+  }
+
+  /** The Lucene/Anserini index for these parameters, built on first use (refused with a RangeError when out of range). */
+  #anseriniIndex(params: AnseriniParams, onProgress?: (done: number, total: number) => void): AnseriniIndex {
+    const p = checkAnseriniParams(params);
+    const key = anseriniRunName(p);
+    let index = this.#anserini.get(key);
+    if (index === undefined) {
+      index = buildAnseriniIndex(this.#collection().corpus, p, onProgress ? { onProgress } : {});
+      this.#anserini.set(key, index);
+    }
+    return index;
   }
 
   #termDocs(onProgress?: (done: number, total: number) => void): TermDocs {
@@ -398,6 +460,8 @@ export class LabEngine {
     this.#runs.delete(name);
     this.#exhaustive.delete(name);
     this.#vectorRuns.delete(name);
+    // A BM25 (Anserini) index goes with the last run named for its parameters.
+    this.#anserini.delete(name);
   }
 
   run(name: string): Run {

@@ -2,9 +2,10 @@
  * SciFact in the lab, end to end (lab-session.ts: the production build, the local hub server, Debian chromium):
  * loaded from the catalog (hub layout) and ranked with BM25; encoded on WASM by a tiny fixture encoder, analysed
  * live while partial and resumed after a reload; the transition tables against `fliplab flips --json` on the
- * lab's exported runs; the exports (per-query transitions, trec_eval text, reports, plot images); the explorer
- * and a link to its view; a malformed file's error in place; the lab offline after a first visit; the storage
- * table (stored vectors and model files, deleting model files).
+ * lab's exported runs; the exports (per-query transitions, trec_eval text, reports, plot images, and the run of
+ * BM25 (Anserini), byte for byte `fliplab bm25 --preset anserini`'s); the explorer and a link to its view; a
+ * malformed file's error in place; the lab offline after a first visit; the storage table (stored vectors and
+ * model files, deleting model files).
  *
  * Every test stands alone: it passes run by itself (`-t`) and in any order. The one expensive setup, SciFact
  * encoded by the fixture encoder on WASM (half a minute on 2 cores), lives in one shared browser context, as a
@@ -318,6 +319,26 @@ describe('the lab (wasm)', () => {
       const png = await readFile((await pngDownload.path())!);
       expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
       expect(png.byteLength).toBeGreaterThan(10_000);
+
+      // BM25 (Anserini), added on this page from the instant candidates: its run file is, byte for byte, the one
+      // `fliplab bm25 --preset anserini` writes for the same collection (last: it becomes a candidate of the view).
+      // The CLI ranks in this process while the browser ranks in its own.
+      const cliRunning = cli(['bm25', SCIFACT, '--preset', 'anserini', '--depth', '1000']);
+      await openAddRetriever(page);
+      await page.getByTestId('add-anserini').click();
+      await expect.poll(() => row(page, 'bm25-anserini').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+      expect(await row(page, 'bm25-anserini').textContent()).toContain('Lucene BM25 as Anserini runs it: k1 = 0.9, b = 0.4');
+      await page.getByTestId('export-run-select').selectOption('bm25-anserini');
+      const anseriniRun = await lab.saveDownload(page, () => page.getByTestId('export-run').click());
+      const cliRun = await cliRunning;
+      expect(cliRun.code, cliRun.stderr).toBe(0);
+      const [appLines, cliLines] = [anseriniRun.text.split('\n'), cliRun.stdout.split('\n')];
+      expect(new Set(cliLines.slice(0, -1).map((l) => l.split(' ')[0])).size).toBe(300);
+      expect(cliLines[0]).toMatch(/^\S+ Q0 \S+ 1 \d+(\.\d+)? bm25-anserini$/);
+      // Compared as a whole (a multi-megabyte diff helps no one): the first line that differs, if any.
+      const differs = appLines.findIndex((l, i) => l !== cliLines[i]);
+      expect(differs < 0 ? null : { line: differs + 1, app: appLines[differs], cli: cliLines[differs] }).toBeNull();
+      expect(anseriniRun.text === cliRun.stdout).toBe(true);
     } finally {
       await page.close();
     }

@@ -15,7 +15,14 @@ import { bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/r
 import { isRecipeRunId, LOCAL_MODEL_PREFIX, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import { parseQlRunName, qlRunName } from '../../core/retrieve/ql.ts';
 import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve/rm3.ts';
-import { bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
+import {
+  ANSERINI_PRESETS,
+  anseriniRunName,
+  checkAnseriniParams,
+  parseAnseriniRunName,
+  type AnseriniParams,
+} from '../../core/retrieve/bm25-anserini.ts';
+import { anseriniLabRecipe, bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
 import type { FusionParams } from '../../core/flips/fusion.ts';
 import { Fusion } from './fusion.svelte.ts';
 import type { CollectionSummary, LexicalSpec } from '../../worker/engine.ts';
@@ -42,6 +49,17 @@ export type { CollectionError } from './errors.ts';
 
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
 installErrorTransfer();
+
+/** What every BM25 (Anserini) run name starts with (`anseriniRunName`). */
+const ANSERINI_RUN_PREFIX = 'bm25-anserini';
+
+/** Why `id`, which starts like a BM25 (Anserini) run name, is not one (`parseAnseriniRunName` refused it). */
+export function anseriniNameProblem(id: string): string {
+  return (
+    `"${id}" is not a BM25 (Anserini) run name: expected bm25-anserini or bm25-anserini-multifield, optionally ` +
+    'followed by -k1=<k1>-b=<b> (plain decimals, b at most 1, written only when they differ from 0.9 and 0.4)'
+  );
+}
 
 /** Candidates a collection of runs (no corpus) opens with: the rest are one click away. */
 const RUNS_FIRST_SHOWN = 3;
@@ -191,6 +209,10 @@ export class Lab {
     if (rm3) return void (await this.addRm3(rm3));
     const ql = parseQlRunName(id);
     if (ql) return void (await this.addQl(ql.mu));
+    const anserini = parseAnseriniRunName(id);
+    if (anserini) return void (await this.addAnserini(anserini));
+    // A link naming a BM25 (Anserini) run this lab cannot make: said on its row, not silently dropped.
+    if (id.startsWith(ANSERINI_RUN_PREFIX)) return this.#refuse(id, 'lexical', anseriniNameProblem(id));
     // A pack's recipe that no preset has: its id names it, the embedding cache keeps it.
     if (isRecipeRunId(id)) {
       const stored = await this.lab.storedRecipe(id);
@@ -287,6 +309,23 @@ export class Lab {
     const id = qlRunName(mu);
     const spec: LexicalSpec = { kind: 'ql', mu };
     await this.#addRanked(id, { kind: 'lexical', spec }, qlRecipe(mu), (onProgress) => this.lab.runLexical(id, spec, onProgress));
+  }
+
+  /**
+   * BM25 as Anserini runs it (Lucene's BM25 and English analyzer; k1 = 0.9, b = 0.4 and the flat documents
+   * unless given): an instant candidate whose run is byte for byte `fliplab bm25 --preset anserini`'s. Throws a
+   * RangeError for k1 < 0, b outside [0, 1] or unknown fields, before anything starts.
+   */
+  async addAnserini(params: Partial<AnseriniParams> = {}): Promise<void> {
+    const p = checkAnseriniParams({ ...ANSERINI_PRESETS.anserini, ...params });
+    const id = anseriniRunName(p);
+    const spec: LexicalSpec = { kind: 'anserini', params: p };
+    await this.#addRanked(id, { kind: 'lexical', spec }, anseriniLabRecipe(p), (onProgress) => this.lab.runLexical(id, spec, onProgress));
+  }
+
+  /** A row for a retriever the view names but the lab cannot make (a malformed name in a link), saying why. */
+  #refuse(id: string, kind: RetrieverInfo['kind'], error: string): void {
+    this.#upsert({ id, name: id, kind, status: 'error', error });
   }
 
   /**

@@ -5,7 +5,7 @@
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import { describe, expect, test, vi } from 'vitest';
-import type { ExplainLoader, PassageLoader, QlExplanation, QueryDetail as Detail } from '../../../src/app/types.ts';
+import type { AnseriniExplanation, ExplainLoader, PassageLoader, QlExplanation, QueryDetail as Detail } from '../../../src/app/types.ts';
 import QueryDetail from '../../../src/app/views/explorer/QueryDetail.svelte';
 import { detailFrom, synthetic } from './fixtures.ts';
 
@@ -229,6 +229,62 @@ describe('QueryDetail', () => {
     // The "adds" column sums to the score shown.
     expect(rows.reduce((s, r) => s + Number(r.at(-1)), 0)).toBeCloseTo(-0.1234, 10);
     expect(table.querySelector(':scope > tbody > tr')!.classList.contains('absent')).toBe(true);
+    expect(container.querySelector('[data-testid="bm25-why"]')).toBeNull();
+  });
+
+  test('a BM25 (Anserini) passage explains its score per Lucene clause, title clauses named, before the tie adjustment', async () => {
+    const detail: Detail = {
+      qid: 'q',
+      text: 'moon tides moon',
+      judged: [],
+      lists: [
+        { run: 'bm25', docs: [], firstRelevant: null },
+        {
+          run: 'bm25-anserini-multifield',
+          docs: [{ docId: 'y', rank: 1, score: 3.1416, title: 'Tides', grade: null }],
+          firstRelevant: null,
+        },
+      ],
+    };
+    const why: AnseriniExplanation = {
+      kind: 'anserini',
+      run: 'bm25-anserini-multifield',
+      fields: 'multifield',
+      terms: [
+        { term: 'moon', count: 2, tf: 0, df: 7, idf: 2.5, weight: 0 },
+        { term: 'tide', count: 1, tf: 3, df: 40, idf: 1.25, weight: 1.5 },
+        { term: 'title:tide', count: 1, tf: 1, df: 2, idf: 2.75, weight: 1.64159 },
+      ],
+      total: 3.14159,
+    };
+    const explain = vi.fn<ExplainLoader>((_q, _d, run) => Promise.resolve(run === 'bm25-anserini-multifield' ? why : null));
+    const loadPassage = vi.fn<PassageLoader>(() => Promise.resolve({ title: 'Tides', text: 'tides rise' }));
+    const { container } = render(QueryDetail, {
+      props: {
+        qid: 'q',
+        reference: 'bm25',
+        candidate: 'bm25-anserini-multifield',
+        k: 1,
+        loadDetail: () => Promise.resolve(detail),
+        loadPassage,
+        explain,
+      },
+    });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Show passage y of bm25-anserini-multifield' }));
+    const table = await waitFor(() => {
+      const t = container.querySelector('[data-testid="anserini-why"]');
+      expect(t).not.toBeNull();
+      return t!;
+    });
+    const caption = table.querySelector('caption')!.textContent!.replace(/\s+/g, ' ');
+    expect(caption).toMatch(/^Why bm25-anserini-multifield scores it 3\.141590: each query term's Lucene BM25 score in each field/);
+    expect(caption).toContain('rounds to 4 decimals');
+    const rows = [...table.querySelectorAll(':scope > tbody > tr')].map((r) => [...r.children].map((c) => c.textContent!.trim()));
+    expect(rows).toEqual([
+      ['moon ×2', '0', '7', '2.500', '0.0000'],
+      ['tide', '3', '40', '1.250', '1.5000'],
+      ['title:tide', '1', '2', '2.750', '1.6416'],
+    ]);
     expect(container.querySelector('[data-testid="bm25-why"]')).toBeNull();
   });
 

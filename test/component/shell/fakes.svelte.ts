@@ -15,6 +15,7 @@ import type { Collections, DownloadState } from '../../../src/app/state/collecti
 import type { CollectionError, Lab } from '../../../src/app/state/lab.svelte.ts';
 import { chooseCandidates, chooseReference } from '../../../src/app/state/reference.ts';
 import type { EncoderConfig } from '../../../src/encoders/presets.ts';
+import type { AnseriniParams } from '../../../src/core/retrieve/bm25-anserini.ts';
 import { DEFAULT_VIEW, type MetricsRow, type RetrieverInfo, type ViewState } from '../../../src/app/types.ts';
 
 type LabApi = Lab['lab'];
@@ -58,6 +59,7 @@ export class FakeLab {
   resume = vi.fn(async (_id: string): Promise<void> => {});
   addRm3 = vi.fn(async (): Promise<void> => {});
   addQl = vi.fn(async (_mu?: number): Promise<void> => {});
+  addAnserini = vi.fn(async (_params?: Partial<AnseriniParams>): Promise<void> => {});
   remove = vi.fn(async (_id: string): Promise<void> => {});
   addEncoder = vi.fn(async (_config: EncoderConfig): Promise<void> => {});
   addBm25 = vi.fn(async (_k1: number, _b: number): Promise<void> => {});
@@ -92,6 +94,7 @@ type LabMembers =
   | 'resume'
   | 'addRm3'
   | 'addQl'
+  | 'addAnserini'
   | 'remove'
   | 'addEncoder'
   | 'addBm25'

@@ -1,7 +1,7 @@
 /**
  * RetrieversPanel: each retriever row (status, device and why, cached and partial badges, progress with ETA,
  * Cancel/Remove), picking the reference and the candidates (the view patches the lab receives), and the
- * forms that add an encoder (built by the real `encoderConfig`), a BM25 variant and run files.
+ * forms that add an encoder (built by the real `encoderConfig`), a BM25 variant, BM25 (Anserini) and run files.
  */
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import { tick } from 'svelte';
@@ -241,6 +241,31 @@ describe('RetrieversPanel forms', () => {
     await fireEvent.click(screen.getByTestId('add-bm25'));
     expect(lab.addBm25).toHaveBeenCalledTimes(1);
     expect(lab.addBm25).toHaveBeenCalledWith(0.9, 0.4);
+  });
+
+  test('BM25 (Anserini) is added with its defaults, or the documents, k1 and b chosen; a b out of range is refused in words', async () => {
+    const { lab } = setup([BM25]);
+    expect((screen.getByTestId('anserini-k1') as HTMLInputElement).value).toBe('0.9');
+    expect((screen.getByTestId('anserini-b') as HTMLInputElement).value).toBe('0.4');
+    expect(screen.getByTestId('add-anserini').textContent).toBe('BM25 (Anserini)');
+    await fireEvent.click(screen.getByTestId('add-anserini'));
+    expect(lab.addAnserini).toHaveBeenLastCalledWith({ fields: 'flat', k1: 0.9, b: 0.4 });
+    // Its inputs have names of their own beside the BM25 variant's k1 and b.
+    await fireEvent.change(screen.getByRole('combobox', { name: 'Documents' }), { target: { value: 'multifield' } });
+    await fireEvent.input(screen.getByRole('spinbutton', { name: 'k1 (Anserini)' }), { target: { value: '1.2' } });
+    await fireEvent.input(screen.getByRole('spinbutton', { name: 'b (Anserini)' }), { target: { value: '1.5' } });
+    await fireEvent.click(screen.getByTestId('add-anserini'));
+    expect(lab.addAnserini).toHaveBeenCalledTimes(1);
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toBe('b must be at most 1.');
+    expect(screen.getByTestId('anserini-b').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByTestId('anserini-b').getAttribute('aria-describedby')).toBe(alert.id);
+    await fireEvent.input(screen.getByTestId('anserini-b'), { target: { value: '0.75' } });
+    await fireEvent.click(screen.getByTestId('add-anserini'));
+    expect(lab.addAnserini).toHaveBeenLastCalledWith({ fields: 'multifield', k1: 1.2, b: 0.75 });
+    expect(screen.queryByRole('alert')).toBeNull();
+    // The paper's BM25 variant is untouched by it.
+    expect(lab.addBm25).not.toHaveBeenCalled();
   });
 
   test('run files are handed over as {path, bytes}, one call each', async () => {

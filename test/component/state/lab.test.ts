@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expose } from 'comlink';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { Lab } from '../../../src/app/state/lab.svelte.ts';
+import { anseriniNameProblem, Lab } from '../../../src/app/state/lab.svelte.ts';
 import {
   EncodeBridge,
   type CorpusProgress,
@@ -28,7 +28,7 @@ import { LAB_SIGNIFICANCE } from '../../../src/report/significance.ts';
 import { cli } from '../../support/cli.ts';
 import { parseQrels, parseRun } from '../../../src/core/io/trec.ts';
 import type { Qrels, Run } from '../../../src/core/types.ts';
-import { bm25Recipe, recipeLine } from '../../../src/report/recipe.ts';
+import { anseriniLabRecipe, bm25Recipe, recipeLine } from '../../../src/report/recipe.ts';
 import type { StoredVector } from '../../../src/encoders/pooling.ts';
 import { createLabApi, type LabApi } from '../../../src/worker/api.ts';
 import type { CollectionFile } from '../../../src/lab/data/types.ts';
@@ -461,6 +461,71 @@ describe('Lab analyses candidates against the reference', () => {
     expect(lab.view.candidates).toEqual([id]);
   });
 
+  test("BM25 (Anserini) becomes a candidate whose run is `fliplab bm25 --preset anserini`'s, byte for byte", async () => {
+    const { lab, engine } = await opened();
+    const runLexical = vi.spyOn(engine, 'runLexical');
+    await lab.addAnserini();
+    const multifield = 'bm25-anserini-multifield-k1=1.2-b=0.75';
+    await lab.addAnserini({ fields: 'multifield', k1: 1.2, b: 0.75 });
+    expect(lab.retrievers.map((r) => [r.id, r.kind, r.status])).toEqual([
+      ['bm25', 'bm25', 'ready'],
+      ['bm25-anserini', 'lexical', 'ready'],
+      [multifield, 'lexical', 'ready'],
+    ]);
+    expect(runLexical.mock.calls.map((c) => c.slice(0, 2))).toEqual([
+      ['bm25-anserini', { kind: 'anserini', params: { k1: 0.9, b: 0.4, fields: 'flat' } }],
+      [multifield, { kind: 'anserini', params: { k1: 1.2, b: 0.75, fields: 'multifield' } }],
+    ]);
+    expect(lab.retrievers[1]!.recipe).toEqual(anseriniLabRecipe({ k1: 0.9, b: 0.4, fields: 'flat' }));
+    expect(recipeLine(lab.retrievers[1]!.recipe!)).toBe(
+      "BM25 (Anserini) · recipe Lucene BM25 as Anserini runs it: k1 = 0.9, b = 0.4, title + text in one field, Anserini's English analyzer (Porter), -removeQuery",
+    );
+    expect(lab.view.candidates).toEqual(['bm25-anserini', multifield]);
+    await lab.settled();
+    await expectLiteral(lab, 'bm25', 'bm25-anserini');
+    await expectLiteral(lab, 'bm25', multifield);
+
+    // The lab's run file is the CLI's.
+    for (const [preset, id, extra] of [
+      ['anserini', 'bm25-anserini', []],
+      ['anserini-multifield', multifield, ['--k1', '1.2', '--b', '0.75']],
+    ] as const) {
+      const out = await cli('bm25', EXAMPLE, '--preset', preset, ...extra);
+      expect(out.code, out.stderr).toBe(0);
+      expect(await lab.lab.runText(id)).toBe(out.stdout);
+    }
+
+    // The explorer's explanation: Lucene's clauses, title ones named as such, summing to the score before the tie adjustment.
+    const run = await workerRun(lab, multifield);
+    const [qid, list] = [...run.byQuery].find(([, l]) => l.docs.length > 0)!;
+    const why = await lab.explain(qid, list.docs[0]!, multifield);
+    expect(why?.kind).toBe('anserini');
+    if (why?.kind !== 'anserini') return;
+    expect(why.fields).toBe('multifield');
+    expect(why.terms.some((t) => t.term.startsWith('title:'))).toBe(true);
+    expect(Math.fround(why.terms.reduce((s, t) => s + t.weight, 0))).toBe(why.total);
+    expect(Math.round(why.total * 1e4) / 1e4).toBeCloseTo(list.scores[0]!, 5); // the run file prints the float in 6 decimals
+
+    // Adding a ready one again only selects it; removing it drops its run.
+    await lab.addAnserini({});
+    expect(runLexical).toHaveBeenCalledTimes(2);
+    await lab.remove('bm25-anserini');
+    expect(engine.runNames()).not.toContain('bm25-anserini');
+    expect(await lab.explain(qid, list.docs[0]!, 'bm25-anserini')).toBeNull();
+  });
+
+  test('BM25 (Anserini) with k1 or b out of range is refused in words, and nothing is added', async () => {
+    const { lab, engine } = await opened();
+    await expect(lab.addAnserini({ b: 1.5 })).rejects.toThrow('BM25 b must be in [0, 1], got 1.5');
+    await expect(lab.addAnserini({ k1: -1 })).rejects.toThrow('BM25 k1 must be a finite number ≥ 0, got -1');
+    // The worker refuses it too (a page that did not check).
+    expect(() => engine.runLexical('bm25-anserini', { kind: 'anserini', params: { k1: 0.9, b: 2, fields: 'flat' } })).toThrow(
+      'BM25 b must be in [0, 1], got 2',
+    );
+    expect(lab.retrievers.map((r) => r.id)).toEqual(['bm25']);
+    expect(engine.runNames()).toEqual(['bm25']);
+  });
+
   test('an imported run with flips: the report equals the literal computation both ways round, under both labels', async () => {
     const { lab } = await opened();
     await lab.addRunFile(designedFile('some/folder/designed.trec'));
@@ -878,6 +943,39 @@ describe('Lab deep links', () => {
       ['bm25-k1=0.9-b=0.4', 'candidate'],
     ]);
     await expectLiteral(lab, 'bm25-k1=1.2-b=0.75', 'bm25-k1=0.9-b=0.4');
+  });
+
+  test('BM25 (Anserini) runs named by a link come back; a malformed name is refused on its row, in words', async () => {
+    const { lab } = setup();
+    const bad = 'bm25-anserini-k1=x-b=0.4';
+    lab.view = {
+      ...DEFAULT_VIEW,
+      collection: 'files:tiny',
+      reference: 'bm25-anserini',
+      candidates: ['bm25-anserini-multifield-k1=1.2-b=0.75', bad, 'bm25-anserini-k1=0.9-b=0.4'],
+    };
+    await lab.openFiles('files:tiny', 'tiny', TINY);
+    await lab.settled();
+    expect(lab.retrievers.map((r) => [r.id, r.status])).toEqual([
+      ['bm25', 'ready'],
+      ['bm25-anserini', 'ready'],
+      ['bm25-anserini-multifield-k1=1.2-b=0.75', 'ready'],
+      [bad, 'error'],
+      // The defaults are never written out: "bm25-anserini" is that run's one name.
+      ['bm25-anserini-k1=0.9-b=0.4', 'error'],
+    ]);
+    expect(lab.retrievers[3]!.error).toBe(anseriniNameProblem(bad));
+    expect(lab.retrievers[3]!.error).toMatch(/^"bm25-anserini-k1=x-b=0\.4" is not a BM25 \(Anserini\) run name: expected bm25-anserini or/);
+    expect(lab.reference).toBe('bm25-anserini');
+    expect(lab.candidates).toEqual(['bm25-anserini-multifield-k1=1.2-b=0.75']);
+    expect(lab.report!.runs.map((r) => [r.name, r.role])).toEqual([
+      ['bm25-anserini', 'reference'],
+      ['bm25-anserini-multifield-k1=1.2-b=0.75', 'candidate'],
+    ]);
+    await expectLiteral(lab, 'bm25-anserini', 'bm25-anserini-multifield-k1=1.2-b=0.75');
+    // The refused row can be removed like any other.
+    await lab.remove(bad);
+    expect(lab.retrievers.map((r) => r.id)).not.toContain(bad);
   });
 
   test('an encoder named as the reference is restored too; the analysis waits for its run instead of failing', async () => {

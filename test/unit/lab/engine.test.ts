@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { reportFromPrepared } from '../../../src/core/flips/analyze.ts';
 import { BM25_VARIANTS, buildBm25Index, runBm25, searchBm25 } from '../../../src/core/retrieve/bm25.ts';
 import { buildLexicalIndex } from '../../../src/core/retrieve/lexical.ts';
+import { ANSERINI_PRESETS, buildAnseriniIndex, runAnserini } from '../../../src/core/retrieve/bm25-anserini.ts';
+import { formatRun } from '../../../src/core/io/trec.ts';
 import { runQl } from '../../../src/core/retrieve/ql.ts';
 import { runRm3 } from '../../../src/core/retrieve/rm3.ts';
 import { tokenize } from '../../../src/core/text/tokenize.ts';
@@ -74,6 +76,54 @@ describe('LabEngine instant candidates and explanations', () => {
     for (const t of query) expect(expanded.terms).toContain(t);
     expect(expanded.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
     expect(engine.rm3Expansion(qid, 'bm25')).toBeNull();
+  });
+});
+
+describe('LabEngine BM25 (Anserini)', () => {
+  it("ranks the judged queries as the core's runAnserini does, keeps one index per parameters, and explains Lucene's scores", () => {
+    const own = new LabEngine();
+    own.open({ name: 'scifact', corpus: col.corpus, queries: col.queries, qrels: col.qrels, runs: [], diagnostics: [] });
+    const selected = selectEvaluationQueries(col.qrels, col.queries);
+    const progress: [number, number][] = [];
+    own.runLexical('bm25-anserini', { kind: 'anserini', params: ANSERINI_PRESETS.anserini }, (done, total) => progress.push([done, total]));
+    expect(progress.at(-1)).toEqual([col.corpus.ids.length, col.corpus.ids.length]);
+    const expected = runAnserini(buildAnseriniIndex(col.corpus, ANSERINI_PRESETS.anserini), col.corpus, col.queries, selected, RUN_DEPTH);
+    expect(own.runText('bm25-anserini')).toBe(formatRun(expected, 'bm25-anserini'));
+    expect(own.summary().evaluated).toBe(300);
+
+    // The index is kept: a second run with the same parameters builds nothing (no progress reported).
+    progress.length = 0;
+    own.runLexical('bm25-anserini', { kind: 'anserini', params: { ...ANSERINI_PRESETS.anserini } }, (done, total) =>
+      progress.push([done, total]),
+    );
+    expect(progress).toEqual([]);
+
+    // Explanations: the clauses' float sum is Lucene's score; rounded to 4 decimals it is the run's (top rank: no tie).
+    for (const qid of [...expected.byQuery.keys()].slice(0, 20)) {
+      const list = own.run('bm25-anserini').byQuery.get(qid)!;
+      const why = own.explain(qid, list.docs[0]!, 'bm25-anserini')!;
+      expect(why.kind).toBe('anserini');
+      if (why.kind !== 'anserini') continue;
+      expect(why.fields).toBe('flat');
+      expect(Math.fround(why.terms.reduce((s, t) => s + t.weight, 0))).toBe(why.total);
+      expect(Math.round(why.total * 1e4) / 1e4).toBeCloseTo(list.scores[0]!, 5); // the run file prints the float in 6 decimals
+      for (const t of why.terms) if (t.tf === 0) expect(t.weight).toBe(0);
+    }
+    const [qid, list] = [...own.run('bm25-anserini').byQuery][0]!;
+    // Not an Anserini run, a malformed name, a run this lab has not made, an unknown query: no explanation.
+    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25')).toBeNull();
+    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25-anserini-k1=x-b=0.4')).toBeNull();
+    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25-anserini-multifield')).toBeNull();
+    expect(own.explainAnserini('no such query', list.docs[0]!, 'bm25-anserini')).toBeNull();
+    expect(own.explain(qid, list.docs[0]!, 'bm25')?.kind).toBe('bm25');
+
+    // k1 or b out of range is refused with the core's words; nothing is stored.
+    expect(() => own.runLexical('bm25-anserini-k1=-1-b=0.4', { kind: 'anserini', params: { k1: -1, b: 0.4, fields: 'flat' } })).toThrow(
+      'BM25 k1 must be a finite number ≥ 0, got -1',
+    );
+    expect(own.runNames()).toEqual(['bm25-anserini']);
+    own.removeRun('bm25-anserini');
+    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25-anserini')).toBeNull();
   });
 });
 
