@@ -82,24 +82,28 @@ interface Clause {
   readonly normInverse: Float32Array;
   /** No posting scores more than this. */
   readonly bound: number;
+  /** The term's dense column (1 + posting position per internal document), if it has one. */
+  readonly dense: Uint32Array | null;
 }
 
 function clausesOf(index: AnseriniIndex, queryText: string): Clause[] {
+  const n = index.docCount;
   const clauses = anseriniQuery(index, queryText).map(({ field: fi, term: t, count }): Clause => {
     const field = index.fields[fi]!;
-    const weight = f(count * field.idf[t]!);
     const max = field.maxImpact[t]!;
+    const column = field.denseColumn[t]!;
     return {
       docs: field.postingDocs,
       lo: field.termStart[t]!,
       hi: field.termStart[t + 1]!,
       impacts: count === 1 ? field.postingImpacts : null,
-      weight,
+      weight: f(count * field.idf[t]!),
       freqs: field.postingFreqs,
       norms: field.norms,
       normInverse: field.normInverse,
       // score = weight · (1 − 1/x) with the same x for any count, so count · max bounds it up to rounding
       bound: count === 1 ? max : count * max * (1 + 1e-6),
+      dense: column < 0 ? null : field.densePostings.subarray(column * n, (column + 1) * n),
     };
   });
   return clauses.sort((a, b) => b.bound - a.bound);
@@ -116,6 +120,7 @@ interface Scratch {
   readonly state: Uint8Array;
   readonly touched: Uint32Array;
   readonly candidates: Uint32Array;
+  readonly histogram: Int32Array;
   readonly work: Float64Array;
   readonly heap: TopKHeap;
 }
@@ -131,6 +136,7 @@ function scratchFor(index: AnseriniIndex): Scratch {
       state: new Uint8Array(n),
       touched: new Uint32Array(n),
       candidates: new Uint32Array(n),
+      histogram: new Int32Array(HIST_BUCKETS),
       work: new Float64Array(n),
       heap: new TopKHeap(BM25_MAX_DEPTH),
     };
@@ -166,11 +172,27 @@ function accumulate(c: Clause, s: Scratch, nTouched: number): number {
   return nTouched;
 }
 
-/** The k-th largest of sums over `list[0, n)` (k ≤ n). */
-function kthOf(s: Scratch, list: Uint32Array, n: number, k: number): number {
-  const work = s.work;
-  for (let i = 0; i < n; i++) work[i] = s.sums[list[i]!]!;
-  return kthLargest(work, n, k);
+/** Buckets of the θ histogram. */
+const HIST_BUCKETS = 1024;
+
+/**
+ * The k-th largest of sums over `list[0, n)` (k ≤ n; `max` bounds every sum): a histogram finds the bucket
+ * that holds it, and a selection among that bucket's sums only gives the exact value. Two passes, no sort.
+ */
+function kthOf(s: Scratch, list: Uint32Array, n: number, k: number, max: number): number {
+  const { sums, histogram, work } = s;
+  histogram.fill(0);
+  const scale = (HIST_BUCKETS - 1) / max;
+  for (let i = 0; i < n; i++) histogram[Math.min(HIST_BUCKETS - 1, Math.floor(sums[list[i]!]! * scale))]!++;
+  let above = 0;
+  let b = HIST_BUCKETS - 1;
+  while (b > 0 && above + histogram[b]! < k) above += histogram[b--]!;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const v = sums[list[i]!]!;
+    if (Math.min(HIST_BUCKETS - 1, Math.floor(v * scale)) === b) work[m++] = v;
+  }
+  return kthLargest(work, m, k - above);
 }
 
 /**
@@ -205,7 +227,7 @@ export function searchAnserini(index: AnseriniIndex, queryText: string, depth: n
       next++;
       // θ ≤ what the clauses read so far add at most: no use selecting it while the rest bounds more
       if (next < clauses.length && nTouched >= depth && rest[next]! < rest[0]! - rest[next]!) {
-        theta = kthOf(s, s.touched, nTouched, depth);
+        theta = kthOf(s, s.touched, nTouched, depth, (rest[0]! - rest[next]!) * BOUND_SLACK);
         if (f(rest[next]! * BOUND_SLACK) < f(theta)) break;
       }
     }
@@ -219,11 +241,22 @@ export function searchAnserini(index: AnseriniIndex, queryText: string, depth: n
         const d = s.touched[i]!;
         if (f((sums[d]! + rest[next]!) * BOUND_SLACK) >= need) candidates[n++] = d;
       }
-      candidates.subarray(0, n).sort();
+      let sorted = false;
       for (let j = next; j < clauses.length; j++) {
         const c = clauses[j]!;
         const length = c.hi - c.lo;
-        if (n * PROBE_COST_POSTINGS * Math.max(1, Math.log2(length / n + 1)) < length) {
+        if (c.dense !== null && n < length) {
+          const dense = c.dense;
+          for (let i = 0; i < n; i++) {
+            const d = candidates[i]!;
+            const x = dense[d]!;
+            if (x !== 0) sums[d] = sums[d]! + scoreAt(c, x - 1);
+          }
+        } else if (n * PROBE_COST_POSTINGS * Math.max(1, Math.log2(length / n + 1)) < length) {
+          if (!sorted) {
+            candidates.subarray(0, n).sort();
+            sorted = true;
+          }
           let x = c.lo;
           for (let i = 0; i < n; i++) {
             const d = candidates[i]!;
@@ -242,7 +275,7 @@ export function searchAnserini(index: AnseriniIndex, queryText: string, depth: n
         // Re-prune when the candidates are many and the next list is long enough for it to pay.
         const nextClause = clauses[j + 1];
         if (nextClause !== undefined && n > 2 * depth && nextClause.hi - nextClause.lo > n) {
-          const bar = f(kthOf(s, candidates, n, depth));
+          const bar = f(kthOf(s, candidates, n, depth, rest[0]! * BOUND_SLACK));
           let kept = 0;
           for (let i = 0; i < n; i++) {
             const d = candidates[i]!;

@@ -116,15 +116,29 @@ export class EnglishAnalyzer {
    * reused by the next call: ids[0, count). `count` is the field length Lucene stores.
    */
   scan(text: string): { readonly ids: Uint32Array; readonly count: number } {
+    const count = this.scanInto(text, 0);
+    return { ids: this.#out, count };
+  }
+
+  /** The buffer `scanInto` writes (valid until the next call). */
+  get ids(): Uint32Array {
+    return this.#out;
+  }
+
+  /**
+   * Appends the term ids of `text` to `ids` from position `at` (earlier ids are kept); returns the new end.
+   * A field made of several texts is scanned text by text (no token spans two of them).
+   */
+  scanInto(text: string, at: number): number {
     const r = scanTokens(text, this.#ranges);
-    if (this.#out.length < r.length) this.#out = grow(this.#out, r.length);
+    if (this.#out.length < at + r.length) this.#out = grow(this.#out, at + r.length);
     const out = this.#out;
     const { starts, ends, hashes } = r;
     let slots = this.#slots;
     let mask = this.#mask;
     let ids = this.#ids;
     const keys = this.#keys;
-    let count = 0;
+    let count = at;
     for (let i = 0; i < r.length; i++) {
       const start = starts[i]!;
       const end = ends[i]!;
@@ -154,7 +168,7 @@ export class EnglishAnalyzer {
       }
       if (id !== STOP_ID) out[count++] = id;
     }
-    return { ids: out, count };
+    return count;
   }
 
   /** The indexed terms of `text`, in order (repeats kept). */
