@@ -113,9 +113,12 @@ function grammar(): Re[] {
 // Compilation: Thompson NFA, then subset construction over the classes.
 
 interface Automaton {
-  /** Next state per (state · classes + class); −1: no rule can continue. State 0 is the start. */
+  /**
+   * Transitions by row: the row of state s starts at s · classes, and `next[row + class]` is the row of the
+   * next state (−1: no rule can continue). The start state's row is 0.
+   */
   readonly next: Int32Array;
-  /** Per state: 1 + the rule a match ending here belongs to (the earliest), 0 when none ends here. */
+  /** Per row start: 1 + the rule a match ending in that state belongs to (the earliest), 0 when none ends there. */
   readonly accept: Uint8Array;
   readonly classes: number;
 }
@@ -197,7 +200,9 @@ function compile(rules: readonly Re[]): Automaton {
       next[d * classes + c] = targets.length === 0 ? -1 : intern(closure(targets));
     }
   }
-  return { next: Int32Array.from(next), accept: Uint8Array.from(accept), classes };
+  const acceptByRow = new Uint8Array(sets.length * classes);
+  accept.forEach((rule, d) => (acceptByRow[d * classes] = rule));
+  return { next: Int32Array.from(next, (d) => (d < 0 ? -1 : d * classes)), accept: acceptByRow, classes };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -259,14 +264,20 @@ export class TokenRanges {
  */
 export function scanTokens(text: string, out: TokenRanges): TokenRanges {
   const { automaton, table } = scanner();
-  const { next, accept, classes } = automaton;
+  const { next, accept } = automaton;
   const bmp = table.bmp;
   const n = text.length;
   let count = 0;
   let p = 0;
   while (p < n) {
+    // Most positions that start no token (spaces, punctuation) fail on their first unit: skip them at once.
+    const first = text.charCodeAt(p);
+    if ((first & 0xfc00) !== 0xd800 && next[bmp[first]!]! < 0) {
+      p++;
+      continue;
+    }
     const limit = Math.min(n, p + MAX_TOKEN_LENGTH);
-    let state = 0;
+    let row = 0;
     let q = p;
     let last = -1;
     let rule = 0;
@@ -274,20 +285,28 @@ export function scanTokens(text: string, out: TokenRanges): TokenRanges {
     let hashAtLast = 0;
     while (q < limit) {
       let cp = text.charCodeAt(q);
-      let width = 1;
       if ((cp & 0xfc00) === 0xd800 && q + 1 < limit) {
         const lo = text.charCodeAt(q + 1);
         if ((lo & 0xfc00) === 0xdc00) {
           h = Math.imul(h ^ cp, FNV_PRIME);
           cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-          width = 2;
+          row = next[row + supplementaryClass(table, cp)]!;
+          if (row < 0) break;
+          h = Math.imul(h ^ lo, FNV_PRIME);
+          q += 2;
+        } else {
+          row = next[row + bmp[cp]!]!;
+          if (row < 0) break;
+          h = Math.imul(h ^ cp, FNV_PRIME);
+          q++;
         }
+      } else {
+        row = next[row + bmp[cp]!]!;
+        if (row < 0) break;
+        h = Math.imul(h ^ cp, FNV_PRIME);
+        q++;
       }
-      state = next[state * classes + (width === 1 ? bmp[cp]! : supplementaryClass(table, cp))]!;
-      if (state < 0) break;
-      h = Math.imul(h ^ text.charCodeAt(q + width - 1), FNV_PRIME);
-      q += width;
-      const a = accept[state]!;
+      const a = accept[row]!;
       if (a !== 0) {
         last = q;
         rule = a - 1;
@@ -296,8 +315,7 @@ export function scanTokens(text: string, out: TokenRanges): TokenRanges {
     }
     if (last < 0) {
       // `[^]`: no token starts here; skip one code point
-      const c = text.charCodeAt(p);
-      p += (c & 0xfc00) === 0xd800 && p + 1 < n && (text.charCodeAt(p + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+      p += (first & 0xfc00) === 0xd800 && p + 1 < n && (text.charCodeAt(p + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
     } else {
       if (count === out.starts.length) {
         out.starts = grow(out.starts, count + 1);
