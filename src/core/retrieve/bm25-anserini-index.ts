@@ -101,6 +101,11 @@ export interface AnseriniIndex {
   /** Corpus index → internal number. */
   readonly internalOf: Uint32Array;
   readonly fields: readonly LuceneField[];
+  /**
+   * Every posting scores above 0 (true unless k1 is so large that 1 + freq · cache rounds to 1): a zero sum
+   * then means an unmatched document, which the exhaustive search uses to skip bookkeeping.
+   */
+  readonly positiveScores: boolean;
 }
 
 export interface AnseriniBuildOptions {
@@ -166,7 +171,8 @@ export function buildAnseriniIndex(corpus: Corpus, params: AnseriniParams, optio
   }
   const fields = builders.map((b) => b.finish(p, analyzer));
   options.onProgress?.(n, n);
-  return { params: p, docCount: n, corpusIndexOf, internalOf, fields };
+  const positiveScores = fields.every((field) => field.postingImpacts.every((score) => score > 0));
+  return { params: p, docCount: n, corpusIndexOf, internalOf, fields, positiveScores };
 }
 
 /** Collects one field's document-major (term, freq) pairs, then turns them into term-major postings. */

@@ -63,7 +63,7 @@ export interface AnseriniSearchOptions {
 }
 
 /** Queries whose lists hold at most this many postings per unit of depth run the exhaustive search. */
-const EXHAUSTIVE_POSTINGS_PER_DEPTH = 64;
+const EXHAUSTIVE_POSTINGS_PER_DEPTH = 200;
 /** A galloping lookup costs about this many sequential posting reads per log2 of the gap. */
 const PROBE_COST_POSTINGS = 3;
 /** Relative slack on upper bounds: a double sum of a few floats can exceed the exact sum by far less. */
@@ -145,28 +145,30 @@ function scratchFor(index: AnseriniIndex): Scratch {
   return s;
 }
 
-/** Adds a whole clause into the sums; returns the new touched count. */
-function accumulate(c: Clause, s: Scratch, nTouched: number): number {
+/**
+ * Adds a whole clause into the sums; returns the new touched count. When every score is positive a zero sum
+ * marks an untouched document (no separate state to read); otherwise `state` does.
+ */
+function accumulate(c: Clause, s: Scratch, nTouched: number, positive: boolean): number {
   const { sums, state, touched } = s;
   const docs = c.docs;
   const impacts = c.impacts;
-  if (impacts !== null) {
+  if (positive && impacts !== null) {
     for (let x = c.lo; x < c.hi; x++) {
       const d = docs[x]!;
-      if (state[d] === 0) {
-        state[d] = 1;
-        touched[nTouched++] = d;
-      }
-      sums[d] = sums[d]! + impacts[x]!;
+      const v = sums[d]!;
+      if (v === 0) touched[nTouched++] = d;
+      sums[d] = v + impacts[x]!;
     }
   } else {
     for (let x = c.lo; x < c.hi; x++) {
       const d = docs[x]!;
-      if (state[d] === 0) {
+      const v = sums[d]!;
+      if (positive ? v === 0 : state[d] === 0) {
         state[d] = 1;
         touched[nTouched++] = d;
       }
-      sums[d] = sums[d]! + scoreAt(c, x);
+      sums[d] = v + scoreAt(c, x);
     }
   }
   return nTouched;
@@ -210,12 +212,13 @@ export function searchAnserini(index: AnseriniIndex, queryText: string, depth: n
   for (const c of clauses) postings += c.hi - c.lo;
   const pruned = strategy === 'maxscore' || (strategy === 'auto' && postings > EXHAUSTIVE_POSTINGS_PER_DEPTH * depth);
 
+  const positive = index.positiveScores;
   let nTouched = 0;
   let final = s.touched;
   let nFinal: number;
   let next = 0;
   if (!pruned) {
-    for (const c of clauses) nTouched = accumulate(c, s, nTouched);
+    for (const c of clauses) nTouched = accumulate(c, s, nTouched, positive);
     nFinal = nTouched;
   } else {
     // rest[j]: what clauses j.. can add at most
@@ -223,7 +226,7 @@ export function searchAnserini(index: AnseriniIndex, queryText: string, depth: n
     for (let j = clauses.length - 1; j >= 0; j--) rest[j] = rest[j + 1]! + clauses[j]!.bound;
     let theta = -Infinity;
     while (next < clauses.length) {
-      nTouched = accumulate(clauses[next]!, s, nTouched);
+      nTouched = accumulate(clauses[next]!, s, nTouched, positive);
       next++;
       // θ ≤ what the clauses read so far add at most: no use selecting it while the rest bounds more
       if (next < clauses.length && nTouched >= depth && rest[next]! < rest[0]! - rest[next]!) {
@@ -291,10 +294,14 @@ export function searchAnserini(index: AnseriniIndex, queryText: string, depth: n
 
   const heap = s.heap;
   heap.reset(Math.min(depth, Math.max(1, nFinal)));
+  let bar = heap.threshold();
   for (let i = 0; i < nFinal; i++) {
     const d = final[i]!;
     const score = f(s.sums[d]!);
-    if (score >= heap.threshold()) heap.push(d, score);
+    if (score >= bar) {
+      heap.push(d, score);
+      bar = heap.threshold();
+    }
   }
   for (let i = 0; i < nTouched; i++) {
     const d = s.touched[i]!;

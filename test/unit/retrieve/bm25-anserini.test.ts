@@ -493,6 +493,22 @@ describe('searchAnserini and runAnserini on a toy corpus', () => {
     expect(Array.from(got.scores)).toEqual(want.map((h) => h.score));
   });
 
+  it('with a k1 so large that every score rounds to 0, still ranks every matching document, by id', () => {
+    // 1 + freq · cache rounds to 1 in float, so weight − weight / 1 = 0: Lucene still returns the matches
+    const index = buildAnseriniIndex(CORPUS, { k1: 1e30, b: 0.4, fields: 'flat' });
+    expect(index.positiveScores).toBe(false);
+    for (const query of ['lucene scoring', 'scoring scoring Lucene floats', 'identical ties score']) {
+      const want = oracleSearch(CORPUS, 'flat', query, 5, 1e30, 0.4);
+      expect(want.length).toBeGreaterThan(1);
+      expect(want.every((h) => h.score === 0)).toBe(true);
+      for (const options of STRATEGIES) {
+        const got = searchAnserini(index, query, 5, options);
+        expect(Array.from(got.docs)).toEqual(want.map((h) => h.doc));
+        expect(Array.from(got.scores)).toEqual(want.map((h) => h.score));
+      }
+    }
+  });
+
   it('random corpora and queries match the oracle', () => {
     const word = fc.constantFrom('lucene', 'scoring', 'score', 'scores', 'the', 'Anserini', 'bm25', 'float', 'Ties', 'tie', "doc's", 'x');
     const text = fc.array(word, { maxLength: 60 }).map((ws) => ws.join(' '));
