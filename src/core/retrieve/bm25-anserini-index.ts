@@ -75,6 +75,8 @@ export interface LuceneField {
   readonly postingImpacts: Float32Array;
   /** The largest posting score per term (for a query weight of 1): the pruned search's bound. */
   readonly maxImpact: Float32Array;
+  /** The smallest posting score of the field (Infinity when it has none). */
+  readonly minImpact: number;
   /**
    * Dense columns for common terms: column `denseColumn[t]` (−1: none) holds, at `densePostings[column · N
    * + d]`, 1 + the position of internal document d's posting of t (0: d lacks t). "What does t add to
@@ -171,7 +173,7 @@ export function buildAnseriniIndex(corpus: Corpus, params: AnseriniParams, optio
   }
   const fields = builders.map((b) => b.finish(p, analyzer));
   options.onProgress?.(n, n);
-  const positiveScores = fields.every((field) => field.postingImpacts.every((score) => score > 0));
+  const positiveScores = fields.every((field) => field.minImpact > 0);
   return { params: p, docCount: n, corpusIndexOf, internalOf, fields, positiveScores };
 }
 
@@ -264,6 +266,7 @@ class FieldBuilder {
     for (let t = 0; t < termCount; t++) idf[t] = luceneIdf(df[t]!, docCount);
     const postingImpacts = new Float32Array(this.#pairs);
     const maxImpact = new Float32Array(termCount);
+    let minImpact = Infinity;
     for (let t = 0; t < termCount; t++) {
       const w = idf[t]!;
       let max = 0;
@@ -271,6 +274,7 @@ class FieldBuilder {
         const score = termScore(w, postingFreqs[x]!, normInverse[norms[postingDocs[x]!]!]!);
         postingImpacts[x] = score;
         if (score > max) max = score;
+        if (score < minImpact) minImpact = score;
       }
       maxImpact[t] = max;
     }
@@ -293,6 +297,7 @@ class FieldBuilder {
       postingFreqs,
       postingImpacts,
       maxImpact,
+      minImpact,
       denseColumn,
       densePostings,
       norms,

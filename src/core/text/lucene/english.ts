@@ -100,13 +100,15 @@ export class EnglishAnalyzer {
   readonly terms: string[] = [];
   /** Analyzed term → term id. */
   readonly vocabulary = new Map<string, number>();
-  /** Entry → raw token. */
-  readonly #keys: string[] = [];
+  /** Raw tokens' code units, entry after entry: entry e is chars[keyStart[e], keyStart[e + 1]). */
+  #chars = new Uint16Array(1 << 14);
+  #keyStart = new Uint32Array(INITIAL_SLOTS / 2 + 1);
   /** Entry → term id, or STOP_ID. */
   #ids = new Int32Array(INITIAL_SLOTS / 2);
   /** Two Int32 per slot: entry + 1 (0 = empty), then the raw token's hash. */
   #slots = new Int32Array(2 * INITIAL_SLOTS);
   #mask = INITIAL_SLOTS - 1;
+  #entries = 0;
 
   readonly #ranges = new TokenRanges();
   #out = new Uint32Array(256);
@@ -137,7 +139,8 @@ export class EnglishAnalyzer {
     let slots = this.#slots;
     let mask = this.#mask;
     let ids = this.#ids;
-    const keys = this.#keys;
+    let chars = this.#chars;
+    let keyStart = this.#keyStart;
     let count = at;
     for (let i = 0; i < r.length; i++) {
       const start = starts[i]!;
@@ -149,16 +152,18 @@ export class EnglishAnalyzer {
       for (;;) {
         const e = slots[2 * slot]! - 1;
         if (e < 0) {
-          id = this.#add(text.slice(start, end), h);
+          id = this.#add(text, start, end, h);
           slots = this.#slots;
           mask = this.#mask;
           ids = this.#ids;
+          chars = this.#chars;
+          keyStart = this.#keyStart;
           break;
         }
         if (slots[2 * slot + 1] === h) {
-          const key = keys[e]!;
-          let same = key.length === length;
-          for (let c = 0; same && c < length; c++) same = key.charCodeAt(c) === text.charCodeAt(start + c);
+          const from = keyStart[e]!;
+          let same = keyStart[e + 1]! - from === length;
+          for (let c = 0; same && c < length; c++) same = chars[from + c] === text.charCodeAt(start + c);
           if (same) {
             id = ids[e]!;
             break;
@@ -177,8 +182,8 @@ export class EnglishAnalyzer {
     return Array.from(ids.subarray(0, count), (id) => this.terms[id]!);
   }
 
-  #add(raw: string, h: number): number {
-    const term = englishTerm(raw);
+  #add(text: string, start: number, end: number, h: number): number {
+    const term = englishTerm(text.slice(start, end));
     let id = STOP_ID;
     if (term !== '') {
       const known = this.vocabulary.get(term);
@@ -188,9 +193,13 @@ export class EnglishAnalyzer {
         this.vocabulary.set(term, id);
       } else id = known;
     }
-    const e = this.#keys.length;
-    this.#keys.push(raw);
+    const e = this.#entries++;
     if (e === this.#ids.length) this.#ids = grow(this.#ids, e + 1);
+    if (e + 2 > this.#keyStart.length) this.#keyStart = grow(this.#keyStart, e + 2);
+    const from = this.#keyStart[e]!;
+    if (from + end - start > this.#chars.length) this.#chars = grow(this.#chars, from + end - start);
+    for (let c = start; c < end; c++) this.#chars[from + c - start] = text.charCodeAt(c);
+    this.#keyStart[e + 1] = from + end - start;
     this.#ids[e] = id;
     if ((e + 1) * 2 > this.#mask + 1) this.#rehash();
     place(this.#slots, this.#mask, e, h);
