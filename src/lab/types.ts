@@ -5,7 +5,7 @@
  */
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { QlExplanation as CoreQlExplanation } from '../core/retrieve/ql.ts';
-import type { AnseriniFields } from '../core/retrieve/bm25-anserini.ts';
+import type { AnseriniFields } from '../core/retrieve/bm25-anserini-params.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
 import type { Estimate } from '../core/stats/wilson.ts';

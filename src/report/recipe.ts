@@ -5,7 +5,7 @@
  */
 import type { EncoderKind, EncoderRecipe } from '../core/encoder-recipe.ts';
 import { DEFAULT_RM3_PARAMS, type Rm3Params } from '../core/retrieve/rm3.ts';
-import { anseriniRecipe, type AnseriniParams } from '../core/retrieve/bm25-anserini.ts';
+import { anseriniRecipe, type AnseriniParams } from '../core/retrieve/bm25-anserini-params.ts';
 
 /** What an encoder's recipe lines need: its recipe and its kind (src/encoders' EncoderConfig has both). */
 export interface EncoderRecipeInput extends EncoderRecipe {

@@ -21,7 +21,7 @@ import {
   checkAnseriniParams,
   parseAnseriniRunName,
   type AnseriniParams,
-} from '../../core/retrieve/bm25-anserini.ts';
+} from '../../core/retrieve/bm25-anserini-params.ts';
 import { anseriniLabRecipe, bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
 import type { FusionParams } from '../../core/flips/fusion.ts';
 import { Fusion } from './fusion.svelte.ts';
