@@ -1,6 +1,7 @@
 /**
  * Batches grouped by token length to cut padding: inputs sorted by length, then packed so that
- * (batch size × longest input in the batch) stays within a token budget. Pure and deterministic.
+ * (batch size × longest input in the batch) stays within a token budget, and (batch size × longest²) within
+ * an attention budget when the plan has one. Pure and deterministic.
  */
 
 export interface Batch {
@@ -14,6 +15,11 @@ export interface BatchPlan {
   /** Padded tokens per batch the device handles comfortably (e.g. 8,192 on WASM). */
   readonly maxTokens: number;
   readonly maxBatch: number;
+  /**
+   * Batch size × (longest input)² at most this (the attention scores' size per head), when set: a device
+   * whose buffers cap that tensor (see device-plan.ts).
+   */
+  readonly maxSquare?: number;
 }
 
 export function planBatches(lengths: readonly number[], plan: BatchPlan): Batch[] {
@@ -24,7 +30,9 @@ export function planBatches(lengths: readonly number[], plan: BatchPlan): Batch[
   for (const i of order) {
     const len = Math.max(1, lengths[i]!);
     const nextWidth = Math.max(width, len);
-    if (current.length > 0 && (current.length >= plan.maxBatch || nextWidth * (current.length + 1) > plan.maxTokens)) {
+    const n = current.length + 1;
+    const over = nextWidth * n > plan.maxTokens || (plan.maxSquare !== undefined && nextWidth * nextWidth * n > plan.maxSquare);
+    if (current.length > 0 && (current.length >= plan.maxBatch || over)) {
       batches.push({ indices: current, width });
       current = [];
     }

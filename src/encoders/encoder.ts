@@ -24,6 +24,7 @@ import {
   type WeightsFolder,
 } from './presets.ts';
 import { clsPool, l2Normalize, meanPool, spladePool, type Dims3, type SparseVector } from './pooling.ts';
+import { modelShape, type ModelShape } from './device-plan.ts';
 
 export type EncoderDevice = 'wasm' | 'webgpu' | 'cpu' | 'cuda';
 
@@ -168,6 +169,8 @@ export interface LoadedEncoder {
   readonly config: EncoderConfig;
   readonly device: EncoderDevice;
   readonly dtype: EncoderDtype;
+  /** The shapes that size the model's widest tensors (from its config.json); null or absent when unknown. */
+  readonly shape?: ModelShape | null;
   /** Token counts after prefix and truncation, for batch planning and progress. */
   countTokens(texts: readonly string[], role: 'query' | 'passage'): number[];
   encode(texts: readonly string[], role: 'query' | 'passage'): Promise<EncodedBatch>;
@@ -233,6 +236,7 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
     config,
     device: options.device,
     dtype,
+    shape: modelShape((model.config ?? {}) as unknown as Record<string, unknown>, config.pooling === 'splade-max'),
     countTokens(texts, role) {
       return texts.map((t) => {
         const ids = tokenizer.encode(encoderInput(config, role, t));

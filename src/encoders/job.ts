@@ -83,11 +83,25 @@ export interface EncodeProgress {
   readonly device: string | null;
   /** Set when the job switched encoders, with the reason. */
   readonly fallback?: string;
+  /** Batches encoded so far in this job. */
+  readonly batches?: number;
+  /**
+   * Times a batch was split in two because the device ran out of memory (the last resort behind a plan made
+   * from the device's limits); 0 when none.
+   */
+  readonly oomRetries?: number;
+  /** The limit that sized the batches, in words ("logits (30,522 per token)"), when the device's limits did. */
+  readonly planBoundBy?: string;
 }
 
 export interface EncodeJobOptions {
   readonly role: 'query' | 'passage';
   readonly plan?: BatchPlan;
+  /**
+   * The plan for the encoder once loaded (its device and shapes known), e.g. from the device's limits
+   * (`planForLimits`); `plan` when absent. `boundBy` names the limit that decided it.
+   */
+  readonly planFor?: (encoder: LoadedEncoder) => BatchPlan & { readonly boundBy?: string | null };
   readonly signal?: AbortSignal;
   readonly onProgress?: (p: EncodeProgress) => void;
   /** Vectors of each committed batch, by input position (for live partial analysis). */
@@ -170,12 +184,20 @@ export async function encodeWithCache(
   let tokens = 0;
   let encodingStarted = 0;
   let fallbackReason: string | undefined;
+  let batchesDone = 0;
+  let oomRetries = 0;
+  let planBoundBy: string | null = null;
+  // The first batch is a warm-up (WebGPU compiles its shaders then, WASM its first kernels): the rate and
+  // ETA leave it out once a later batch is done.
+  let warmupTexts = 0;
+  let warmupMs = 0;
   const report = () => {
     const now_ = now();
     // The rate counts what was encoded in this job, from the moment encoding started: cache hits took no
     // time, and the model load is not encoding.
-    const encoded = done - cached;
-    const encodingMs = phase === 'encoding' ? now_ - encodingStarted : 0;
+    const afterWarmup = batchesDone > 1;
+    const encoded = done - cached - (afterWarmup ? warmupTexts : 0);
+    const encodingMs = phase === 'encoding' ? now_ - encodingStarted - (afterWarmup ? warmupMs : 0) : 0;
     const lookupOver = checked === texts.length;
     options.onProgress?.({
       phase,
@@ -185,10 +207,18 @@ export async function encodeWithCache(
       cached,
       tokens,
       elapsedMs: now_ - started,
-      etaMs: lookupOver && missing.length === 0 ? 0 : phase === 'encoding' ? etaMs(encoded, texts.length - cached, encodingMs) : null,
+      etaMs:
+        lookupOver && missing.length === 0
+          ? 0
+          : phase === 'encoding'
+            ? etaMs(encoded, texts.length - cached - (afterWarmup ? warmupTexts : 0), encodingMs)
+            : null,
       perSecond: encoded > 0 && encodingMs > 0 ? (encoded * 1000) / encodingMs : null,
       device: current?.device ?? (lookupOver && missing.length === 0 ? CACHE_DEVICE : null),
       ...(fallbackReason === undefined ? {} : { fallback: fallbackReason }),
+      batches: batchesDone,
+      oomRetries,
+      ...(planBoundBy === null ? {} : { planBoundBy }),
     });
   };
   // Said at once: the first thing a job does is look in the cache (hashing the texts comes first).
@@ -309,20 +339,23 @@ export async function encodeWithCache(
       missing.map((i) => texts[i]!),
       role,
     );
-    const batches = planBatches(lengths, options.plan ?? DEFAULT_BATCH_PLAN);
+    const plan = options.planFor?.(active) ?? options.plan ?? DEFAULT_BATCH_PLAN;
+    planBoundBy = (plan as { boundBy?: string | null }).boundBy ?? null;
+    const batches = planBatches(lengths, plan);
+    const onSplit = () => void oomRetries++;
     for (const batch of batches) {
       options.signal?.throwIfAborted();
       const positions = batch.indices.map((j) => missing[j]!);
       const batchTexts = positions.map((i) => texts[i]!);
       let encoded: EncodedBatch;
       try {
-        encoded = await encodeAdaptively(active, batchTexts, role);
+        encoded = await encodeAdaptively(active, batchTexts, role, onSplit);
       } catch (e) {
         if (!options.fallback || options.signal?.aborted) throw e;
         fallbackReason = `${active.device} failed (${errorMessage(e)}); continuing on the fallback`;
         active = await options.fallback(e);
         current = active;
-        encoded = await encodeAdaptively(active, batchTexts, role);
+        encoded = await encodeAdaptively(active, batchTexts, role, onSplit);
       }
       const vectors = positions.map((_, i) => toStored(encoded, i));
       await cache.put(
@@ -334,6 +367,10 @@ export async function encodeWithCache(
       if (keep) positions.forEach((p, i) => (out[p] = vectors[i]!));
       tokens += encoded.tokens.reduce((a, b) => a + b, 0);
       done += positions.length;
+      if (++batchesDone === 1) {
+        warmupTexts = positions.length;
+        warmupMs = now() - encodingStarted;
+      }
       options.onBatch?.(positions, vectors);
       options.onVectors?.(positions, vectors, 'encoder');
       report();
@@ -344,16 +381,22 @@ export async function encodeWithCache(
 
 /**
  * Encode one batch; when the device runs out of memory, split it in halves and encode those (recursively,
- * down to single texts), so batch size adapts to what the device can hold.
+ * down to single texts), so batch size adapts to what the device can hold. `onSplit` counts the splits.
  */
-export async function encodeAdaptively(encoder: LoadedEncoder, texts: readonly string[], role: 'query' | 'passage'): Promise<EncodedBatch> {
+export async function encodeAdaptively(
+  encoder: LoadedEncoder,
+  texts: readonly string[],
+  role: 'query' | 'passage',
+  onSplit?: () => void,
+): Promise<EncodedBatch> {
   try {
     return await encoder.encode(texts, role);
   } catch (e) {
     if (texts.length < 2 || !OUT_OF_MEMORY.test(errorMessage(e))) throw e;
+    onSplit?.();
     const mid = Math.ceil(texts.length / 2);
-    const a = await encodeAdaptively(encoder, texts.slice(0, mid), role);
-    const b = await encodeAdaptively(encoder, texts.slice(mid), role);
+    const a = await encodeAdaptively(encoder, texts.slice(0, mid), role, onSplit);
+    const b = await encodeAdaptively(encoder, texts.slice(mid), role, onSplit);
     return {
       ...(a.dense && b.dense ? { dense: [...a.dense, ...b.dense] } : {}),
       ...(a.sparse && b.sparse ? { sparse: [...a.sparse, ...b.sparse] } : {}),

@@ -8,6 +8,7 @@ import type { BatchPlan } from '../encoders/batching.ts';
 import type { DownloadPlan } from '../encoders/encoder.ts';
 import type { EncodeProgress } from '../encoders/job.ts';
 import type { StoredVector } from '../encoders/pooling.ts';
+import type { DeviceLimits } from '../encoders/device-plan.ts';
 import type { EncoderConfig, EncoderDtype } from '../encoders/presets.ts';
 import type { ReaderConfig } from '../encoders/reader-presets.ts';
 
@@ -130,6 +131,8 @@ export interface WorkerLoadResult {
   /** Why the device differs from the one requested; null when it does not. */
   readonly reason: string | null;
   readonly adapterInfo: AdapterInfo | null;
+  /** The WebGPU buffer limits the model runs under (null on WASM): what sizes its batches. */
+  readonly limits?: DeviceLimits | null;
   readonly dtype: EncoderDtype;
   readonly model: string;
 }

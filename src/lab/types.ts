@@ -55,6 +55,10 @@ export interface JobProgress {
   readonly checked?: number;
   /** Items computed per second so far (an encoder: since encoding started); null until known. */
   readonly perSecond?: number | null;
+  /** An encoder job: batches split because the device ran out of memory (absent: none). */
+  readonly oomRetries?: number;
+  /** An encoder job on WebGPU: the tensor whose size, against the device's buffer limits, sized the batches. */
+  readonly planBoundBy?: string;
 }
 
 /** One retriever as the retrievers panel shows it. */

@@ -85,7 +85,7 @@ export class WorkerModels {
     await this.dispose();
 
     const dtype = load.dtype ?? config.dtype;
-    const { device, reason, adapterInfo } = await pickDevice(load, dtype);
+    const { device, reason, adapterInfo, limits } = await pickDevice(load, dtype);
     const local = isLocalLoad(load.source);
     if (local) {
       // Checked before loading: transformers.js would report a missing file obscurely (or not at all).
@@ -131,7 +131,7 @@ export class WorkerModels {
         'model-load',
       );
     }
-    const result: WorkerLoadResult = { device, reason, adapterInfo, dtype, model: config.model };
+    const result: WorkerLoadResult = { device, reason, adapterInfo, limits, dtype, model: config.model };
     this.#encoder = { key, encoder, result };
     return result;
   }

@@ -6,6 +6,7 @@
  */
 import { env } from '@huggingface/transformers';
 import { adapterName, isSoftwareAdapter } from '../encoders/adapter.ts';
+import { WEBGPU_DEFAULT_LIMITS, type DeviceLimits } from '../encoders/device-plan.ts';
 import type { AdapterInfo, WorkerDevice, WorkerInitOptions, WorkerLoadOptions } from '../lab/encode-types.ts';
 import { LOCAL_MODEL_ROOT } from '../lab/local-model.ts';
 import { guardNetwork } from './network-guard.ts';
@@ -58,6 +59,7 @@ export function configureRuntime(opts: WorkerInitOptions, wasmPaths?: OrtWasmPat
 // Minimal WebGPU typings: TypeScript's DOM lib does not ship them.
 interface GpuAdapterLike {
   readonly features?: { has(feature: string): boolean };
+  readonly limits?: { readonly maxBufferSize?: number; readonly maxStorageBufferBindingSize?: number };
   readonly info?: Partial<Record<'vendor' | 'architecture' | 'device' | 'description', string>> & { isFallbackAdapter?: boolean };
   readonly isFallbackAdapter?: boolean;
 }
@@ -90,6 +92,19 @@ function describeAdapter(adapter: GpuAdapterLike): AdapterInfo {
   };
 }
 
+/**
+ * The buffer limits a model on this adapter runs under. ONNX Runtime Web asks its device for the adapter's
+ * maxima of both (its WebGPU backend's `requiredLimits`), so the adapter's values are the device's; an
+ * adapter that reports none gets WebGPU's defaults.
+ */
+export function adapterLimits(adapter: GpuAdapterLike): DeviceLimits {
+  const l = adapter.limits ?? {};
+  return {
+    maxBufferSize: l.maxBufferSize ?? WEBGPU_DEFAULT_LIMITS.maxBufferSize,
+    maxStorageBufferBindingSize: l.maxStorageBufferBindingSize ?? WEBGPU_DEFAULT_LIMITS.maxStorageBufferBindingSize,
+  };
+}
+
 /** Hand ONNX Runtime the adapter we checked, so it cannot pick a different one (it fixes one at first use). */
 function useAdapter(adapter: GpuAdapterLike): void {
   const webgpu = ortEnv().webgpu;
@@ -100,8 +115,8 @@ function useAdapter(adapter: GpuAdapterLike): void {
 export async function pickDevice(
   options: Pick<WorkerLoadOptions, 'device' | 'avoidSoftwareAdapter'>,
   dtype: string,
-): Promise<{ device: WorkerDevice; reason: string | null; adapterInfo: AdapterInfo | null }> {
-  if (options.device !== 'webgpu') return { device: 'wasm', reason: null, adapterInfo: null };
+): Promise<{ device: WorkerDevice; reason: string | null; adapterInfo: AdapterInfo | null; limits: DeviceLimits | null }> {
+  if (options.device !== 'webgpu') return { device: 'wasm', reason: null, adapterInfo: null, limits: null };
   let found = await detectWebGpu();
   // fp16 weights (fp16, and q4f16's half-precision scales) need the adapter's shader-f16 feature (SwiftShader,
   // for one, lacks it).
@@ -116,9 +131,9 @@ export async function pickDevice(
         'WASM; choose WebGPU in Settings to use it anyway',
     };
   }
-  if (found.device !== 'webgpu') return { device: 'wasm', reason: found.reason, adapterInfo: null };
+  if (found.device !== 'webgpu') return { device: 'wasm', reason: found.reason, adapterInfo: null, limits: null };
   useAdapter(found.adapter);
-  return { device: 'webgpu', reason: null, adapterInfo: describeAdapter(found.adapter) };
+  return { device: 'webgpu', reason: null, adapterInfo: describeAdapter(found.adapter), limits: adapterLimits(found.adapter) };
 }
 
 /** The device for a dense search: WebGPU when an adapter is granted (no weights to fit), else WASM with the reason. */

@@ -39,5 +39,15 @@ export function progressState(p: CorpusProgress, now: RetrieverInfo['status'] | 
 
 /** A job's progress as a row shows it. */
 export function jobProgress(p: EncodeProgress, unit: 'documents' | 'queries'): JobProgress {
-  return { done: p.done, total: p.total, cached: p.cached, etaMs: p.etaMs, unit, checked: p.checked, perSecond: p.perSecond };
+  return {
+    done: p.done,
+    total: p.total,
+    cached: p.cached,
+    etaMs: p.etaMs,
+    unit,
+    checked: p.checked,
+    perSecond: p.perSecond,
+    ...(p.oomRetries ? { oomRetries: p.oomRetries } : {}),
+    ...(p.planBoundBy === undefined ? {} : { planBoundBy: p.planBoundBy }),
+  };
 }

@@ -269,6 +269,53 @@ describe('encodeWithCache', () => {
     expect(encoding[1]!.perSecond).toBeGreaterThan(0);
   });
 
+  it('leaves the first batch (a warm-up: shader compilation) out of the rate and ETA once a later batch is done', async () => {
+    // The clock ticks 10 ms per reading, except the first encode call, which takes 1,000 ms.
+    let t = 0;
+    let calls = 0;
+    const base = fakeEncoder().encoder;
+    const slowFirst: LoadedEncoder = {
+      ...base,
+      encode: async (texts, role) => {
+        if (++calls === 1) t += 1000;
+        return base.encode(texts, role);
+      },
+    };
+    const progress: EncodeProgress[] = [];
+    await encodeWithCache(slowFirst, new MemoryVectorCache(), TEXTS, {
+      role: 'passage',
+      plan,
+      now: () => (t += 10),
+      onProgress: (p) => progress.push(p),
+    });
+    const batches = progress.filter((p) => p.phase === 'encoding' && p.done > 0);
+    expect(batches.length).toBeGreaterThan(2);
+    // after the first batch: that batch's rate (slow); after the second: only what followed it (fast)
+    expect(batches[0]!.perSecond!).toBeLessThan(5);
+    expect(batches[1]!.perSecond!).toBeGreaterThan(20);
+    expect(batches.at(-1)!.batches).toBe(batches.length);
+    const secondRate = batches[1]!.perSecond!;
+    const left = TEXTS.length - batches[1]!.done;
+    expect(batches[1]!.etaMs).toBeCloseTo((left / secondRate) * 1000, 0);
+  });
+
+  it('counts each out-of-memory split and says which limit sized the batches', async () => {
+    const { encoder, calls } = fakeEncoder(PRESETS['e5-small'], { maxBatchInMemory: 1 });
+    const progress: EncodeProgress[] = [];
+    await encodeWithCache(encoder, new MemoryVectorCache(), TEXTS.slice(0, 8), {
+      role: 'passage',
+      plan,
+      planFor: () => ({ ...plan, boundBy: 'logits (30,522 per token)' }),
+      onProgress: (p) => progress.push(p),
+    });
+    const last = progress.at(-1)!;
+    // every batch of n > 1 texts failed once per split down to single texts: n − 1 splits per batch
+    const batchSizes = calls.filter((c) => c.length > 1).length;
+    expect(last.oomRetries).toBe(batchSizes);
+    expect(last.oomRetries).toBeGreaterThan(0);
+    expect(last.planBoundBy).toBe('logits (30,522 per token)');
+  });
+
   it('counts its rate and ETA from when encoding started, not from the model load', async () => {
     const model = fakeEncoder();
     let t = 0;
