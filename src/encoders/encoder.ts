@@ -23,7 +23,8 @@ import {
   type EncoderDtype,
   type WeightsFolder,
 } from './presets.ts';
-import { clsPool, l2Normalize, meanPool, spladePool, type Dims3, type SparseVector } from './pooling.ts';
+import { clsPool, l2Normalize, meanPool, sparsify, spladePool, type Dims3, type SparseVector } from './pooling.ts';
+import { appendSpladePooling, SPLADE_POOLED_OUTPUT } from './onnx-pooling.ts';
 import { modelShape, type ModelShape } from './device-plan.ts';
 
 export type EncoderDevice = 'wasm' | 'webgpu' | 'cpu' | 'cuda';
@@ -62,6 +63,48 @@ export interface LoadOptions {
   readonly onnxFolder?: WeightsFolder;
   /** The weights have an external-data file (`model.onnx_data`). */
   readonly externalData?: boolean;
+  /**
+   * The ONNX Runtime module transformers.js runs on. Given, a SPLADE model is pooled in its own session
+   * (`poolSpladeInSessions`): only one vector per input leaves the device, not its tokens × vocabulary logits.
+   */
+  readonly ort?: SessionFactory;
+}
+
+/** The part of an ONNX Runtime module a session hook needs (onnxruntime-web and -node both have it). */
+export interface SessionFactory {
+  readonly InferenceSession: { create: (...args: never[]) => Promise<unknown> };
+}
+
+interface HookedSession {
+  run(feeds: unknown, fetches?: unknown, options?: unknown): Promise<Record<string, unknown>>;
+}
+
+/**
+ * While the returned function is not called, every session `ort` creates from model bytes gets SPLADE's
+ * pooling appended (onnx-pooling.ts), and a run that names no outputs (transformers.js's) fetches the pooled
+ * weights alone, handed back under the name `logits`, [batch, vocabulary]: the model class keeps what it calls
+ * logits, and `encode` tells pooled rows (2 dimensions) from raw logits (3). A model given as a path (Node
+ * reads the file itself) is left as is and pooled on the CPU.
+ */
+export function poolSpladeInSessions(ort: SessionFactory): () => void {
+  const sessions = ort.InferenceSession as unknown as { create: (model: unknown, options?: unknown) => Promise<HookedSession> };
+  const create = sessions.create;
+  sessions.create = async (model: unknown, options?: unknown) => {
+    const pooled = model instanceof Uint8Array ? appendSpladePooling(model) : null;
+    const session = await create.call(sessions, pooled ?? model, options);
+    if (pooled !== null) {
+      const run = session.run.bind(session);
+      session.run = async (feeds, fetches, runOptions) => {
+        if (fetches !== undefined) return run(feeds, fetches, runOptions);
+        const out = await run(feeds, [SPLADE_POOLED_OUTPUT]);
+        return { logits: out[SPLADE_POOLED_OUTPUT] };
+      };
+    }
+    return session;
+  };
+  return () => {
+    sessions.create = create;
+  };
 }
 
 /** One file a load reads: its size when the host (or the cache) says, and whether this machine has it already. */
@@ -161,6 +204,8 @@ export async function planModelDownload(
 export interface EncodedBatch {
   readonly dense?: Float32Array[];
   readonly sparse?: SparseVector[];
+  /** SPLADE's weights were pooled in the model's session: one row per input came back, not its logits. */
+  readonly pooledOnDevice?: boolean;
   /** Real (unpadded) tokens per input after truncation. */
   readonly tokens: number[];
 }
@@ -217,14 +262,20 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   const Model = config.pooling === 'splade-max' ? AutoModelForMaskedLM : AutoModel;
   const subfolder = options.onnxFolder ?? 'onnx';
-  const model: PreTrainedModel = await Model.from_pretrained(config.model, {
-    ...common,
-    dtype,
-    device: options.device,
-    subfolder,
-    // Weights past 2 GB come as `<weights>.onnx_data` beside the graph (the plan finds it).
-    ...(options.externalData ? { use_external_data_format: true } : {}),
-  });
+  const restore = config.pooling === 'splade-max' && options.ort ? poolSpladeInSessions(options.ort) : () => {};
+  let model: PreTrainedModel;
+  try {
+    model = await Model.from_pretrained(config.model, {
+      ...common,
+      dtype,
+      device: options.device,
+      subfolder,
+      // Weights past 2 GB come as `<weights>.onnx_data` beside the graph (the plan finds it).
+      ...(options.externalData ? { use_external_data_format: true } : {}),
+    });
+  } finally {
+    restore();
+  }
 
   const tokenize = (texts: readonly string[], role: 'query' | 'passage', padding: boolean) =>
     tokenizer(
@@ -258,6 +309,13 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
       try {
         if (config.pooling === 'splade-max') {
           const logits = output.logits!;
+          if (logits.dims.length === 2) {
+            // pooled in the session (poolSpladeInSessions): one row of weights per input
+            const width = logits.dims[1]!;
+            const data = logits.data as Float32Array;
+            const sparse = Array.from({ length: batch }, (_, b) => sparsify(data.subarray(b * width, (b + 1) * width), config.sparseTopK));
+            return { sparse, tokens, pooledOnDevice: true };
+          }
           const d: Dims3 = { batch, seq, width: logits.dims[2]! };
           return { sparse: spladePool(logits.data as Float32Array, maskData, d, config.sparseTopK), tokens };
         }

@@ -85,16 +85,25 @@ export function spladePool(logits: Float32Array, mask: Mask, d: Dims3, topK: num
         }
       }
     }
-    const positive: number[] = [];
-    for (let v = 0; v < d.width; v++) if (w[v]! > 0) positive.push(v);
-    let kept = positive;
-    if (topK !== null && positive.length > topK) {
-      kept = positive
-        .sort((a, c) => w[c]! - w[a]! || a - c)
-        .slice(0, topK)
-        .sort((a, c) => a - c);
-    }
-    out.push({ indices: Uint32Array.from(kept), values: Float32Array.from(kept, (v) => w[v]!) });
+    out.push(sparsify(w, topK));
   }
   return out;
+}
+
+/**
+ * A pooled weight row as a SPLADE vector: the `topK` largest positive weights (ties: lower vocabulary id), or
+ * every positive one when topK is null, indices ascending. What `spladePool` does after pooling, and what a
+ * row pooled on the device (`onnx-pooling.ts`) goes through.
+ */
+export function sparsify(w: Float32Array, topK: number | null): SparseVector {
+  const positive: number[] = [];
+  for (let v = 0; v < w.length; v++) if (w[v]! > 0) positive.push(v);
+  let kept = positive;
+  if (topK !== null && positive.length > topK) {
+    kept = positive
+      .sort((a, c) => w[c]! - w[a]! || a - c)
+      .slice(0, topK)
+      .sort((a, c) => a - c);
+  }
+  return { indices: Uint32Array.from(kept), values: Float32Array.from(kept, (v) => w[v]!) };
 }

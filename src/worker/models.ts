@@ -4,7 +4,7 @@
  * (name → path → bytes, served to transformers.js from memory through its custom cache: local-model.ts).
  */
 import { errorMessage } from '../core/error-message.ts';
-import { loadEncoder, planModelDownload, type LoadedEncoder } from '../encoders/encoder.ts';
+import { loadEncoder, planModelDownload, type LoadedEncoder, type SessionFactory } from '../encoders/encoder.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import { loadReader, type LoadedReader } from '../encoders/reader.ts';
 import type { ReaderConfig } from '../encoders/reader-presets.ts';
@@ -35,16 +35,21 @@ const loadKey = (config: EncoderConfig, options: WorkerLoadOptions) =>
 export class WorkerModels {
   readonly #cpuDevice: 'wasm' | 'cpu';
   readonly #wasmPaths: OrtWasmPaths | undefined;
+  readonly #ort: SessionFactory | undefined;
   #initialized = false;
   #encoder: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
   #reader: { key: string; reader: LoadedReader } | undefined;
   readonly #local = new Map<string, Map<string, Blob>>();
   readonly #localCache = createLocalModelCache(this.#local);
 
-  /** `cpuDevice`: what the contract's 'wasm' is called by this runtime ('cpu' for onnxruntime-node). */
-  constructor(options: { readonly cpuDevice?: 'wasm' | 'cpu'; readonly wasmPaths?: OrtWasmPaths } = {}) {
+  /**
+   * `cpuDevice`: what the contract's 'wasm' is called by this runtime ('cpu' for onnxruntime-node). `ort`: the
+   * ONNX Runtime module transformers.js runs on, so SPLADE models pool in their session (encoder.ts).
+   */
+  constructor(options: { readonly cpuDevice?: 'wasm' | 'cpu'; readonly wasmPaths?: OrtWasmPaths; readonly ort?: SessionFactory } = {}) {
     this.#cpuDevice = options.cpuDevice ?? 'wasm';
     this.#wasmPaths = options.wasmPaths;
+    this.#ort = options.ort;
   }
 
   /** Runtime settings; a load before any call applies the defaults. */
@@ -115,6 +120,7 @@ export class WorkerModels {
         ...(onnxFolder === undefined ? {} : { onnxFolder }),
         ...(externalData ? { externalData } : {}),
         ...(onDownload ? { onDownload: throttled(onDownload) } : {}),
+        ...(this.#ort ? { ort: this.#ort } : {}),
       });
     } catch (error) {
       // The UI shows this message as is: say what was being loaded, on what, from where.

@@ -179,6 +179,8 @@ describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', (
         if (isError(got)) throw new Error(`browser: ${got.error.name}: ${got.error.message}`);
         expect(got.device).toBe('wasm');
         expect(got.reason).toBeNull();
+        // SPLADE pools in its session (only the pooled rows leave it); the vectors are still the CPU oracle's
+        expect(got.pooledOnDevice).toBe(c.kind === 'splade');
         expectSameVectors(got, expected);
       },
       WASM_TEST_TIMEOUT_MS,
@@ -218,6 +220,8 @@ describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () =
         expect(got.device).toBe('webgpu');
         expect(got.reason).toBeNull();
         expect(got.adapterInfo).toMatchObject({ architecture: 'swiftshader' });
+        // device pooling on WebGPU equals Node's CPU pooling
+        expect(got.pooledOnDevice).toBe(c.kind === 'splade');
         expectSameVectors(got, expected);
       },
       WEBGPU_TEST_TIMEOUT_MS,

@@ -29,6 +29,8 @@ export interface PlainEncodeResult {
   readonly tokens: number[];
   /** How the dense vectors arrived in the page (constructor names), to show they are typed arrays. */
   readonly denseTypes?: string[];
+  /** SPLADE's weights were pooled in the model's session (one row per text came back, not its logits). */
+  readonly pooledOnDevice: boolean;
   readonly workerStarts: number;
   readonly elapsedMs: number;
 }

@@ -59,6 +59,7 @@ async function encodeWith(
     dtype: load.dtype,
     adapterInfo: load.adapterInfo,
     tokens: batch.tokens,
+    pooledOnDevice: batch.pooledOnDevice === true,
     workerStarts: bridge.workerStarts,
     elapsedMs: performance.now() - started,
     ...(batch.dense ? { dense: batch.dense.map((v) => Array.from(v)), denseTypes: batch.dense.map((v) => v.constructor.name) } : {}),

@@ -1,0 +1,217 @@
+/**
+ * SPLADE's pooling on the device: nodes appended to the model's graph so the session outputs the pooled
+ * [batch × vocabulary] weights and the batch × tokens × vocabulary logits never leave the device (on WebGPU,
+ * 30,522 floats per token is the difference between one vector per passage and hundreds of MB a batch).
+ *
+ * The nodes compute what `spladePool` computes on the CPU, w_v = max over non-padding t of log(1 + ReLU(x_tv)):
+ *
+ *   x = Cast(logits → float); r = Relu(x); u = 1 + r; d = u − 1
+ *   l = Where(d = 0, r, Log(u) · r / d)        log1p(r) to float precision (Kahan's identity; Log(1 + r)
+ *                                               alone loses the small weights' digits)
+ *   m = Unsqueeze(Cast(attention_mask → float), [2])
+ *   pooled = ReduceMax(l · m, [1], keepdims = 0)   every l ≥ 0, so padding's 0 never wins over a real token
+ *
+ * Appended without decoding the model: a protobuf message read twice is merged, repeated fields concatenated,
+ * so `model bytes + (field 7: a GraphProto holding only the new nodes, two initializers and the new output)`
+ * is the model with those nodes added. Only the model's opset is read (top-level field 8), to write Unsqueeze
+ * and ReduceMax in the form that opset defines (axes as an input from opsets 13 and 18).
+ */
+
+/** The pooled output's name (never a name a transformers.js export uses). */
+export const SPLADE_POOLED_OUTPUT = 'fliplab_splade_pooled';
+const P = 'fliplab_splade_';
+
+// ---------------------------------------------------------------------------------------------------------
+// A minimal protobuf writer and reader (varints, length-delimited fields).
+
+class Writer {
+  readonly #parts: number[] = [];
+
+  varint(v: number | bigint): this {
+    let x = BigInt.asUintN(64, BigInt(v));
+    while (x >= 0x80n) {
+      this.#parts.push(Number(x & 0x7fn) | 0x80);
+      x >>= 7n;
+    }
+    this.#parts.push(Number(x));
+    return this;
+  }
+
+  tag(field: number, wire: 0 | 2 | 5): this {
+    return this.varint((field << 3) | wire);
+  }
+
+  int(field: number, v: number): this {
+    return this.tag(field, 0).varint(v);
+  }
+
+  bytes(field: number, b: Uint8Array): this {
+    this.tag(field, 2).varint(b.length);
+    for (const x of b) this.#parts.push(x);
+    return this;
+  }
+
+  string(field: number, s: string): this {
+    return this.bytes(field, new TextEncoder().encode(s));
+  }
+
+  message(field: number, build: (w: Writer) => void): this {
+    const inner = new Writer();
+    build(inner);
+    return this.bytes(field, inner.finish());
+  }
+
+  finish(): Uint8Array {
+    return Uint8Array.from(this.#parts);
+  }
+}
+
+/** The default-domain opset of an ONNX model (its top-level `opset_import`), or null when it declares none. */
+export function onnxOpset(model: Uint8Array): number | null {
+  let pos = 0;
+  const varint = (): bigint => {
+    let shift = 0n;
+    let out = 0n;
+    for (;;) {
+      if (pos >= model.length) throw new Error('not an ONNX model: the file ends inside a field');
+      const b = model[pos++]!;
+      out |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return out;
+      shift += 7n;
+    }
+  };
+  let opset: number | null = null;
+  while (pos < model.length) {
+    const key = Number(varint());
+    const field = key >>> 3;
+    const wire = key & 7;
+    if (wire === 0) varint();
+    else if (wire === 1) pos += 8;
+    else if (wire === 5) pos += 4;
+    else if (wire === 2) {
+      const length = Number(varint());
+      const end = pos + length;
+      if (end > model.length) throw new Error('not an ONNX model: a field runs past the end of the file');
+      if (field === 8) {
+        // OperatorSetIdProto: domain (1, string), version (2, int64)
+        let domain = '';
+        let version: number | null = null;
+        while (pos < end) {
+          const k = Number(varint());
+          if (k === (1 << 3) + 2) {
+            const n = Number(varint());
+            domain = new TextDecoder().decode(model.subarray(pos, pos + n));
+            pos += n;
+          } else if (k === (2 << 3) + 0) version = Number(varint());
+          else throw new Error('not an ONNX model: an unexpected field in opset_import');
+        }
+        if ((domain === '' || domain === 'ai.onnx') && version !== null) opset = version;
+      }
+      pos = end;
+    } else throw new Error(`not an ONNX model: wire type ${wire}`);
+  }
+  return opset;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The appended graph.
+
+const FLOAT = 1;
+const INT64 = 7;
+
+type Attribute = { readonly name: string; readonly int?: number; readonly ints?: readonly number[] };
+
+function node(w: Writer, op: string, inputs: readonly string[], outputs: readonly string[], attributes: readonly Attribute[] = []): void {
+  // NodeProto: input 1, output 2, name 3, op_type 4, attribute 5
+  w.message(1, (n) => {
+    for (const i of inputs) n.string(1, i);
+    for (const o of outputs) n.string(2, o);
+    n.string(3, `${P}${outputs[0]}`);
+    n.string(4, op);
+    for (const a of attributes) {
+      // AttributeProto: name 1, i 3, ints 8, type 20 (INT = 2, INTS = 7)
+      n.message(5, (x) => {
+        x.string(1, a.name);
+        if (a.int !== undefined) x.int(3, a.int).int(20, 2);
+        else {
+          for (const v of a.ints ?? []) x.int(8, v);
+          x.int(20, 7);
+        }
+      });
+    }
+  });
+}
+
+function initializer(w: Writer, name: string, dataType: number, dims: readonly number[], raw: Uint8Array): void {
+  // TensorProto: dims 1, data_type 2, name 8, raw_data 9
+  w.message(5, (t) => {
+    for (const d of dims) t.int(1, d);
+    t.int(2, dataType);
+    t.string(8, name);
+    t.bytes(9, raw);
+  });
+}
+
+/**
+ * The bytes to append to a masked-LM model (output `logits`, input `attention_mask`) so that it also outputs
+ * SPLADE's pooled weights as `SPLADE_POOLED_OUTPUT` (float32, [batch, vocabulary]). `opset` is the model's.
+ */
+export function spladePoolingGraph(opset: number, logits = 'logits', attentionMask = 'attention_mask'): Uint8Array {
+  const n = (s: string) => `${P}${s}`;
+  const w = new Writer();
+  w.message(7, (g) => {
+    const one = new Uint8Array(new Float32Array([1]).buffer);
+    const zero = new Uint8Array(new Float32Array([0]).buffer);
+    initializer(g, n('one'), FLOAT, [], one);
+    initializer(g, n('zero'), FLOAT, [], zero);
+    node(g, 'Cast', [logits], [n('x')], [{ name: 'to', int: FLOAT }]);
+    node(g, 'Relu', [n('x')], [n('r')]);
+    node(g, 'Add', [n('r'), n('one')], [n('u')]);
+    node(g, 'Sub', [n('u'), n('one')], [n('d')]);
+    node(g, 'Log', [n('u')], [n('log_u')]);
+    node(g, 'Mul', [n('log_u'), n('r')], [n('log_u_r')]);
+    node(g, 'Div', [n('log_u_r'), n('d')], [n('kahan')]);
+    node(g, 'Equal', [n('d'), n('zero')], [n('tiny')]);
+    node(g, 'Where', [n('tiny'), n('r'), n('kahan')], [n('l')]);
+    node(g, 'Cast', [attentionMask], [n('mask')], [{ name: 'to', int: FLOAT }]);
+    if (opset >= 13) {
+      initializer(g, n('axis2'), INT64, [1], new Uint8Array(new BigInt64Array([2n]).buffer));
+      node(g, 'Unsqueeze', [n('mask'), n('axis2')], [n('mask3')]);
+    } else node(g, 'Unsqueeze', [n('mask')], [n('mask3')], [{ name: 'axes', ints: [2] }]);
+    node(g, 'Mul', [n('l'), n('mask3')], [n('masked')]);
+    if (opset >= 18) {
+      initializer(g, n('axis1'), INT64, [1], new Uint8Array(new BigInt64Array([1n]).buffer));
+      node(g, 'ReduceMax', [n('masked'), n('axis1')], [SPLADE_POOLED_OUTPUT], [{ name: 'keepdims', int: 0 }]);
+    } else
+      node(
+        g,
+        'ReduceMax',
+        [n('masked')],
+        [SPLADE_POOLED_OUTPUT],
+        [
+          { name: 'axes', ints: [1] },
+          { name: 'keepdims', int: 0 },
+        ],
+      );
+    // ValueInfoProto: name 1, type 2 → TypeProto.tensor_type 1 → elem_type 1
+    g.message(12, (v) => {
+      v.string(1, SPLADE_POOLED_OUTPUT);
+      v.message(2, (t) => t.message(1, (tt) => tt.int(1, FLOAT)));
+    });
+  });
+  return w.finish();
+}
+
+/**
+ * The model with SPLADE's pooling appended (a new buffer: the model's bytes, then the graph fragment), or null
+ * when the model declares no default-domain opset (not an ONNX model this can extend).
+ */
+export function appendSpladePooling(model: Uint8Array): Uint8Array | null {
+  const opset = onnxOpset(model);
+  if (opset === null) return null;
+  const tail = spladePoolingGraph(opset);
+  const out = new Uint8Array(model.length + tail.length);
+  out.set(model, 0);
+  out.set(tail, model.length);
+  return out;
+}
