@@ -11,6 +11,10 @@
  *                                              shader-f16, else a line saying it was skipped and why; for a
  *                                              machine with a real GPU (SwiftShader has no shader-f16)
  *   npm run bench:encode -- --smoke [--webgpu] tiny model, one batch: proves the script runs (CI)
+ *   npm run bench:encode -- --real-shapes [--json]
+ *                                              SPLADE-base, BGE-small and BGE-large shapes on WASM and WebGPU:
+ *                                              batches, out-of-memory retries, readback, rate, agreement with
+ *                                              Node and the browser's memory (bench/encode-real-shapes.ts)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -23,6 +27,7 @@ import { launchChromium } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { testConfig } from '../test/e2e/pages/configs.ts';
 import type { EncoderDtype } from '../src/encoders/presets.ts';
+import { runRealShapes } from './encode-real-shapes.ts';
 
 const BASE_MODEL = 'fliplab/bert-base-random';
 const DTYPES = ['fp32', 'q8'] as const satisfies readonly EncoderDtype[];
@@ -176,5 +181,12 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
-  await runEncodeBench({ smoke: process.argv.includes('--smoke'), webgpu: process.argv.includes('--webgpu') });
+  if (process.argv.includes('--real-shapes')) {
+    const work = await mkdtemp(join(tmpdir(), 'fliplab-bench-real-shapes-'));
+    try {
+      await runRealShapes(work, (l) => console.log(l), process.argv.includes('--json'));
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  } else await runEncodeBench({ smoke: process.argv.includes('--smoke'), webgpu: process.argv.includes('--webgpu') });
 }

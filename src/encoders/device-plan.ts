@@ -24,6 +24,12 @@ export interface DeviceLimits {
   readonly maxStorageBufferBindingSize: number;
 }
 
+/**
+ * WASM has no buffer limits, but one 4 GB heap holds the weights and every live tensor: a budget of 256 MiB a
+ * tensor keeps a batch's SPLADE logits (and the pooling's one intermediate of that size) far from it.
+ */
+export const WASM_TENSOR_BUDGET: DeviceLimits = { maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 256 * 2 ** 20 };
+
 /** WebGPU's default limits: what a device gets when it asks for nothing more. */
 export const WEBGPU_DEFAULT_LIMITS: DeviceLimits = { maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 128 * 2 ** 20 };
 

@@ -3,13 +3,18 @@
  * [batch × vocabulary] weights and the batch × tokens × vocabulary logits never leave the device (on WebGPU,
  * 30,522 floats per token is the difference between one vector per passage and hundreds of MB a batch).
  *
- * The nodes compute what `spladePool` computes on the CPU, w_v = max over non-padding t of log(1 + ReLU(x_tv)):
+ * The nodes compute what `spladePool` computes on the CPU, w_v = max over non-padding t of log(1 + ReLU(x_tv)),
+ * in the order that keeps one full-size tensor: log1p and ReLU are non-decreasing, so the maximum can come first,
+ * and padding is kept out of it by an offset rather than a product:
  *
- *   x = Cast(logits → float); r = Relu(x); u = 1 + r; d = u − 1
- *   l = Where(d = 0, r, Log(u) · r / d)        log1p(r) to float precision (Kahan's identity; Log(1 + r)
- *                                               alone loses the small weights' digits)
- *   m = Unsqueeze(Cast(attention_mask → float), [2])
- *   pooled = ReduceMax(l · m, [1], keepdims = 0)   every l ≥ 0, so padding's 0 never wins over a real token
+ *   offset = (Cast(attention_mask → float) − 1) · 1e30   0 for real tokens, −1e30 for padding ([batch, tokens])
+ *   m = ReduceMax(logits + offset, over tokens)         the one batch × tokens × vocabulary intermediate
+ *   r = Relu(Cast(m → float)); u = 1 + r; d = u − 1
+ *   pooled = Where(d = 0, r, Log(u) · r / d)            log1p(r) to float precision (Kahan's identity; Log(1 + r)
+ *                                                       alone loses the small weights' digits)
+ *
+ * The offset takes the logits' type by CastLike (opset 15 on), so fp16 models stay in fp16 until the maximum;
+ * before opset 15 the logits are cast to float first.
  *
  * Appended without decoding the model: a protobuf message read twice is merged, repeated fields concatenated,
  * so `model bytes + (field 7: a GraphProto holding only the new nodes, two initializers and the new output)`
@@ -160,11 +165,45 @@ export function spladePoolingGraph(opset: number, logits = 'logits', attentionMa
   const n = (s: string) => `${P}${s}`;
   const w = new Writer();
   w.message(7, (g) => {
-    const one = new Uint8Array(new Float32Array([1]).buffer);
-    const zero = new Uint8Array(new Float32Array([0]).buffer);
-    initializer(g, n('one'), FLOAT, [], one);
-    initializer(g, n('zero'), FLOAT, [], zero);
-    node(g, 'Cast', [logits], [n('x')], [{ name: 'to', int: FLOAT }]);
+    const float = (x: number) => new Uint8Array(new Float32Array([x]).buffer);
+    initializer(g, n('one'), FLOAT, [], float(1));
+    initializer(g, n('zero'), FLOAT, [], float(0));
+    initializer(g, n('big'), FLOAT, [], float(1e30));
+    // padding offset, [batch, tokens, 1]
+    node(g, 'Cast', [attentionMask], [n('mask')], [{ name: 'to', int: FLOAT }]);
+    node(g, 'Sub', [n('mask'), n('one')], [n('mask_minus_one')]);
+    node(g, 'Mul', [n('mask_minus_one'), n('big')], [n('offset2')]);
+    if (opset >= 13) {
+      initializer(g, n('axis2'), INT64, [1], new Uint8Array(new BigInt64Array([2n]).buffer));
+      node(g, 'Unsqueeze', [n('offset2'), n('axis2')], [n('offset')]);
+    } else node(g, 'Unsqueeze', [n('offset2')], [n('offset')], [{ name: 'axes', ints: [2] }]);
+    // the maximum over real tokens, in the logits' own type where the opset allows
+    let scores = logits;
+    let offset = n('offset');
+    if (opset >= 15) {
+      node(g, 'CastLike', [n('offset'), logits], [n('offset_like')]);
+      offset = n('offset_like');
+    } else {
+      node(g, 'Cast', [logits], [n('logits_float')], [{ name: 'to', int: FLOAT }]);
+      scores = n('logits_float');
+    }
+    node(g, 'Add', [scores, offset], [n('masked')]);
+    if (opset >= 18) {
+      initializer(g, n('axis1'), INT64, [1], new Uint8Array(new BigInt64Array([1n]).buffer));
+      node(g, 'ReduceMax', [n('masked'), n('axis1')], [n('max')], [{ name: 'keepdims', int: 0 }]);
+    } else
+      node(
+        g,
+        'ReduceMax',
+        [n('masked')],
+        [n('max')],
+        [
+          { name: 'axes', ints: [1] },
+          { name: 'keepdims', int: 0 },
+        ],
+      );
+    // log1p(ReLU(max)) on [batch, vocabulary]
+    node(g, 'Cast', [n('max')], [n('x')], [{ name: 'to', int: FLOAT }]);
     node(g, 'Relu', [n('x')], [n('r')]);
     node(g, 'Add', [n('r'), n('one')], [n('u')]);
     node(g, 'Sub', [n('u'), n('one')], [n('d')]);
@@ -172,27 +211,7 @@ export function spladePoolingGraph(opset: number, logits = 'logits', attentionMa
     node(g, 'Mul', [n('log_u'), n('r')], [n('log_u_r')]);
     node(g, 'Div', [n('log_u_r'), n('d')], [n('kahan')]);
     node(g, 'Equal', [n('d'), n('zero')], [n('tiny')]);
-    node(g, 'Where', [n('tiny'), n('r'), n('kahan')], [n('l')]);
-    node(g, 'Cast', [attentionMask], [n('mask')], [{ name: 'to', int: FLOAT }]);
-    if (opset >= 13) {
-      initializer(g, n('axis2'), INT64, [1], new Uint8Array(new BigInt64Array([2n]).buffer));
-      node(g, 'Unsqueeze', [n('mask'), n('axis2')], [n('mask3')]);
-    } else node(g, 'Unsqueeze', [n('mask')], [n('mask3')], [{ name: 'axes', ints: [2] }]);
-    node(g, 'Mul', [n('l'), n('mask3')], [n('masked')]);
-    if (opset >= 18) {
-      initializer(g, n('axis1'), INT64, [1], new Uint8Array(new BigInt64Array([1n]).buffer));
-      node(g, 'ReduceMax', [n('masked'), n('axis1')], [SPLADE_POOLED_OUTPUT], [{ name: 'keepdims', int: 0 }]);
-    } else
-      node(
-        g,
-        'ReduceMax',
-        [n('masked')],
-        [SPLADE_POOLED_OUTPUT],
-        [
-          { name: 'axes', ints: [1] },
-          { name: 'keepdims', int: 0 },
-        ],
-      );
+    node(g, 'Where', [n('tiny'), n('r'), n('kahan')], [SPLADE_POOLED_OUTPUT]);
     // ValueInfoProto: name 1, type 2 → TypeProto.tensor_type 1 → elem_type 1
     g.message(12, (v) => {
       v.string(1, SPLADE_POOLED_OUTPUT);

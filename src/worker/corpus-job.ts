@@ -5,7 +5,7 @@
  */
 import { transfer } from 'comlink';
 import { planModelDownload, planProblem, type EncodedBatch } from '../encoders/encoder.ts';
-import { planForLimits } from '../encoders/device-plan.ts';
+import { planForLimits, WASM_TENSOR_BUDGET } from '../encoders/device-plan.ts';
 import {
   BATCH_PLAN_BY_DEVICE,
   DEFAULT_BATCH_PLAN,
@@ -104,14 +104,12 @@ export async function encodeCorpus(
       beforeEncoding: async (toEncode) => void (await ensureSpace(estimateVectorBytes(toEncode, shape))),
       // Planned for the device asked for (the batch size adapts if that device runs out of memory).
       plan: request.plan ?? BATCH_PLAN_BY_DEVICE[request.load.device] ?? DEFAULT_BATCH_PLAN,
-      // Once loaded: the device it really runs on, and on WebGPU the adapter's buffer limits against the
-      // model's widest tensors (an MLM head's logits, the attention scores), so no batch outgrows a buffer.
+      // Once loaded: the device it really runs on, and the model's widest tensors (an MLM head's logits, the
+      // attention scores) against the adapter's buffer limits on WebGPU, a tensor budget on WASM.
       planFor: (encoder) => {
         const base = request.plan ?? BATCH_PLAN_BY_DEVICE[encoder.device] ?? DEFAULT_BATCH_PLAN;
-        const limits = load?.limits ?? null;
-        return encoder.device === 'webgpu' && limits !== null && encoder.shape
-          ? planForLimits(base, encoder.shape, limits, encoder.config.maxLength)
-          : base;
+        const limits = encoder.device === 'webgpu' ? (load?.limits ?? null) : encoder.device === 'wasm' ? WASM_TENSOR_BUDGET : null;
+        return limits !== null && encoder.shape ? planForLimits(base, encoder.shape, limits, encoder.config.maxLength) : base;
       },
       onProgress: (p: EncodeProgress) => {
         cached = p.cached;

@@ -189,6 +189,48 @@ const fliplabTest = {
   },
   /** Cache-first encoding of a whole collection into IndexedDB `dbName`, awaited. */
   encodeCorpus,
+  /**
+   * bench:encode --real-shapes: a collection encoded with the device's own batch plan (no plan given: the
+   * device's base plan, narrowed by its limits), with what the job's last progress said and the vectors.
+   */
+  async measureCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string) {
+    const started = performance.now();
+    try {
+      let last: Record<string, unknown> = {};
+      const result = await bridgeFor(device).encodeCorpus(
+        {
+          config: testConfig(kind, modelId),
+          load: { device, dtype: 'fp32', source: { remoteHost: location.origin, allowRemote: true } },
+          texts,
+          role: 'passage',
+          dbName,
+        },
+        (p) =>
+          (last = {
+            batches: p.batches ?? 0,
+            oomRetries: p.oomRetries ?? 0,
+            planBoundBy: p.planBoundBy ?? null,
+            perSecond: p.perSecond,
+            tokens: p.tokens,
+          }),
+      );
+      const ms = performance.now() - started;
+      // One more passage through the loaded model, to see how its output came back (pooled in the session?).
+      const probe = await encodeWith(device, modelId, kind, texts.slice(0, 1), 'passage');
+      return {
+        ms,
+        device: result.load?.device ?? 'cache',
+        pooledOnDevice: probe.pooledOnDevice,
+        progress: last,
+        dense: result.vectors.map((v) => (v.dense ? Array.from(v.dense) : null)),
+        sparse: result.vectors.map((v) =>
+          v.sparse ? { indices: Array.from(v.sparse.indices), values: Array.from(v.sparse.values) } : null,
+        ),
+      };
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
   /** Start it without waiting (the test reloads the page mid-run). */
   startCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): void {
     corpusProgress = null;

@@ -11,9 +11,9 @@ describe('an encoding row', () => {
     expect(text).not.toMatch(/buffers|out-of-memory/);
   });
 
-  it("names the tensor that sized the batches to the GPU's buffers, and counts out-of-memory retries", () => {
+  it("names the tensor that sized the batches to the device's memory, and counts out-of-memory retries", () => {
     const text = describeRowProgress('encoding', { ...base, planBoundBy: 'logits (30,522 per token)', oomRetries: 3 });
-    expect(text).toMatch(/batches sized to the GPU's buffers by the logits \(30,522 per token\)/);
+    expect(text).toMatch(/batches sized to the device's memory by the logits \(30,522 per token\)/);
     expect(text).toMatch(/· 3 out-of-memory retries$/);
     expect(describeRowProgress('encoding', { ...base, oomRetries: 1 })).toMatch(/· 1 out-of-memory retry$/);
   });

@@ -78,12 +78,16 @@ describe('SPLADE pooling appended to the graph', () => {
     await session.release();
   });
 
-  it('writes the axes as inputs from opset 13 (Unsqueeze) and 18 (ReduceMax), as attributes before', () => {
+  it("writes each operator in the form the model's opset defines", () => {
     const text = (opset: number) => new TextDecoder('latin1').decode(spladePoolingGraph(opset));
     expect(text(12)).toMatch(/axes/);
     expect(text(17)).toContain('fliplab_splade_axis2');
     expect(text(17)).not.toContain('fliplab_splade_axis1');
     expect(text(18)).toContain('fliplab_splade_axis1');
+    // the padding offset takes the logits' type by CastLike from opset 15; before it the logits become float
+    expect(text(15)).toContain('CastLike');
+    expect(text(14)).not.toContain('CastLike');
+    expect(text(14)).toContain('fliplab_splade_logits_float');
   });
 });
 

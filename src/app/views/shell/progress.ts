@@ -53,7 +53,7 @@ export function describeRowProgress(status: string, p: JobProgress): string {
         : `${count(p.total)} ${unit} to encode once the model is loaded`;
     default: {
       const rate = p.perSecond != null ? ` · ${formatPerSecond(p.perSecond, unit)}` : '';
-      const sized = p.planBoundBy === undefined ? '' : ` · batches sized to the GPU's buffers by the ${p.planBoundBy}`;
+      const sized = p.planBoundBy === undefined ? '' : ` · batches sized to the device's memory by the ${p.planBoundBy}`;
       const retries = p.oomRetries ? ` · ${count(p.oomRetries)} out-of-memory ${p.oomRetries === 1 ? 'retry' : 'retries'}` : '';
       return `${describeProgress(p)} · ${Math.round(share(p.done, p.total) * 100)}%${rate} · ${formatEta(p.etaMs)}${sized}${retries}`;
     }
