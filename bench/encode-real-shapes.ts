@@ -198,16 +198,33 @@ export async function runRealShapes(work: string, log: (line: string) => void, j
               await new Promise((r) => setTimeout(r, 100));
             }
           })();
-          const got = await page.evaluate(([d, m, k, t, db]) => window.fliplabTest.measureCorpus(d, m, k, t, db), [
-            device,
-            model,
-            c.kind,
-            texts.slice(0, n),
-            `bench-${c.name}-${device}`,
-          ] as const);
+          // A leg that takes the browser down (the GPU process out of memory, say) is a result, not the end of the run.
+          const got = await page
+            .evaluate(([d, m, k, t, db]) => window.fliplabTest.measureCorpus(d, m, k, t, db), [
+              device,
+              model,
+              c.kind,
+              texts.slice(0, n),
+              `bench-${c.name}-${device}`,
+            ] as const)
+            .catch((e: unknown) => ({
+              error: { name: 'BrowserClosed', message: e instanceof Error ? e.message.split('\n')[0]! : String(e) },
+            }));
           sampling = false;
           await sampler;
-          if ('error' in got) throw new Error(`${c.name} on ${device}: ${got.error.name}: ${got.error.message}`);
+          if ('error' in got) {
+            const failed = {
+              case: c.name,
+              device,
+              passages: n,
+              modelMB: Math.round(modelMB),
+              idleRssMB: Math.round(idle),
+              peakRssMB: Math.round(peak),
+              error: `${got.error.name}: ${got.error.message}`,
+            };
+            log(json ? JSON.stringify(failed) : `${c.name.padEnd(12)} ${device.padEnd(7)} ${JSON.stringify(failed)}`);
+            continue;
+          }
           const browserVectors = c.kind === 'splade' ? got.sparse.map((s) => densify(s!, VOCAB)) : got.dense.map((v) => v!);
           const pooledOnDevice = got.pooledOnDevice;
           const row: RealShapeRow = {
