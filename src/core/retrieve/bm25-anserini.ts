@@ -29,6 +29,7 @@ import type { Corpus, DocId, Queries, QueryId, RankedList, Run } from '../types.
 import { termScore, type AnseriniIndex } from './bm25-anserini-index.ts';
 import { anseriniRunName } from './bm25-anserini-params.ts';
 import { anseriniQuery, searchAnserini } from './bm25-anserini-search.ts';
+import { gallop } from './bm25-search.ts';
 
 export * from './bm25-anserini-params.ts';
 export {
@@ -187,15 +188,8 @@ export function explainAnserini(index: AnseriniIndex, queryText: string, d: numb
     const field = index.fields[fi]!;
     const lo = field.termStart[t]!;
     const hi = field.termStart[t + 1]!;
-    let tf = 0;
-    let a = lo;
-    let z = hi;
-    while (a < z) {
-      const mid = (a + z) >>> 1;
-      if (field.postingDocs[mid]! < internal) a = mid + 1;
-      else z = mid;
-    }
-    if (a < hi && field.postingDocs[a] === internal) tf = field.postingFreqs[a]!;
+    const a = gallop(field.postingDocs, lo, hi, internal);
+    const tf = a < hi && field.postingDocs[a] === internal ? field.postingFreqs[a]! : 0;
     const weight = tf === 0 ? 0 : termScore(f(count * field.idf[t]!), tf, field.normInverse[field.norms[internal]!]!);
     sum += weight;
     const name = field.name === 'contents' ? field.terms[t]! : `${field.name}:${field.terms[t]!}`;
