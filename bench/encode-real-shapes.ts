@@ -11,7 +11,7 @@
  * in onnxruntime-node on the same files for the vectors' reference. One JSON object a line per case and device:
  *
  *   case, device, dtype, passages, batches, oomRetries, planBoundBy, readbackBytesPerPassage, pooledOnDevice,
- *   tokensPerSecond, maxRelDiffVsNode, modelMB, idleRssMB, peakRssMB, ms
+ *   externalWeightsMB, tokensPerSecond, maxRelDiffVsNode, modelMB, idleRssMB, peakRssMB, ms
  *
  * - tokensPerSecond: the job's own encoding rate (the model load excluded, the first batch too once a second
  *   one is done), WASM with as many threads as cores (the page is cross-origin isolated).
@@ -21,8 +21,9 @@
  *   session: one row of 30,522 floats; otherwise the whole output (tokens × width floats), as a model without
  *   in-session pooling hands it over.
  * - maxRelDiffVsNode: over every vector, max |browser − node| / max |node| (relative to the vector's scale).
- * - idleRssMB / peakRssMB: the resident memory of all the browser's processes (from /proc), before the model
- *   loads and at its highest during the case (sampled every 100 ms).
+ * - idleRssMB / runtimeIdleRssMB / peakRssMB: the resident memory of the browser's processes (from /proc, this
+ *   process's descendants only): with the page open; with its encode worker up (ONNX Runtime loaded, a tiny
+ *   model encoded and unloaded); and at its highest while the case loads and encodes (sampled every 100 ms).
  *
  * SwiftShader runs WebGPU on the CPU, about ten times slower than WASM here: its passage counts are small.
  */
@@ -49,6 +50,8 @@ interface ShapeCase {
 }
 
 const VOCAB = 30522;
+/** A tiny model the worker loads first, so `runtimeIdleRssMB` has ONNX Runtime up but no big model. */
+const WARM_UP = 'fliplab/warm-up-tiny';
 
 const CASES: readonly ShapeCase[] = [
   {
@@ -85,7 +88,7 @@ const CASES: readonly ShapeCase[] = [
       vocabulary: buildWordPieceVocab(VOCAB),
       name: 'fliplab/bge-large-random',
     },
-    passages: { wasm: 8, webgpu: 2 },
+    passages: { wasm: 8, webgpu: 1 },
   },
 ];
 
@@ -99,10 +102,13 @@ export interface RealShapeRow {
   readonly planBoundBy: string | null;
   readonly readbackBytesPerPassage: number;
   readonly pooledOnDevice: boolean;
+  /** The weights handed to the runtime as external data pointing into the fetched file (0: as one buffer). */
+  readonly externalWeightsMB: number;
   readonly tokensPerSecond: number;
   readonly maxRelDiffVsNode: number;
   readonly modelMB: number;
   readonly idleRssMB: number;
+  readonly runtimeIdleRssMB: number;
   readonly peakRssMB: number;
   readonly ms: number;
 }
@@ -115,20 +121,30 @@ function passages(count: number, words: number): string[] {
   );
 }
 
-/** Resident memory of every Chromium process on this machine, in MB (the bench's browser is the only one). */
-async function browserRssMB(): Promise<number> {
-  let kb = 0;
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+/**
+ * Resident memory of the browsers this process started, with all their processes (renderers, GPU, utility),
+ * in MB: every descendant of this process, from /proc (other browsers on the machine, a test run's say, are
+ * not counted).
+ */
+export async function browserRssMB(): Promise<number> {
+  const parent = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
     try {
-      const status = await readFile(`/proc/${pid}/status`, 'utf8');
-      const name = /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '';
-      if (!/chrom/i.test(name)) continue;
-      kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      const status = await readFile(`/proc/${entry}/status`, 'utf8');
+      parent.set(Number(entry), Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+      rss.set(Number(entry), Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0));
     } catch {
       // the process ended while listed
     }
   }
+  const descends = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  let kb = 0;
+  for (const [pid, k] of rss) if (descends(pid)) kb += k;
   return kb / 1024;
 }
 
@@ -149,14 +165,23 @@ const densify = (s: { indices: readonly number[]; values: readonly number[] }, w
   return out;
 };
 
-export async function runRealShapes(work: string, log: (line: string) => void, json: boolean): Promise<RealShapeRow[]> {
+export interface RealShapesOptions {
+  readonly json: boolean;
+  /** Only these cases / devices (default: all). */
+  readonly cases?: readonly string[];
+  readonly devices?: readonly string[];
+}
+
+export async function runRealShapes(work: string, log: (line: string) => void, options: RealShapesOptions): Promise<RealShapeRow[]> {
+  const { json } = options;
   const rows: RealShapeRow[] = [];
   const modelsRoot = join(work, 'models');
   const dist = join(work, 'dist');
   await buildTestPages(dist);
+  await writeTinyBert(join(modelsRoot, WARM_UP), { head: 'none', seed: 5, name: WARM_UP }, { fp16: false, q8: false });
   const server = await startHubServer({ modelsRoot, staticRoot: dist, crossOriginIsolated: true });
   try {
-    for (const c of CASES) {
+    for (const c of CASES.filter((x) => !options.cases?.length || options.cases.includes(x.name))) {
       const model = c.options.name!;
       const t0 = performance.now();
       const written = await writeTinyBert(join(modelsRoot, model), c.options, { fp16: false, q8: false });
@@ -181,7 +206,7 @@ export async function runRealShapes(work: string, log: (line: string) => void, j
           : reference.dense!.map((v) => [...v]);
       const meanTokens = reference.tokens.reduce((a, b) => a + b, 0) / reference.tokens.length;
 
-      for (const device of ['wasm', 'webgpu'] as const) {
+      for (const device of (['wasm', 'webgpu'] as const).filter((d) => !options.devices?.length || options.devices.includes(d))) {
         const n = c.passages[device];
         // A fresh browser per leg: its resident memory is this model's alone.
         const browser = await launchChromium({ webgpu: true });
@@ -190,7 +215,10 @@ export async function runRealShapes(work: string, log: (line: string) => void, j
           await page.goto(`${server.url}encode.html?cache=0&threads=${cpus().length}`);
           await page.waitForFunction(() => 'fliplabTest' in window);
           const idle = await browserRssMB();
-          let peak = idle;
+          // The tab with its encode worker up: ONNX Runtime loaded, a tiny model encoded and unloaded again.
+          await page.evaluate(([d, m]) => window.fliplabTest.encodeWith(d, m, 'cls', ['warm up'], 'passage'), [device, WARM_UP] as const);
+          const runtimeIdle = await browserRssMB();
+          let peak = runtimeIdle;
           let sampling = true;
           const sampler = (async () => {
             while (sampling) {
@@ -219,6 +247,7 @@ export async function runRealShapes(work: string, log: (line: string) => void, j
               passages: n,
               modelMB: Math.round(modelMB),
               idleRssMB: Math.round(idle),
+              runtimeIdleRssMB: Math.round(runtimeIdle),
               peakRssMB: Math.round(peak),
               error: `${got.error.name}: ${got.error.message}`,
             };
@@ -237,11 +266,13 @@ export async function runRealShapes(work: string, log: (line: string) => void, j
             planBoundBy: (got.progress.planBoundBy as string | null) ?? null,
             readbackBytesPerPassage: readbackBytesPerInput(shape, Math.round(meanTokens), pooledOnDevice),
             pooledOnDevice,
+            externalWeightsMB: Math.round((got.externalWeights?.bytes ?? 0) / 2 ** 20),
             // the job's own rate (encoding only: no model load, first batch left out once there is a second)
             tokensPerSecond: Number(got.progress.perSecond ?? 0) * (Number(got.progress.tokens ?? 0) / n),
             maxRelDiffVsNode: maxRelDiff(browserVectors, nodeVectors.slice(0, n)),
             modelMB: Math.round(modelMB),
             idleRssMB: Math.round(idle),
+            runtimeIdleRssMB: Math.round(runtimeIdle),
             peakRssMB: Math.round(peak),
             ms: Math.round(got.ms),
           };

@@ -11,7 +11,7 @@
  *                                              shader-f16, else a line saying it was skipped and why; for a
  *                                              machine with a real GPU (SwiftShader has no shader-f16)
  *   npm run bench:encode -- --smoke [--webgpu] tiny model, one batch: proves the script runs (CI)
- *   npm run bench:encode -- --real-shapes [--json]
+ *   npm run bench:encode -- --real-shapes [--json] [--case bge-large,...] [--device wasm|webgpu]
  *                                              SPLADE-base, BGE-small and BGE-large shapes on WASM and WebGPU:
  *                                              batches, out-of-memory retries, readback, rate, agreement with
  *                                              Node and the browser's memory (bench/encode-real-shapes.ts)
@@ -184,7 +184,15 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   if (process.argv.includes('--real-shapes')) {
     const work = await mkdtemp(join(tmpdir(), 'fliplab-bench-real-shapes-'));
     try {
-      await runRealShapes(work, (l) => console.log(l), process.argv.includes('--json'));
+      const list = (flag: string) => {
+        const i = process.argv.indexOf(flag);
+        return i < 0 ? [] : process.argv[i + 1]!.split(',');
+      };
+      await runRealShapes(work, (l) => console.log(l), {
+        json: process.argv.includes('--json'),
+        cases: list('--case'),
+        devices: list('--device'),
+      });
     } finally {
       await rm(work, { recursive: true, force: true });
     }

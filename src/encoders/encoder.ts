@@ -25,6 +25,7 @@ import {
 } from './presets.ts';
 import { clsPool, l2Normalize, meanPool, sparsify, spladePool, type Dims3, type SparseVector } from './pooling.ts';
 import { appendSpladePooling, SPLADE_POOLED_OUTPUT } from './onnx-pooling.ts';
+import { externalizeWeights, WEIGHTS_FILE, type ExternalizedModel } from './onnx-weights.ts';
 import { modelShape, type ModelShape } from './device-plan.ts';
 
 export type EncoderDevice = 'wasm' | 'webgpu' | 'cpu' | 'cuda';
@@ -64,8 +65,9 @@ export interface LoadOptions {
   /** The weights have an external-data file (`model.onnx_data`). */
   readonly externalData?: boolean;
   /**
-   * The ONNX Runtime module transformers.js runs on. Given, a SPLADE model is pooled in its own session
-   * (`poolSpladeInSessions`): only one vector per input leaves the device, not its tokens × vocabulary logits.
+   * The ONNX Runtime module transformers.js runs on. Given, sessions made from bytes are prepared
+   * (`prepareSessions`): the weights go to the runtime without a second whole copy, and a SPLADE model is
+   * pooled in its own session (only one vector per input leaves the device, not its tokens × vocabulary logits).
    */
   readonly ort?: SessionFactory;
 }
@@ -79,19 +81,64 @@ interface HookedSession {
   run(feeds: unknown, fetches?: unknown, options?: unknown): Promise<Record<string, unknown>>;
 }
 
+/** What a session hook did to the model it was handed. */
+export interface SessionPreparation {
+  /** Initializers handed to the runtime as external data (onnx-weights.ts), and their bytes. */
+  readonly externalTensors: number;
+  readonly externalBytes: number;
+  /** SPLADE's pooling was appended (onnx-pooling.ts). */
+  readonly pooled: boolean;
+}
+
+/** Models at least this big are loaded without weight prepacking (`withoutPrepacking`). */
+export const NO_PREPACKING_BYTES = 256 * 2 ** 20;
+
 /**
- * While the returned function is not called, every session `ort` creates from model bytes gets SPLADE's
- * pooling appended (onnx-pooling.ts), and a run that names no outputs (transformers.js's) fetches the pooled
- * weights alone, handed back under the name `logits`, [batch, vocabulary]: the model class keeps what it calls
- * logits, and `encode` tells pooled rows (2 dimensions) from raw logits (3). A model given as a path (Node
- * reads the file itself) is left as is and pooled on the CPU.
+ * Session options with weight prepacking off (ONNX Runtime's `session.disable_prepacking`): a prepacked
+ * MatMul keeps a second, reordered copy of its weights, and on WASM the heap that held both never shrinks, so
+ * a big model would need room for its weights twice. Measured on BGE-large (docs/benchmarks.md): ~500 MB less
+ * at peak, and no slower in fp32. Small models keep it (quantized kernels gain most from prepacked weights).
  */
-export function poolSpladeInSessions(ort: SessionFactory): () => void {
+function withoutPrepacking(options: unknown): unknown {
+  const given = (options ?? {}) as { extra?: { session?: Record<string, unknown> } };
+  return { ...given, extra: { ...given.extra, session: { disable_prepacking: '1', ...given.extra?.session } } };
+}
+
+/**
+ * While the returned function is not called, every session `ort` creates from model bytes (the browser's
+ * path: Node hands the runtime a file path, which is left as is):
+ * - gets its weights as external data pointing into the bytes it was given (`externalizeWeights`), so the
+ *   runtime copies each weight once into its tensor instead of the whole file into its heap and parsing it
+ *   (and, for a model of `NO_PREPACKING_BYTES` or more, keeps no prepacked second copy);
+ * - with `splade`, gets SPLADE's pooling appended, and a run that names no outputs (transformers.js's)
+ *   fetches the pooled weights alone, handed back under the name `logits`, [batch, vocabulary]: the model
+ *   class keeps what it calls logits, and `encode` tells pooled rows (2 dimensions) from raw logits (3).
+ * `onPrepared` hears what was done to each.
+ */
+export function prepareSessions(
+  ort: SessionFactory,
+  options: { readonly splade: boolean; readonly onPrepared?: (p: SessionPreparation) => void },
+): () => void {
   const sessions = ort.InferenceSession as unknown as { create: (model: unknown, options?: unknown) => Promise<HookedSession> };
   const create = sessions.create;
-  sessions.create = async (model: unknown, options?: unknown) => {
-    const pooled = model instanceof Uint8Array ? appendSpladePooling(model) : null;
-    const session = await create.call(sessions, pooled ?? model, options);
+  sessions.create = async (model: unknown, sessionOptions?: unknown) => {
+    if (!(model instanceof Uint8Array)) return create.call(sessions, model, sessionOptions);
+    let external: ExternalizedModel | null = null;
+    try {
+      external = externalizeWeights(model);
+    } catch {
+      // not a protobuf message: the runtime's own error says more
+    }
+    const graph = external?.graph ?? model;
+    const pooled = options.splade ? appendSpladePooling(graph) : null;
+    const given = (sessionOptions ?? {}) as { externalData?: readonly unknown[] };
+    const withWeights =
+      external === null
+        ? sessionOptions
+        : { ...given, externalData: [...(given.externalData ?? []), { path: WEIGHTS_FILE, data: external.weights }] };
+    const big = model.length >= NO_PREPACKING_BYTES;
+    const session = await create.call(sessions, pooled ?? graph, big ? withoutPrepacking(withWeights) : withWeights);
+    options.onPrepared?.({ externalTensors: external?.tensors ?? 0, externalBytes: external?.bytes ?? 0, pooled: pooled !== null });
     if (pooled !== null) {
       const run = session.run.bind(session);
       session.run = async (feeds, fetches, runOptions) => {
@@ -216,6 +263,8 @@ export interface LoadedEncoder {
   readonly dtype: EncoderDtype;
   /** The shapes that size the model's widest tensors (from its config.json); null or absent when unknown. */
   readonly shape?: ModelShape | null;
+  /** What the session hook did to the model (absent when none ran: Node, or no runtime given). */
+  readonly prepared?: SessionPreparation | null;
   /** Token counts after prefix and truncation, for batch planning and progress. */
   countTokens(texts: readonly string[], role: 'query' | 'passage'): number[];
   encode(texts: readonly string[], role: 'query' | 'passage'): Promise<EncodedBatch>;
@@ -262,7 +311,10 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   const Model = config.pooling === 'splade-max' ? AutoModelForMaskedLM : AutoModel;
   const subfolder = options.onnxFolder ?? 'onnx';
-  const restore = config.pooling === 'splade-max' && options.ort ? poolSpladeInSessions(options.ort) : () => {};
+  let prepared: SessionPreparation | null = null;
+  const restore = options.ort
+    ? prepareSessions(options.ort, { splade: config.pooling === 'splade-max', onPrepared: (p) => (prepared ??= p) })
+    : () => {};
   let model: PreTrainedModel;
   try {
     model = await Model.from_pretrained(config.model, {
@@ -288,6 +340,7 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
     device: options.device,
     dtype,
     shape: modelShape((model.config ?? {}) as unknown as Record<string, unknown>, config.pooling === 'splade-max'),
+    prepared,
     countTokens(texts, role) {
       return texts.map((t) => {
         const ids = tokenizer.encode(encoderInput(config, role, t));
@@ -310,7 +363,7 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
         if (config.pooling === 'splade-max') {
           const logits = output.logits!;
           if (logits.dims.length === 2) {
-            // pooled in the session (poolSpladeInSessions): one row of weights per input
+            // pooled in the session (prepareSessions): one row of weights per input
             const width = logits.dims[1]!;
             const data = logits.data as Float32Array;
             const sparse = Array.from({ length: batch }, (_, b) => sparsify(data.subarray(b * width, (b + 1) * width), config.sparseTopK));

@@ -22,101 +22,11 @@
  * and ReduceMax in the form that opset defines (axes as an input from opsets 13 and 18).
  */
 
+import { onnxOpset, Writer } from './onnx-proto.ts';
+
 /** The pooled output's name (never a name a transformers.js export uses). */
 export const SPLADE_POOLED_OUTPUT = 'fliplab_splade_pooled';
 const P = 'fliplab_splade_';
-
-// ---------------------------------------------------------------------------------------------------------
-// A minimal protobuf writer and reader (varints, length-delimited fields).
-
-class Writer {
-  readonly #parts: number[] = [];
-
-  varint(v: number | bigint): this {
-    let x = BigInt.asUintN(64, BigInt(v));
-    while (x >= 0x80n) {
-      this.#parts.push(Number(x & 0x7fn) | 0x80);
-      x >>= 7n;
-    }
-    this.#parts.push(Number(x));
-    return this;
-  }
-
-  tag(field: number, wire: 0 | 2 | 5): this {
-    return this.varint((field << 3) | wire);
-  }
-
-  int(field: number, v: number): this {
-    return this.tag(field, 0).varint(v);
-  }
-
-  bytes(field: number, b: Uint8Array): this {
-    this.tag(field, 2).varint(b.length);
-    for (const x of b) this.#parts.push(x);
-    return this;
-  }
-
-  string(field: number, s: string): this {
-    return this.bytes(field, new TextEncoder().encode(s));
-  }
-
-  message(field: number, build: (w: Writer) => void): this {
-    const inner = new Writer();
-    build(inner);
-    return this.bytes(field, inner.finish());
-  }
-
-  finish(): Uint8Array {
-    return Uint8Array.from(this.#parts);
-  }
-}
-
-/** The default-domain opset of an ONNX model (its top-level `opset_import`), or null when it declares none. */
-export function onnxOpset(model: Uint8Array): number | null {
-  let pos = 0;
-  const varint = (): bigint => {
-    let shift = 0n;
-    let out = 0n;
-    for (;;) {
-      if (pos >= model.length) throw new Error('not an ONNX model: the file ends inside a field');
-      const b = model[pos++]!;
-      out |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return out;
-      shift += 7n;
-    }
-  };
-  let opset: number | null = null;
-  while (pos < model.length) {
-    const key = Number(varint());
-    const field = key >>> 3;
-    const wire = key & 7;
-    if (wire === 0) varint();
-    else if (wire === 1) pos += 8;
-    else if (wire === 5) pos += 4;
-    else if (wire === 2) {
-      const length = Number(varint());
-      const end = pos + length;
-      if (end > model.length) throw new Error('not an ONNX model: a field runs past the end of the file');
-      if (field === 8) {
-        // OperatorSetIdProto: domain (1, string), version (2, int64)
-        let domain = '';
-        let version: number | null = null;
-        while (pos < end) {
-          const k = Number(varint());
-          if (k === (1 << 3) + 2) {
-            const n = Number(varint());
-            domain = new TextDecoder().decode(model.subarray(pos, pos + n));
-            pos += n;
-          } else if (k === (2 << 3) + 0) version = Number(varint());
-          else throw new Error('not an ONNX model: an unexpected field in opset_import');
-        }
-        if ((domain === '' || domain === 'ai.onnx') && version !== null) opset = version;
-      }
-      pos = end;
-    } else throw new Error(`not an ONNX model: wire type ${wire}`);
-  }
-  return opset;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // The appended graph.

@@ -133,6 +133,11 @@ export interface WorkerLoadResult {
   readonly adapterInfo: AdapterInfo | null;
   /** The WebGPU buffer limits the model runs under (null on WASM): what sizes its batches. */
   readonly limits?: DeviceLimits | null;
+  /**
+   * The weights the runtime took as external data pointing into the fetched file (no second whole copy of
+   * the model in the tab): how many initializers and bytes. Null when the load went another way.
+   */
+  readonly externalWeights?: { readonly tensors: number; readonly bytes: number } | null;
   readonly dtype: EncoderDtype;
   readonly model: string;
 }

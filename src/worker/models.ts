@@ -137,7 +137,9 @@ export class WorkerModels {
         'model-load',
       );
     }
-    const result: WorkerLoadResult = { device, reason, adapterInfo, limits, dtype, model: config.model };
+    const prepared = encoder.prepared ?? null;
+    const externalWeights = prepared === null ? null : { tensors: prepared.externalTensors, bytes: prepared.externalBytes };
+    const result: WorkerLoadResult = { device, reason, adapterInfo, limits, externalWeights, dtype, model: config.model };
     this.#encoder = { key, encoder, result };
     return result;
   }

@@ -181,6 +181,8 @@ describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', (
         expect(got.reason).toBeNull();
         // SPLADE pools in its session (only the pooled rows leave it); the vectors are still the CPU oracle's
         expect(got.pooledOnDevice).toBe(c.kind === 'splade');
+        // the weights went to the runtime as external data pointing into the fetched file (onnx-weights.ts)
+        expect(got.externalWeights).toBeGreaterThan(0);
         expectSameVectors(got, expected);
       },
       WASM_TEST_TIMEOUT_MS,
@@ -222,6 +224,8 @@ describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () =
         expect(got.adapterInfo).toMatchObject({ architecture: 'swiftshader' });
         // device pooling on WebGPU equals Node's CPU pooling
         expect(got.pooledOnDevice).toBe(c.kind === 'splade');
+        // weights uploaded to the GPU from the fetched file, as external data
+        expect(got.externalWeights).toBeGreaterThan(0);
         expectSameVectors(got, expected);
       },
       WEBGPU_TEST_TIMEOUT_MS,

@@ -31,6 +31,8 @@ export interface PlainEncodeResult {
   readonly denseTypes?: string[];
   /** SPLADE's weights were pooled in the model's session (one row per text came back, not its logits). */
   readonly pooledOnDevice: boolean;
+  /** Initializers the worker handed the runtime as external data (0: the model went in as one buffer). */
+  readonly externalWeights: number;
   readonly workerStarts: number;
   readonly elapsedMs: number;
 }

@@ -60,6 +60,7 @@ async function encodeWith(
     adapterInfo: load.adapterInfo,
     tokens: batch.tokens,
     pooledOnDevice: batch.pooledOnDevice === true,
+    externalWeights: load.externalWeights?.tensors ?? 0,
     workerStarts: bridge.workerStarts,
     elapsedMs: performance.now() - started,
     ...(batch.dense ? { dense: batch.dense.map((v) => Array.from(v)), denseTypes: batch.dense.map((v) => v.constructor.name) } : {}),
@@ -221,6 +222,7 @@ const fliplabTest = {
         ms,
         device: result.load?.device ?? 'cache',
         pooledOnDevice: probe.pooledOnDevice,
+        externalWeights: result.load?.externalWeights ?? null,
         progress: last,
         dense: result.vectors.map((v) => (v.dense ? Array.from(v.dense) : null)),
         sparse: result.vectors.map((v) =>

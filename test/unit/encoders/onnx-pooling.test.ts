@@ -9,7 +9,8 @@ import * as ort from 'onnxruntime-node';
 import { AutoTokenizer } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../../scripts/models/make-fixtures.ts';
-import { appendSpladePooling, onnxOpset, SPLADE_POOLED_OUTPUT, spladePoolingGraph } from '../../../src/encoders/onnx-pooling.ts';
+import { appendSpladePooling, SPLADE_POOLED_OUTPUT, spladePoolingGraph } from '../../../src/encoders/onnx-pooling.ts';
+import { onnxOpset } from '../../../src/encoders/onnx-proto.ts';
 import { sparsify, spladePool } from '../../../src/encoders/pooling.ts';
 import { applySource } from '../../../src/encoders/encoder.ts';
 
@@ -91,9 +92,9 @@ describe('SPLADE pooling appended to the graph', () => {
   });
 });
 
-describe('poolSpladeInSessions: the hook a SPLADE load runs under', () => {
+describe('prepareSessions: the hook a SPLADE load runs under', () => {
   it('appends the pooling to sessions made from bytes, answers an unnamed run with the pooled rows as logits, and unhooks', async () => {
-    const { poolSpladeInSessions } = await import('../../../src/encoders/encoder.ts');
+    const { prepareSessions } = await import('../../../src/encoders/encoder.ts');
     const texts = ['tides and the moon', 'x'];
     const { feeds, mask, seq } = await feedsFor(texts);
     const plainSession = await ort.InferenceSession.create(model);
@@ -101,13 +102,17 @@ describe('poolSpladeInSessions: the hook a SPLADE load runs under', () => {
     const width = logits.dims[2] as number;
     const cpu = spladePool(logits.data as Float32Array, mask, { batch: texts.length, seq, width }, null);
 
-    const restore = poolSpladeInSessions(ort as never);
+    const prepared: unknown[] = [];
+    const restore = prepareSessions(ort as never, { splade: true, onPrepared: (p) => prepared.push(p) });
     let hooked: ort.InferenceSession;
     try {
       hooked = await ort.InferenceSession.create(model);
     } finally {
       restore();
     }
+    // the weights went in as external data pointing into the given bytes, and the pooling was appended
+    expect(prepared).toEqual([{ externalTensors: expect.any(Number), externalBytes: expect.any(Number), pooled: true }]);
+    expect((prepared[0] as { externalTensors: number }).externalTensors).toBeGreaterThan(0);
     // transformers.js runs a session with feeds only: the pooled rows come back under the name it reads
     const out = await hooked.run(feeds);
     expect(Object.keys(out)).toEqual(['logits']);

@@ -53,7 +53,15 @@ describe('createEncodeApi over comlink (onnxruntime-node)', () => {
     'loads a model from a folder on disk and encodes a few texts: one unit vector per text, transferred',
     async () => {
       const load = await api.load(bgeLike, fromDisk);
-      expect(load).toEqual({ device: 'wasm', reason: null, adapterInfo: null, limits: null, dtype: 'fp32', model: 'fliplab/tiny-bert' });
+      expect(load).toEqual({
+        device: 'wasm',
+        reason: null,
+        adapterInfo: null,
+        limits: null,
+        externalWeights: null,
+        dtype: 'fp32',
+        model: 'fliplab/tiny-bert',
+      });
       // The same model loaded the same way is kept, not loaded again.
       expect(await api.load(bgeLike, fromDisk)).toEqual(load);
       const batch = await api.encode(TEXTS, 'passage');
