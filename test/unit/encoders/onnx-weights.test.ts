@@ -8,12 +8,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../../scripts/models/make-fixtures.ts';
+import { DEFAULT_MODELS_DIR, makeModelFixtures, makeReaderFixtures } from '../../../scripts/models/make-fixtures.ts';
 import { fields, Writer } from '../../../src/encoders/onnx-proto.ts';
 import { externalizeWeights, MIN_EXTERNAL_BYTES, WEIGHTS_FILE } from '../../../src/encoders/onnx-weights.ts';
 
 beforeAll(async () => {
   await makeModelFixtures();
+  await makeReaderFixtures(); // the decoder case below
 }, 60_000);
 
 const read = (model: string, file: string) => new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, model, 'onnx', file)));
