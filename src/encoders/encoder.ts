@@ -24,7 +24,7 @@ import {
   type WeightsFolder,
 } from './presets.ts';
 import { clsPool, l2Normalize, meanPool, sparsify, spladePool, type Dims3, type SparseVector } from './pooling.ts';
-import { appendSpladePooling, SPLADE_POOLED_OUTPUT } from './onnx-pooling.ts';
+import { appendPooling, pooledOutput, type SessionPooling } from './onnx-pooling.ts';
 import { externalizeWeights, WEIGHTS_FILE, type ExternalizedModel } from './onnx-weights.ts';
 import { modelShape, type ModelShape } from './device-plan.ts';
 
@@ -67,7 +67,7 @@ export interface LoadOptions {
   /**
    * The ONNX Runtime module transformers.js runs on. Given, sessions made from bytes are prepared
    * (`prepareSessions`): the weights go to the runtime without a second whole copy, and a SPLADE model is
-   * pooled in its own session (only one vector per input leaves the device, not its tokens × vocabulary logits).
+   * pooled in its own session (only one vector per input leaves the device, not its tokens × width outputs).
    */
   readonly ort?: SessionFactory;
 }
@@ -86,8 +86,13 @@ export interface SessionPreparation {
   /** Initializers handed to the runtime as external data (onnx-weights.ts), and their bytes. */
   readonly externalTensors: number;
   readonly externalBytes: number;
-  /** SPLADE's pooling was appended (onnx-pooling.ts). */
+  /** The pooling was appended (onnx-pooling.ts). */
   readonly pooled: boolean;
+}
+
+/** The pooling a session can do in its own graph for `config`. */
+export function sessionPooling(config: EncoderConfig): SessionPooling {
+  return config.pooling === 'splade-max' ? 'splade' : config.pooling;
 }
 
 /** Models at least this big are loaded without weight prepacking (`withoutPrepacking`). */
@@ -110,14 +115,16 @@ function withoutPrepacking(options: unknown): unknown {
  * - gets its weights as external data pointing into the bytes it was given (`externalizeWeights`), so the
  *   runtime copies each weight once into its tensor instead of the whole file into its heap and parsing it
  *   (and, for a model of `NO_PREPACKING_BYTES` or more, keeps no prepacked second copy);
- * - with `splade`, gets SPLADE's pooling appended, and a run that names no outputs (transformers.js's)
- *   fetches the pooled weights alone, handed back under the name `logits`, [batch, vocabulary]: the model
- *   class keeps what it calls logits, and `encode` tells pooled rows (2 dimensions) from raw logits (3).
+ * - with `pooling`, gets that pooling appended (SPLADE's max, CLS or mean), and a run that names no outputs
+ *   (transformers.js's) fetches the pooled rows alone, [batch, width], handed back under the name the model
+ *   class keeps (`logits` for SPLADE's masked LM, `last_hidden_state` for an encoder): `encode` tells pooled
+ *   rows (2 dimensions) from raw outputs (3). A model the pooling cannot extend (no such output, say) is
+ *   loaded as it is, and pooled on the CPU.
  * `onPrepared` hears what was done to each.
  */
 export function prepareSessions(
   ort: SessionFactory,
-  options: { readonly splade: boolean; readonly onPrepared?: (p: SessionPreparation) => void },
+  options: { readonly pooling: SessionPooling | null; readonly onPrepared?: (p: SessionPreparation) => void },
 ): () => void {
   const sessions = ort.InferenceSession as unknown as { create: (model: unknown, options?: unknown) => Promise<HookedSession> };
   const create = sessions.create;
@@ -130,21 +137,31 @@ export function prepareSessions(
       // not a protobuf message: the runtime's own error says more
     }
     const graph = external?.graph ?? model;
-    const pooled = options.splade ? appendSpladePooling(graph) : null;
+    let pooled = options.pooling === null ? null : appendPooling(graph, options.pooling);
     const given = (sessionOptions ?? {}) as { externalData?: readonly unknown[] };
     const withWeights =
       external === null
         ? sessionOptions
         : { ...given, externalData: [...(given.externalData ?? []), { path: WEIGHTS_FILE, data: external.weights }] };
     const big = model.length >= NO_PREPACKING_BYTES;
-    const session = await create.call(sessions, pooled ?? graph, big ? withoutPrepacking(withWeights) : withWeights);
+    const createWith = (bytes: Uint8Array) => create.call(sessions, bytes, big ? withoutPrepacking(withWeights) : withWeights);
+    let session: HookedSession;
+    try {
+      session = await createWith(pooled ?? graph);
+    } catch (error) {
+      if (pooled === null) throw error;
+      pooled = null;
+      session = await createWith(graph);
+    }
     options.onPrepared?.({ externalTensors: external?.tensors ?? 0, externalBytes: external?.bytes ?? 0, pooled: pooled !== null });
-    if (pooled !== null) {
+    if (pooled !== null && options.pooling !== null) {
+      const output = pooledOutput(options.pooling);
+      const as = options.pooling === 'splade' ? 'logits' : 'last_hidden_state';
       const run = session.run.bind(session);
       session.run = async (feeds, fetches, runOptions) => {
         if (fetches !== undefined) return run(feeds, fetches, runOptions);
-        const out = await run(feeds, [SPLADE_POOLED_OUTPUT]);
-        return { logits: out[SPLADE_POOLED_OUTPUT] };
+        const out = await run(feeds, [output]);
+        return { [as]: out[output] };
       };
     }
     return session;
@@ -251,7 +268,7 @@ export async function planModelDownload(
 export interface EncodedBatch {
   readonly dense?: Float32Array[];
   readonly sparse?: SparseVector[];
-  /** SPLADE's weights were pooled in the model's session: one row per input came back, not its logits. */
+  /** The vectors were pooled in the model's session: one row per input came back, not its tokens' outputs. */
   readonly pooledOnDevice?: boolean;
   /** Real (unpadded) tokens per input after truncation. */
   readonly tokens: number[];
@@ -313,7 +330,7 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const subfolder = options.onnxFolder ?? 'onnx';
   let prepared: SessionPreparation | null = null;
   const restore = options.ort
-    ? prepareSessions(options.ort, { splade: config.pooling === 'splade-max', onPrepared: (p) => (prepared ??= p) })
+    ? prepareSessions(options.ort, { pooling: sessionPooling(config), onPrepared: (p) => (prepared ??= p) })
     : () => {};
   let model: PreTrainedModel;
   try {
@@ -373,8 +390,15 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
           return { sparse: spladePool(logits.data as Float32Array, maskData, d, config.sparseTopK), tokens };
         }
         const hidden = output.last_hidden_state!;
-        const d: Dims3 = { batch, seq, width: hidden.dims[2]! };
         const data = hidden.data as Float32Array;
+        if (hidden.dims.length === 2) {
+          // pooled in the session (prepareSessions): one row per input
+          const width = hidden.dims[1]!;
+          const dense = Array.from({ length: batch }, (_, b) => data.slice(b * width, (b + 1) * width));
+          if (config.normalize) dense.forEach(l2Normalize);
+          return { dense, tokens, pooledOnDevice: true };
+        }
+        const d: Dims3 = { batch, seq, width: hidden.dims[2]! };
         const pooled = config.pooling === 'cls' ? clsPool(data, d) : meanPool(data, maskData, d);
         if (config.normalize) pooled.forEach(l2Normalize);
         return { dense: pooled, tokens };

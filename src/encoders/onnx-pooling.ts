@@ -1,9 +1,10 @@
 /**
- * SPLADE's pooling on the device: nodes appended to the model's graph so the session outputs the pooled
- * [batch × vocabulary] weights and the batch × tokens × vocabulary logits never leave the device (on WebGPU,
- * 30,522 floats per token is the difference between one vector per passage and hundreds of MB a batch).
+ * Pooling on the device: nodes appended to the model's graph so the session outputs one row per input and the
+ * batch × tokens × width outputs never leave the device. For SPLADE that is [batch × vocabulary] weights instead
+ * of 30,522 floats per token (on WebGPU, one vector per passage instead of hundreds of MB a batch); for a dense
+ * encoder, its CLS or mean vector instead of every token's state (`densePoolingGraph`, 1/tokens of the readback).
  *
- * The nodes compute what `spladePool` computes on the CPU, w_v = max over non-padding t of log(1 + ReLU(x_tv)),
+ * SPLADE's nodes compute what `spladePool` computes on the CPU, w_v = max over non-padding t of log(1 + ReLU(x_tv)),
  * in the order that keeps one full-size tensor: log1p and ReLU are non-decreasing, so the maximum can come first,
  * and padding is kept out of it by an offset rather than a product:
  *
@@ -41,7 +42,7 @@ function node(w: Writer, op: string, inputs: readonly string[], outputs: readonl
   w.message(1, (n) => {
     for (const i of inputs) n.string(1, i);
     for (const o of outputs) n.string(2, o);
-    n.string(3, `${P}${outputs[0]}`);
+    n.string(3, `fliplab_node_${outputs[0]}`);
     n.string(4, op);
     for (const a of attributes) {
       // AttributeProto: name 1, i 3, ints 8, type 20 (INT = 2, INTS = 7)
@@ -131,16 +132,98 @@ export function spladePoolingGraph(opset: number, logits = 'logits', attentionMa
   return w.finish();
 }
 
+/** The dense pooled output's name: float32 [batch, hidden]. */
+export const DENSE_POOLED_OUTPUT = 'fliplab_dense_pooled';
+
 /**
- * The model with SPLADE's pooling appended (a new buffer: the model's bytes, then the graph fragment), or null
- * when the model declares no default-domain opset (not an ONNX model this can extend).
+ * The bytes to append to an encoder (output `last_hidden_state` [batch, tokens, hidden], input
+ * `attention_mask`) so that it also outputs its pooled vectors as `DENSE_POOLED_OUTPUT` (float32, [batch,
+ * hidden]), as `clsPool` / `meanPool` compute them:
+ *
+ *   cls    Gather(token 0)
+ *   mean   ReduceSum(h · mask over tokens) / max(ReduceSum(mask), 1)   (a text with no token is 0, as meanPool's)
+ *
+ * in float (an fp16 model's states are cast first). Axes are inputs from opset 13 (Unsqueeze, ReduceSum).
  */
-export function appendSpladePooling(model: Uint8Array): Uint8Array | null {
+export function densePoolingGraph(
+  opset: number,
+  mode: 'cls' | 'mean',
+  hidden = 'last_hidden_state',
+  attentionMask = 'attention_mask',
+): Uint8Array {
+  const n = (s: string) => `fliplab_dense_${s}`;
+  const w = new Writer();
+  const axes = (g: Writer, name: string, axis: number) =>
+    initializer(g, n(name), INT64, [1], new Uint8Array(new BigInt64Array([BigInt(axis)]).buffer));
+  w.message(7, (g) => {
+    node(g, 'Cast', [hidden], [n('h')], [{ name: 'to', int: FLOAT }]);
+    if (mode === 'cls') {
+      initializer(g, n('first'), INT64, [], new Uint8Array(new BigInt64Array([0n]).buffer));
+      node(g, 'Gather', [n('h'), n('first')], [DENSE_POOLED_OUTPUT], [{ name: 'axis', int: 1 }]);
+    } else {
+      initializer(g, n('one'), FLOAT, [], new Uint8Array(new Float32Array([1]).buffer));
+      node(g, 'Cast', [attentionMask], [n('mask')], [{ name: 'to', int: FLOAT }]);
+      if (opset >= 13) {
+        axes(g, 'axis1', 1);
+        axes(g, 'axis2', 2);
+        node(g, 'Unsqueeze', [n('mask'), n('axis2')], [n('mask3')]);
+        node(g, 'Mul', [n('h'), n('mask3')], [n('masked')]);
+        node(g, 'ReduceSum', [n('masked'), n('axis1')], [n('sum')], [{ name: 'keepdims', int: 0 }]);
+        node(g, 'ReduceSum', [n('mask'), n('axis1')], [n('count')], [{ name: 'keepdims', int: 1 }]);
+      } else {
+        node(g, 'Unsqueeze', [n('mask')], [n('mask3')], [{ name: 'axes', ints: [2] }]);
+        node(g, 'Mul', [n('h'), n('mask3')], [n('masked')]);
+        node(
+          g,
+          'ReduceSum',
+          [n('masked')],
+          [n('sum')],
+          [
+            { name: 'axes', ints: [1] },
+            { name: 'keepdims', int: 0 },
+          ],
+        );
+        node(
+          g,
+          'ReduceSum',
+          [n('mask')],
+          [n('count')],
+          [
+            { name: 'axes', ints: [1] },
+            { name: 'keepdims', int: 1 },
+          ],
+        );
+      }
+      node(g, 'Max', [n('count'), n('one')], [n('divisor')]);
+      node(g, 'Div', [n('sum'), n('divisor')], [DENSE_POOLED_OUTPUT]);
+    }
+    g.message(12, (v) => {
+      v.string(1, DENSE_POOLED_OUTPUT);
+      v.message(2, (t) => t.message(1, (tt) => tt.int(1, FLOAT)));
+    });
+  });
+  return w.finish();
+}
+
+/** What a session can pool in its own graph: SPLADE's max, or a dense encoder's CLS or mean. */
+export type SessionPooling = 'splade' | 'cls' | 'mean';
+
+/** The output a session pooled as `pooling` is read from. */
+export const pooledOutput = (pooling: SessionPooling): string => (pooling === 'splade' ? SPLADE_POOLED_OUTPUT : DENSE_POOLED_OUTPUT);
+
+/**
+ * The model with its pooling appended (a new buffer: the model's bytes, then the graph fragment), or null when
+ * the model declares no default-domain opset (not an ONNX model this can extend).
+ */
+export function appendPooling(model: Uint8Array, pooling: SessionPooling): Uint8Array | null {
   const opset = onnxOpset(model);
   if (opset === null) return null;
-  const tail = spladePoolingGraph(opset);
+  const tail = pooling === 'splade' ? spladePoolingGraph(opset) : densePoolingGraph(opset, pooling);
   const out = new Uint8Array(model.length + tail.length);
   out.set(model, 0);
   out.set(tail, model.length);
   return out;
 }
+
+/** The model with SPLADE's pooling appended (`appendPooling`). */
+export const appendSpladePooling = (model: Uint8Array): Uint8Array | null => appendPooling(model, 'splade');

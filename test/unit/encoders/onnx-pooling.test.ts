@@ -9,9 +9,15 @@ import * as ort from 'onnxruntime-node';
 import { AutoTokenizer } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../../scripts/models/make-fixtures.ts';
-import { appendSpladePooling, SPLADE_POOLED_OUTPUT, spladePoolingGraph } from '../../../src/encoders/onnx-pooling.ts';
+import {
+  appendPooling,
+  appendSpladePooling,
+  DENSE_POOLED_OUTPUT,
+  SPLADE_POOLED_OUTPUT,
+  spladePoolingGraph,
+} from '../../../src/encoders/onnx-pooling.ts';
 import { onnxOpset } from '../../../src/encoders/onnx-proto.ts';
-import { sparsify, spladePool } from '../../../src/encoders/pooling.ts';
+import { clsPool, meanPool, sparsify, spladePool } from '../../../src/encoders/pooling.ts';
 import { applySource } from '../../../src/encoders/encoder.ts';
 
 const MODEL = 'fliplab/tiny-splade';
@@ -103,7 +109,7 @@ describe('prepareSessions: the hook a SPLADE load runs under', () => {
     const cpu = spladePool(logits.data as Float32Array, mask, { batch: texts.length, seq, width }, null);
 
     const prepared: unknown[] = [];
-    const restore = prepareSessions(ort as never, { splade: true, onPrepared: (p) => prepared.push(p) });
+    const restore = prepareSessions(ort as never, { pooling: 'splade', onPrepared: (p) => prepared.push(p) });
     let hooked: ort.InferenceSession;
     try {
       hooked = await ort.InferenceSession.create(model);
@@ -129,5 +135,70 @@ describe('prepareSessions: the hook a SPLADE load runs under', () => {
     const after = await ort.InferenceSession.create(model);
     expect(after.outputNames).toEqual(['logits']);
     await Promise.all([plainSession.release(), hooked.release(), after.release()]);
+  });
+});
+
+describe('dense pooling appended to the graph (CLS, mean)', () => {
+  const BERT = 'fliplab/tiny-bert';
+
+  async function bertFeeds(texts: string[]) {
+    const tokenizer = await AutoTokenizer.from_pretrained(BERT);
+    const enc = tokenizer(texts, { padding: true, truncation: true, max_length: 64 }) as unknown as Record<
+      string,
+      { data: BigInt64Array; dims: number[] }
+    >;
+    const feeds: Record<string, ort.Tensor> = {};
+    for (const name of ['input_ids', 'attention_mask', 'token_type_ids'])
+      feeds[name] = new ort.Tensor('int64', enc[name]!.data, enc[name]!.dims);
+    return { feeds, mask: enc.attention_mask!.data, seq: enc.attention_mask!.dims[1]! };
+  }
+
+  it.each(['cls', 'mean'] as const)(
+    '%s: the session outputs, per text, what the CPU pooling computes from the hidden states',
+    async (mode) => {
+      const bert = new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, BERT, 'onnx/model.onnx')));
+      const texts = ['tides and the moon', 'a lighthouse guides ships along the coast at night, and the moon pulls the tides', 'x'];
+      const { feeds, mask, seq } = await bertFeeds(texts);
+      const plain = await ort.InferenceSession.create(bert);
+      const hidden = (await plain.run(feeds)).last_hidden_state!;
+      const width = hidden.dims[2] as number;
+      const d = { batch: texts.length, seq, width };
+      const cpu = mode === 'cls' ? clsPool(hidden.data as Float32Array, d) : meanPool(hidden.data as Float32Array, mask, d);
+      await plain.release();
+
+      const session = await ort.InferenceSession.create(appendPooling(bert, mode)!);
+      const out = (await session.run(feeds, [DENSE_POOLED_OUTPUT]))[DENSE_POOLED_OUTPUT]!;
+      expect(out.dims).toEqual([texts.length, width]);
+      const rows = out.data as Float32Array;
+      for (let b = 0; b < texts.length; b++)
+        for (let j = 0; j < width; j++) {
+          const want = cpu[b]![j]!;
+          expect(Math.abs(rows[b * width + j]! - want)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(want)));
+        }
+      await session.release();
+    },
+  );
+
+  it('the hook hands transformers.js the pooled rows as last_hidden_state, 2-D, and loads a model it cannot extend as it is', async () => {
+    const { prepareSessions } = await import('../../../src/encoders/encoder.ts');
+    const bert = new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, BERT, 'onnx/model.onnx')));
+    const { feeds } = await bertFeeds(['tides and the moon']);
+    const prepared: { pooled: boolean }[] = [];
+    const restore = prepareSessions(ort as never, { pooling: 'mean', onPrepared: (p) => prepared.push(p) });
+    let hooked: ort.InferenceSession;
+    let masked: ort.InferenceSession;
+    try {
+      hooked = await ort.InferenceSession.create(bert);
+      // the MLM model has no last_hidden_state: the appended mean pooling cannot attach, so it loads unpooled
+      masked = await ort.InferenceSession.create(model);
+    } finally {
+      restore();
+    }
+    const out = await hooked.run(feeds);
+    expect(Object.keys(out)).toEqual(['last_hidden_state']);
+    expect(out.last_hidden_state!.dims.length).toBe(2);
+    expect(prepared.map((p) => p.pooled)).toEqual([true, false]);
+    expect(masked.outputNames).toEqual(['logits']);
+    await Promise.all([hooked.release(), masked.release()]);
   });
 });
