@@ -15,6 +15,12 @@
  *                                              SPLADE-base, BGE-small and BGE-large shapes on WASM and WebGPU:
  *                                              batches, out-of-memory retries, readback, rate, agreement with
  *                                              Node and the browser's memory (bench/encode-real-shapes.ts)
+ *   npm run bench:encode -- --fiqa-sized [--json] [--passages N] [--layers N] [--max-length N] [--k 100,1000]
+ *                                  [--no-ua-memory]
+ *                                              57,638 passages × 1,024 floats end to end in the browser: encode
+ *                                              into IndexedDB, reload mid-run and resume, rebuild on a second
+ *                                              visit, 648 queries and exact dense search, each timed with the
+ *                                              browser's memory (bench/encode-fiqa-sized.ts)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -28,6 +34,7 @@ import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { testConfig } from '../test/e2e/pages/configs.ts';
 import type { EncoderDtype } from '../src/encoders/presets.ts';
 import { runRealShapes } from './encode-real-shapes.ts';
+import { runFiqaSized } from './encode-fiqa-sized.ts';
 
 const BASE_MODEL = 'fliplab/bert-base-random';
 const DTYPES = ['fp32', 'q8'] as const satisfies readonly EncoderDtype[];
@@ -181,7 +188,37 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
-  if (process.argv.includes('--real-shapes')) {
+  const flagValue = (flag: string): string | undefined => {
+    const i = process.argv.indexOf(flag);
+    return i < 0 ? undefined : process.argv[i + 1];
+  };
+  const flagNumber = (flag: string): number | undefined => {
+    const v = flagValue(flag);
+    if (v === undefined) return undefined;
+    const x = Number(v);
+    if (!Number.isInteger(x) || x < 0) throw new Error(`${flag} takes a whole number, got ${v}`);
+    return x;
+  };
+  if (process.argv.includes('--fiqa-sized')) {
+    const work = await mkdtemp(join(tmpdir(), 'fliplab-bench-fiqa-sized-'));
+    try {
+      const passages = flagNumber('--passages');
+      const layers = flagNumber('--layers');
+      const maxLength = flagNumber('--max-length');
+      const ks = flagValue('--k')?.split(',').map(Number);
+      if (ks?.some((k) => !Number.isInteger(k) || k < 1)) throw new Error(`--k takes depths like 100,1000, got ${flagValue('--k')}`);
+      await runFiqaSized(work, (l) => console.log(l), {
+        json: process.argv.includes('--json'),
+        ...(passages === undefined ? {} : { passages }),
+        ...(layers === undefined ? {} : { layers }),
+        ...(maxLength === undefined ? {} : { maxLength }),
+        ...(ks === undefined ? {} : { ks }),
+        uaMemory: !process.argv.includes('--no-ua-memory'),
+      });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  } else if (process.argv.includes('--real-shapes')) {
     const work = await mkdtemp(join(tmpdir(), 'fliplab-bench-real-shapes-'));
     try {
       const list = (flag: string) => {

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runEncodeBench } from '../../bench/encode.ts';
+import { runFiqaSized } from '../../bench/encode-fiqa-sized.ts';
 import { runReaderBench } from '../../bench/reader.ts';
+import { tempDir } from '../support/temp.ts';
 
 const SMOKE_TIMEOUT_MS = 180_000;
 
@@ -45,6 +47,21 @@ describe('bench/reader.ts --smoke', () => {
       ]);
       for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
       expect(lines.at(-1)).toMatch(/^fliplab\/tiny-gpt2 q8: browser WASM \/ native [\d.]+× \(smoke run/);
+    },
+    SMOKE_TIMEOUT_MS,
+  );
+});
+
+describe('bench/encode.ts --fiqa-sized --passages 100', () => {
+  const work = tempDir('bench-fiqa-sized');
+  it(
+    'encodes, resumes after a reload, rebuilds from IndexedDB and searches, with the same vectors',
+    async () => {
+      const rows = await runFiqaSized(work, () => undefined, { json: true, passages: 100, ks: [100], uaMemory: false });
+      expect(rows.map((r) => r.phase)).toEqual(['setup', 'encode', 'resume', 'rebuild', 'search', 'check', 'run']);
+      expect(rows.find((r) => r.phase === 'rebuild')).toMatchObject({ cached: 100, encoded: 0, dim: 1024 });
+      expect(rows.find((r) => r.phase === 'resume')).toMatchObject({ total: 100, lostCommitted: 0 });
+      expect(rows.find((r) => r.phase === 'check')).toMatchObject({ pass: true });
     },
     SMOKE_TIMEOUT_MS,
   );

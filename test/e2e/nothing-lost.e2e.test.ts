@@ -7,11 +7,12 @@
  * - a renderer crashed (DevTools protocol) mid-judgment and mid-import: the lab reopens whole, its numbers
  *   those of `fliplab flips` on what was stored.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserRssMB } from '../support/browser-rss.ts';
 import type { HubServer } from '../support/hub-server.ts';
 import { covidRuns, holeyRun } from '../support/runs.ts';
 import { zipBomb } from '../support/bombs.ts';
@@ -22,30 +23,6 @@ let work: string;
 let e2e: E2e;
 let server: HubServer;
 let browser: Browser;
-
-/** Resident memory of this process's Chromium children, in MB (Linux /proc). */
-function browserRssMB(): number {
-  const parent = new Map<number, number>();
-  const rss = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(entry), Number(fields[1]));
-      rss.set(Number(entry), (Number(fields[21]) * 4096) / (1 << 20));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const ours = (pid: number): boolean => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  let total = 0;
-  for (const [pid, mb] of rss) if (ours(pid)) total += mb;
-  return total;
-}
 
 /** Start counting the page's longest pause: a timer due every 10 ms, and the largest gap between its ticks. */
 async function watchPauses(p: Page): Promise<() => Promise<number>> {

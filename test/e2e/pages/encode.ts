@@ -17,6 +17,7 @@ import {
   type StoredVectorsInfo,
   type TestKind,
 } from './configs.ts';
+import { keptCorpusHelpers } from './kept-corpus.ts';
 
 const params = new URLSearchParams(location.search);
 const useBrowserCache = params.get('cache') !== '0';
@@ -402,6 +403,9 @@ const fliplabTest = {
     const { quota, usage } = await navigator.storage.estimate();
     return { quota: quota ?? null, usage: usage ?? null };
   },
+
+  /** bench:encode --fiqa-sized: a corpus job whose vectors stay in the page, search over them, memory. */
+  ...keptCorpusHelpers(bridgeFor),
 
   /** Whether a WebGPU adapter is granted here and whether it has shader-f16 (fp16 weights need it). */
   async webgpuFeatures(): Promise<{ adapter: boolean; shaderF16: boolean; description: string }> {
