@@ -11,15 +11,18 @@
  * in onnxruntime-node on the same files for the vectors' reference. One JSON object a line per case and device:
  *
  *   case, device, dtype, passages, batches, oomRetries, planBoundBy, readbackBytesPerPassage, pooledOnDevice,
- *   externalWeightsMB, tokensPerSecond, maxRelDiffVsNode, modelMB, idleRssMB, peakRssMB, ms
+ *   externalWeightsMB, lazyWeights, tokensPerSecond, maxRelDiffVsNode, modelMB, idleRssMB, peakRssMB, ms
  *
  * - tokensPerSecond: the job's own encoding rate (the model load excluded, the first batch too once a second
  *   one is done), WASM with as many threads as cores (the page is cross-origin isolated).
  * - ms: the whole job, model load included.
  *
- * - readbackBytesPerPassage: what the pooling reads back from the session per passage. SPLADE pooled in the
- *   session: one row of 30,522 floats; otherwise the whole output (tokens × width floats), as a model without
- *   in-session pooling hands it over.
+ * - readbackBytesPerPassage: what the pooling reads back from the session per passage. Pooled in the session
+ *   (every case here): one row, 30,522 floats for SPLADE, the hidden width for a dense encoder; otherwise the
+ *   whole output (tokens × width floats), as a model without in-session pooling hands it over.
+ * - The browser runs a persistent profile with the model cache on, as the app does (`--no-cache`: off), so the
+ *   model file is streamed into Cache Storage on disk and the runtime reads its weights from there
+ *   (lazyWeights); each leg is a first visit: download, load and encode.
  * - maxRelDiffVsNode: over every vector, max |browser − node| / max |node| (relative to the vector's scale).
  * - idleRssMB / runtimeIdleRssMB / peakRssMB: the resident memory of the browser's processes (from /proc, this
  *   process's descendants only): with the page open; with its encode worker up (ONNX Runtime loaded, a tiny
@@ -28,7 +31,7 @@
  * SwiftShader runs WebGPU on the CPU, about ten times slower than WASM here: its passage counts are small.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyBert, type TinyBertOptions } from '../scripts/models/tiny-bert.ts';
@@ -36,8 +39,10 @@ import { bertBaseOptions } from '../scripts/models/tiny-bert.ts';
 import { buildWordPieceVocab } from '../scripts/models/wordpiece-vocab.ts';
 import { loadEncoder } from '../src/encoders/encoder.ts';
 import { readbackBytesPerInput, modelShape } from '../src/encoders/device-plan.ts';
+import { browserRssMB } from '../test/support/browser-rss.ts';
 import { startHubServer } from '../test/support/hub-server.ts';
-import { launchChromium } from '../test/e2e/browser.ts';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { testConfig, type TestKind } from '../test/e2e/pages/configs.ts';
 
@@ -102,8 +107,10 @@ export interface RealShapeRow {
   readonly planBoundBy: string | null;
   readonly readbackBytesPerPassage: number;
   readonly pooledOnDevice: boolean;
-  /** The weights handed to the runtime as external data pointing into the fetched file (0: as one buffer). */
+  /** The weights handed to the runtime as external data (0: as one buffer). */
   readonly externalWeightsMB: number;
+  /** Read from the file in Cache Storage as the runtime asked for them (never whole in the tab). */
+  readonly lazyWeights: boolean;
   readonly tokensPerSecond: number;
   readonly maxRelDiffVsNode: number;
   readonly modelMB: number;
@@ -119,33 +126,6 @@ function passages(count: number, words: number): string[] {
   return Array.from({ length: count }, (_, i) =>
     Array.from({ length: words }, (_, j) => pool[(i * 7 + j * 3 + i * j) % pool.length]).join(' '),
   );
-}
-
-/**
- * Resident memory of the browsers this process started, with all their processes (renderers, GPU, utility),
- * in MB: every descendant of this process, from /proc (other browsers on the machine, a test run's say, are
- * not counted).
- */
-export async function browserRssMB(): Promise<number> {
-  const parent = new Map<number, number>();
-  const rss = new Map<number, number>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = await readFile(`/proc/${entry}/status`, 'utf8');
-      parent.set(Number(entry), Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0));
-      rss.set(Number(entry), Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0));
-    } catch {
-      // the process ended while listed
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  let kb = 0;
-  for (const [pid, k] of rss) if (descends(pid)) kb += k;
-  return kb / 1024;
 }
 
 function maxRelDiff(browser: readonly (readonly number[])[], node: readonly (readonly number[])[]): number {
@@ -170,10 +150,13 @@ export interface RealShapesOptions {
   /** Only these cases / devices (default: all). */
   readonly cases?: readonly string[];
   readonly devices?: readonly string[];
+  /** Keep model files in Cache Storage, as the app does (default true). */
+  readonly cache?: boolean;
 }
 
 export async function runRealShapes(work: string, log: (line: string) => void, options: RealShapesOptions): Promise<RealShapeRow[]> {
   const { json } = options;
+  const cache = options.cache ?? true;
   const rows: RealShapeRow[] = [];
   const modelsRoot = join(work, 'models');
   const dist = join(work, 'dist');
@@ -209,20 +192,25 @@ export async function runRealShapes(work: string, log: (line: string) => void, o
       for (const device of (['wasm', 'webgpu'] as const).filter((d) => !options.devices?.length || options.devices.includes(d))) {
         const n = c.passages[device];
         // A fresh browser per leg: its resident memory is this model's alone.
-        const browser = await launchChromium({ webgpu: true });
+        // A persistent profile, as a user's: Cache Storage (where the model file is kept) on disk, not in memory.
+        const profile = await mkdtemp(join(work, 'profile-'));
+        const browser = await chromium.launchPersistentContext(profile, {
+          executablePath: CHROMIUM,
+          args: [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'],
+        });
         try {
           const page = await browser.newPage();
-          await page.goto(`${server.url}encode.html?cache=0&threads=${cpus().length}`);
+          await page.goto(`${server.url}encode.html?cache=${cache ? 1 : 0}&threads=${cpus().length}`);
           await page.waitForFunction(() => 'fliplabTest' in window);
-          const idle = await browserRssMB();
+          const idle = browserRssMB();
           // The tab with its encode worker up: ONNX Runtime loaded, a tiny model encoded and unloaded again.
           await page.evaluate(([d, m]) => window.fliplabTest.encodeWith(d, m, 'cls', ['warm up'], 'passage'), [device, WARM_UP] as const);
-          const runtimeIdle = await browserRssMB();
+          const runtimeIdle = browserRssMB();
           let peak = runtimeIdle;
           let sampling = true;
           const sampler = (async () => {
             while (sampling) {
-              peak = Math.max(peak, await browserRssMB());
+              peak = Math.max(peak, browserRssMB());
               await new Promise((r) => setTimeout(r, 100));
             }
           })();
@@ -267,6 +255,7 @@ export async function runRealShapes(work: string, log: (line: string) => void, o
             readbackBytesPerPassage: readbackBytesPerInput(shape, Math.round(meanTokens), pooledOnDevice),
             pooledOnDevice,
             externalWeightsMB: Math.round((got.externalWeights?.bytes ?? 0) / 2 ** 20),
+            lazyWeights: got.externalWeights?.lazy === true,
             // the job's own rate (encoding only: no model load, first batch left out once there is a second)
             tokensPerSecond: Number(got.progress.perSecond ?? 0) * (Number(got.progress.tokens ?? 0) / n),
             maxRelDiffVsNode: maxRelDiff(browserVectors, nodeVectors.slice(0, n)),
@@ -280,6 +269,7 @@ export async function runRealShapes(work: string, log: (line: string) => void, o
           log(json ? JSON.stringify(row) : `${c.name.padEnd(12)} ${row.device.padEnd(7)} ${JSON.stringify(row)}`);
         } finally {
           await browser.close();
+          await rm(profile, { recursive: true, force: true });
         }
       }
     }

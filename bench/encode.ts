@@ -11,7 +11,7 @@
  *                                              shader-f16, else a line saying it was skipped and why; for a
  *                                              machine with a real GPU (SwiftShader has no shader-f16)
  *   npm run bench:encode -- --smoke [--webgpu] tiny model, one batch: proves the script runs (CI)
- *   npm run bench:encode -- --real-shapes [--json] [--case bge-large,...] [--device wasm|webgpu]
+ *   npm run bench:encode -- --real-shapes [--json] [--case bge-large,...] [--device wasm|webgpu] [--no-cache]
  *                                              SPLADE-base, BGE-small and BGE-large shapes on WASM and WebGPU:
  *                                              batches, out-of-memory retries, readback, rate, agreement with
  *                                              Node and the browser's memory (bench/encode-real-shapes.ts)
@@ -229,6 +229,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
         json: process.argv.includes('--json'),
         cases: list('--case'),
         devices: list('--device'),
+        cache: !process.argv.includes('--no-cache'),
       });
     } finally {
       await rm(work, { recursive: true, force: true });

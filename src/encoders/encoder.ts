@@ -70,6 +70,23 @@ export interface LoadOptions {
    * pooled in its own session (only one vector per input leaves the device, not its tokens × width outputs).
    */
   readonly ort?: SessionFactory;
+  /** With `ort`: the registry of the `lazyWeightsCache` in `source.customCache` (lazy-weights.ts). */
+  readonly lazyWeights?: WeightsToMount;
+}
+
+/** Weights kept out of the tab's memory, mounted as external data under `location` (lazy-weights.ts). */
+export interface MountableWeights {
+  readonly location: string;
+  /** What the runtime reads them through: a `Uint8Array` to it. */
+  readonly data: Uint8Array;
+  readonly tensors: number;
+  readonly bytes: number;
+}
+
+/** Where a session hook finds the weights a load's cache handed out graphs for (`LazyWeightsRegistry`). */
+export interface WeightsToMount {
+  /** Every pending entry, removed. */
+  take(): MountableWeights[];
 }
 
 /** The part of an ONNX Runtime module a session hook needs (onnxruntime-web and -node both have it). */
@@ -88,6 +105,8 @@ export interface SessionPreparation {
   readonly externalBytes: number;
   /** The pooling was appended (onnx-pooling.ts). */
   readonly pooled: boolean;
+  /** The weights were read from the stored file as the runtime asked for them (lazy-weights.ts). */
+  readonly lazy: boolean;
 }
 
 /** The pooling a session can do in its own graph for `config`. */
@@ -124,7 +143,12 @@ function withoutPrepacking(options: unknown): unknown {
  */
 export function prepareSessions(
   ort: SessionFactory,
-  options: { readonly pooling: SessionPooling | null; readonly onPrepared?: (p: SessionPreparation) => void },
+  options: {
+    readonly pooling: SessionPooling | null;
+    readonly onPrepared?: (p: SessionPreparation) => void;
+    /** Weights a `lazyWeightsCache` served graphs for: mounted, on disk, with the next session. */
+    readonly lazyWeights?: WeightsToMount;
+  },
 ): () => void {
   const sessions = ort.InferenceSession as unknown as { create: (model: unknown, options?: unknown) => Promise<HookedSession> };
   const create = sessions.create;
@@ -138,12 +162,16 @@ export function prepareSessions(
     }
     const graph = external?.graph ?? model;
     let pooled = options.pooling === null ? null : appendPooling(graph, options.pooling);
+    const lazy = options.lazyWeights?.take() ?? [];
     const given = (sessionOptions ?? {}) as { externalData?: readonly unknown[] };
-    const withWeights =
-      external === null
-        ? sessionOptions
-        : { ...given, externalData: [...(given.externalData ?? []), { path: WEIGHTS_FILE, data: external.weights }] };
-    const big = model.length >= NO_PREPACKING_BYTES;
+    const mounts = [
+      ...(external === null ? [] : [{ path: WEIGHTS_FILE, data: external.weights }]),
+      ...lazy.map((w) => ({ path: w.location, data: w.data })),
+    ];
+    const withWeights = mounts.length === 0 ? sessionOptions : { ...given, externalData: [...(given.externalData ?? []), ...mounts] };
+    const lazyTensors = lazy.reduce((n, w) => n + w.tensors, 0);
+    const lazyBytes = lazy.reduce((n, w) => n + w.bytes, 0);
+    const big = model.length + lazyBytes >= NO_PREPACKING_BYTES;
     const createWith = (bytes: Uint8Array) => create.call(sessions, bytes, big ? withoutPrepacking(withWeights) : withWeights);
     let session: HookedSession;
     try {
@@ -153,7 +181,12 @@ export function prepareSessions(
       pooled = null;
       session = await createWith(graph);
     }
-    options.onPrepared?.({ externalTensors: external?.tensors ?? 0, externalBytes: external?.bytes ?? 0, pooled: pooled !== null });
+    options.onPrepared?.({
+      externalTensors: (external?.tensors ?? 0) + lazyTensors,
+      externalBytes: (external?.bytes ?? 0) + lazyBytes,
+      pooled: pooled !== null,
+      lazy: lazy.length > 0,
+    });
     if (pooled !== null && options.pooling !== null) {
       const output = pooledOutput(options.pooling);
       const as = options.pooling === 'splade' ? 'logits' : 'last_hidden_state';
@@ -330,7 +363,11 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const subfolder = options.onnxFolder ?? 'onnx';
   let prepared: SessionPreparation | null = null;
   const restore = options.ort
-    ? prepareSessions(options.ort, { pooling: sessionPooling(config), onPrepared: (p) => (prepared ??= p) })
+    ? prepareSessions(options.ort, {
+        pooling: sessionPooling(config),
+        onPrepared: (p) => (prepared ??= p),
+        ...(options.lazyWeights ? { lazyWeights: options.lazyWeights } : {}),
+      })
     : () => {};
   let model: PreTrainedModel;
   try {

@@ -15,15 +15,28 @@ export interface Field {
   readonly varint?: bigint;
 }
 
-/** The fields of the message in `bytes[start, end)`, in order. Throws on bytes that are not a message. */
-export function* fields(bytes: Uint8Array, start = 0, end = bytes.length): Generator<Field> {
+/**
+ * Bytes read a range at a time: a model that is not in memory (a cached file's Blob, read synchronously in a
+ * worker). `read` may return a view or a copy; callers keep what they need.
+ */
+export interface ByteSource {
+  readonly length: number;
+  read(start: number, end: number): Uint8Array;
+}
+
+/**
+ * The fields of the message in `bytes[start, end)`, in order. Throws on bytes that are not a message. Only
+ * tags, lengths and varints are read: a length-delimited value (a weight's `raw_data`, say) is skipped.
+ */
+export function* fields(bytes: Uint8Array | ByteSource, start = 0, end = bytes.length): Generator<Field> {
+  const at: (p: number) => number = bytes instanceof Uint8Array ? (p) => bytes[p]! : byteReader(bytes);
   let pos = start;
   const varint = (): bigint => {
     let shift = 0n;
     let out = 0n;
     for (;;) {
       if (pos >= end) throw new Error('not an ONNX model: the file ends inside a field');
-      const b = bytes[pos++]!;
+      const b = at(pos++);
       out |= BigInt(b & 0x7f) << shift;
       if ((b & 0x80) === 0) return out;
       shift += 7n;
@@ -49,6 +62,19 @@ export function* fields(bytes: Uint8Array, start = 0, end = bytes.length): Gener
     if (pos > end) throw new Error('not an ONNX model: a field runs past the end of the file');
     yield { field, wire, from, start: valueStart, end: pos };
   }
+}
+
+/** One byte at a time from a source, through a small window (tags and lengths sit close together). */
+function byteReader(source: ByteSource, window = 4096): (p: number) => number {
+  let base = 0;
+  let buf: Uint8Array = new Uint8Array(0);
+  return (p) => {
+    if (p < base || p >= base + buf.length) {
+      base = p;
+      buf = source.read(p, Math.min(source.length, p + window));
+    }
+    return buf[p - base]!;
+  };
 }
 
 /** A UTF-8 string field's value. */

@@ -134,10 +134,17 @@ export interface WorkerLoadResult {
   /** The WebGPU buffer limits the model runs under (null on WASM): what sizes its batches. */
   readonly limits?: DeviceLimits | null;
   /**
-   * The weights the runtime took as external data pointing into the fetched file (no second whole copy of
-   * the model in the tab): how many initializers and bytes. Null when the load went another way.
+   * The weights the runtime took as external data (no second whole copy of the model in the tab): how many
+   * initializers and bytes, and whether they were read from the file kept in Cache Storage (or a picked
+   * folder) as the runtime asked for them, so the file was never whole in the tab. Null when the load went
+   * another way.
    */
-  readonly externalWeights?: { readonly tensors: number; readonly bytes: number } | null;
+  readonly externalWeights?: {
+    readonly tensors: number;
+    readonly bytes: number;
+    /** Read from the stored file as the runtime asked for them: the file was never whole in the tab. */
+    readonly lazy: boolean;
+  } | null;
   readonly dtype: EncoderDtype;
   readonly model: string;
 }

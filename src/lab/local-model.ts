@@ -16,6 +16,7 @@
  */
 import { ENCODER_DTYPES } from '../core/encoder-recipe.ts';
 import { sha256Hex } from '../core/sha256.ts';
+import type { ModelFileCacheLike } from '../encoders/encoder.ts';
 import { locateWeights, MODEL_CONFIG_FILES, ONNX_FILE_BY_DTYPE, ONNX_FILE_NAME, type EncoderDtype } from '../encoders/presets.ts';
 
 /** URL path root under which picked folders are served (never fetched: the worker answers it itself). */
@@ -251,12 +252,6 @@ export function validateRegisteredModel(name: string, paths: readonly string[]):
   if (missing.length > 0) throw new LocalModelError(`local model ${name} is missing ${missing.join(', ')}.`, missing);
 }
 
-/** The subset of the Web Cache API transformers.js's `env.customCache` needs. */
-export interface ModelFileCache {
-  match(request: string): Promise<Response | undefined>;
-  put(request: string, response: Response): Promise<void>;
-}
-
 /** Registered local models: name → (path relative to the model folder → bytes). */
 export type LocalModelRegistry = ReadonlyMap<string, ReadonlyMap<string, Blob>>;
 
@@ -303,7 +298,7 @@ export function resolveLocalKey(
  * transformers.js custom cache over the registered models: a hit is a fresh Blob-backed Response (with
  * content-length, for progress); anything else is a miss. `put` stores nothing: the files are already here.
  */
-export function createLocalModelCache(registry: LocalModelRegistry, root = LOCAL_MODEL_ROOT): ModelFileCache {
+export function createLocalModelCache(registry: LocalModelRegistry, root = LOCAL_MODEL_ROOT): ModelFileCacheLike {
   return {
     async match(request: string): Promise<Response | undefined> {
       const found = resolveLocalKey(registry, request, root);

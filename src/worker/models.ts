@@ -4,12 +4,21 @@
  * (name → path → bytes, served to transformers.js from memory through its custom cache: local-model.ts).
  */
 import { errorMessage } from '../core/error-message.ts';
-import { loadEncoder, planModelDownload, type LoadedEncoder, type SessionFactory } from '../encoders/encoder.ts';
+import { loadEncoder, planModelDownload, type LoadedEncoder, type ModelFileCacheLike, type SessionFactory } from '../encoders/encoder.ts';
+import { fileReaderSync, hubFileOf, lazyWeightsCache, LazyWeightsRegistry, type LazyWeightsCache } from '../encoders/lazy-weights.ts';
+import { MODEL_FILE_CACHE } from '../encoders/presets.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import { loadReader, type LoadedReader } from '../encoders/reader.ts';
 import type { ReaderConfig } from '../encoders/reader-presets.ts';
 import type { ModelCallback, WorkerDevice, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../lab/encode-types.ts';
-import { asBlob, createLocalModelCache, LocalModelError, validateRegisteredModel, type LocalModelFile } from '../lab/local-model.ts';
+import {
+  asBlob,
+  createLocalModelCache,
+  LocalModelError,
+  resolveLocalKey,
+  validateRegisteredModel,
+  type LocalModelFile,
+} from '../lab/local-model.ts';
 import { problemOf, withFailure, withProblem } from '../lab/problems.ts';
 import { findMissingFiles, isLocalLoad } from './model-files.ts';
 import { configureRuntime, pickDevice, type OrtWasmPaths } from './onnx-runtime.ts';
@@ -37,6 +46,7 @@ export class WorkerModels {
   readonly #wasmPaths: OrtWasmPaths | undefined;
   readonly #ort: SessionFactory | undefined;
   #initialized = false;
+  #useBrowserCache = true;
   #encoder: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
   #reader: { key: string; reader: LoadedReader } | undefined;
   readonly #local = new Map<string, Map<string, Blob>>();
@@ -55,6 +65,7 @@ export class WorkerModels {
   /** Runtime settings; a load before any call applies the defaults. */
   init(options: WorkerInitOptions = {}): void {
     configureRuntime(options, this.#wasmPaths);
+    this.#useBrowserCache = options.useBrowserCache ?? true;
     this.#initialized = true;
   }
 
@@ -113,14 +124,18 @@ export class WorkerModels {
       const plan = load.onnxFolder !== undefined || local ? null : await planModelDownload(config, dtype, source);
       const onnxFolder = load.onnxFolder ?? plan?.onnxFolder ?? undefined;
       const externalData = load.externalData ?? plan?.externalData ?? false;
+      const progress = onDownload ? throttled(onDownload) : undefined;
+      const lazy = await this.#lazyWeights(local, progress);
       encoder = await loadEncoder(config, {
         device: this.runtimeDevice(device),
         dtype,
-        source,
+        source: lazy === null ? source : { ...source, customCache: lazy.cache },
         ...(onnxFolder === undefined ? {} : { onnxFolder }),
         ...(externalData ? { externalData } : {}),
-        ...(onDownload ? { onDownload: throttled(onDownload) } : {}),
+        // transformers.js reports the graph of a file the lazy cache serves; the cache reports the file
+        ...(progress ? { onDownload: lazy === null ? progress : (p) => lazy.cache.served.has(p.file) || progress(p) } : {}),
         ...(this.#ort ? { ort: this.#ort } : {}),
+        ...(lazy === null ? {} : { lazyWeights: lazy.registry }),
       });
     } catch (error) {
       // The UI shows this message as is: say what was being loaded, on what, from where.
@@ -138,10 +153,44 @@ export class WorkerModels {
       );
     }
     const prepared = encoder.prepared ?? null;
-    const externalWeights = prepared === null ? null : { tensors: prepared.externalTensors, bytes: prepared.externalBytes };
+    const externalWeights =
+      prepared === null ? null : { tensors: prepared.externalTensors, bytes: prepared.externalBytes, lazy: prepared.lazy };
     const result: WorkerLoadResult = { device, reason, adapterInfo, limits, externalWeights, dtype, model: config.model };
     this.#encoder = { key, encoder, result };
     return result;
+  }
+
+  /**
+   * The cache that keeps an encoder's model file on disk while the runtime loads it (lazy-weights.ts): over
+   * the browser's Cache Storage, or a picked folder's files. Null where it cannot work: no session hook (Node),
+   * no synchronous Blob reads (not a worker), or the browser cache turned off (nothing to keep the file in).
+   */
+  async #lazyWeights(
+    local: boolean,
+    onDownload: ((p: DownloadProgress) => void) | undefined,
+  ): Promise<{ cache: LazyWeightsCache; registry: LazyWeightsRegistry } | null> {
+    const readSync = fileReaderSync();
+    if (this.#ort === undefined || readSync === null) return null;
+    let inner: ModelFileCacheLike = this.#localCache;
+    if (!local) {
+      if (!this.#useBrowserCache || typeof caches === 'undefined') return null;
+      try {
+        inner = await caches.open(MODEL_FILE_CACHE);
+      } catch {
+        return null; // storage refused (an opaque origin, say): transformers.js goes without a cache too
+      }
+    }
+    const registry = new LazyWeightsRegistry();
+    const cache = lazyWeightsCache({
+      inner,
+      readSync,
+      registry,
+      ...(local
+        ? { fileOf: (key: string) => resolveLocalKey(this.#local, key)?.path ?? hubFileOf(key) }
+        : { fetch: (url: string) => fetch(url) }),
+      ...(onDownload ? { onDownload } : {}),
+    });
+    return { cache, registry };
   }
 
   /** Load (or keep) a reader on the device `load` asks for; says the device it got and why it differs. */

@@ -96,18 +96,22 @@ function isError(r: PlainEncodeResult | PlainError): r is PlainError {
 }
 
 /** A fresh browser context and test page for one describe block, closed after it. */
-function pageForSuite(assign: (page: Page) => void): void {
+function pageForSuite(assign: (page: Page) => void, options: { readonly cache?: boolean } = {}): void {
   let context: BrowserContext | undefined;
   beforeAll(async () => {
     context = await browser.newContext();
-    assign(await openTestPage(context));
+    assign(await openTestPage(context, '', options.cache));
   }, SETUP_TIMEOUT_MS);
   afterAll(() => context?.close());
 }
 
-async function openTestPage(context: BrowserContext, query = ''): Promise<Page> {
+/**
+ * The test page; `cache` keeps model files in Cache Storage as the app does (default off, so every load
+ * fetches: a suite with the cache on loads its first model from the network and the rest from the cache).
+ */
+async function openTestPage(context: BrowserContext, query = '', cache = false): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${server.url}encode.html?cache=0${query}`);
+  await page.goto(`${server.url}encode.html?cache=${cache ? 1 : 0}${query}`);
   await page.waitForFunction(() => 'fliplabTest' in window);
   return page;
 }
@@ -159,7 +163,7 @@ describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', (
   beforeAll(async () => {
     context = await browser.newContext();
     context.on('request', (r) => seen.push(r.url()));
-    page = await openTestPage(context);
+    page = await openTestPage(context, '', true);
   }, SETUP_TIMEOUT_MS);
   afterAll(() => context?.close());
 
@@ -181,8 +185,10 @@ describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', (
         expect(got.reason).toBeNull();
         // every model pools in its session (only the pooled rows leave it); the vectors are still the CPU oracle's
         expect(got.pooledOnDevice).toBe(true);
-        // the weights went to the runtime as external data pointing into the fetched file (onnx-weights.ts)
+        // the weights went to the runtime as external data read from the cached file as it asked for them
+        // (onnx-weights.ts, lazy-weights.ts): the file was never whole in the tab
         expect(got.externalWeights).toBeGreaterThan(0);
+        expect(got.lazyWeights).toBe(true);
         expectSameVectors(got, expected);
       },
       WASM_TEST_TIMEOUT_MS,
@@ -204,7 +210,7 @@ describe('wasm in a module worker equals Node (onnxruntime-node) within 1e-4', (
 
 describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () => {
   let page: Page;
-  pageForSuite((p) => (page = p));
+  pageForSuite((p) => (page = p), { cache: true });
 
   const tiny = TEXTS.slice(0, 2);
   for (const c of [
@@ -224,8 +230,9 @@ describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () =
         expect(got.adapterInfo).toMatchObject({ architecture: 'swiftshader' });
         // device pooling on WebGPU (SPLADE's max, CLS) equals Node's CPU pooling
         expect(got.pooledOnDevice).toBe(true);
-        // weights uploaded to the GPU from the fetched file, as external data
+        // weights uploaded to the GPU from the cached file, a tensor at a time, as external data
         expect(got.externalWeights).toBeGreaterThan(0);
+        expect(got.lazyWeights).toBe(true);
         expectSameVectors(got, expected);
       },
       WEBGPU_TEST_TIMEOUT_MS,
@@ -350,6 +357,9 @@ describe('without --enable-unsafe-webgpu', () => {
       expect(got.device).toBe('wasm');
       expect(got.reason).toMatch(/no WebGPU adapter granted|navigator\.gpu missing/);
       expect(got.adapterInfo).toBeNull();
+      // no cache to keep the file in (cache=0): the weights point into the fetched bytes instead
+      expect(got.externalWeights).toBeGreaterThan(0);
+      expect(got.lazyWeights).toBe(false);
       expectSameVectors(got, await encodeInNode('cls', TINY_BERT, ['moon', 'tides'], 'query'));
     },
     WASM_TEST_TIMEOUT_MS,

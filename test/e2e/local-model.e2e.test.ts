@@ -143,6 +143,9 @@ describe('a picked local model folder', () => {
       expect(got.device).toBe('wasm');
       expectSameVectors(got, expected);
       expect(got.denseTypes).toEqual(TEXTS.map(() => 'Float32Array'));
+      // the runtime read the weights from the picked File as it filled each tensor (lazy-weights.ts)
+      expect(got.externalWeights).toBeGreaterThan(0);
+      expect(got.lazyWeights).toBe(true);
       // The ORT wasm came from the server (so the log works); nothing of the model did, nor left the page.
       expect(server.requests.some((p) => /ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/.test(p))).toBe(true);
       expect(modelRequests(server.requests)).toEqual([]);

@@ -33,6 +33,8 @@ export interface PlainEncodeResult {
   readonly pooledOnDevice: boolean;
   /** Initializers the worker handed the runtime as external data (0: the model went in as one buffer). */
   readonly externalWeights: number;
+  /** The runtime read those weights from the stored file as it needed them (lazy-weights.ts). */
+  readonly lazyWeights: boolean;
   readonly workerStarts: number;
   readonly elapsedMs: number;
 }

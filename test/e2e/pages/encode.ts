@@ -62,6 +62,7 @@ async function encodeWith(
     tokens: batch.tokens,
     pooledOnDevice: batch.pooledOnDevice === true,
     externalWeights: load.externalWeights?.tensors ?? 0,
+    lazyWeights: load.externalWeights?.lazy === true,
     workerStarts: bridge.workerStarts,
     elapsedMs: performance.now() - started,
     ...(batch.dense ? { dense: batch.dense.map((v) => Array.from(v)), denseTypes: batch.dense.map((v) => v.constructor.name) } : {}),

@@ -29,8 +29,8 @@ beforeAll(async () => {
   model = new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, MODEL, 'onnx/model.onnx')));
 }, 60_000);
 
-async function feedsFor(texts: string[]): Promise<{ feeds: Record<string, ort.Tensor>; mask: BigInt64Array; seq: number }> {
-  const tokenizer = await AutoTokenizer.from_pretrained(MODEL);
+async function feedsFor(texts: string[], model = MODEL): Promise<{ feeds: Record<string, ort.Tensor>; mask: BigInt64Array; seq: number }> {
+  const tokenizer = await AutoTokenizer.from_pretrained(model);
   const enc = tokenizer(texts, { padding: true, truncation: true, max_length: 64 }) as unknown as Record<
     string,
     { data: BigInt64Array; dims: number[] }
@@ -117,7 +117,7 @@ describe('prepareSessions: the hook a SPLADE load runs under', () => {
       restore();
     }
     // the weights went in as external data pointing into the given bytes, and the pooling was appended
-    expect(prepared).toEqual([{ externalTensors: expect.any(Number), externalBytes: expect.any(Number), pooled: true }]);
+    expect(prepared).toEqual([{ externalTensors: expect.any(Number), externalBytes: expect.any(Number), pooled: true, lazy: false }]);
     expect((prepared[0] as { externalTensors: number }).externalTensors).toBeGreaterThan(0);
     // transformers.js runs a session with feeds only: the pooled rows come back under the name it reads
     const out = await hooked.run(feeds);
@@ -141,24 +141,12 @@ describe('prepareSessions: the hook a SPLADE load runs under', () => {
 describe('dense pooling appended to the graph (CLS, mean)', () => {
   const BERT = 'fliplab/tiny-bert';
 
-  async function bertFeeds(texts: string[]) {
-    const tokenizer = await AutoTokenizer.from_pretrained(BERT);
-    const enc = tokenizer(texts, { padding: true, truncation: true, max_length: 64 }) as unknown as Record<
-      string,
-      { data: BigInt64Array; dims: number[] }
-    >;
-    const feeds: Record<string, ort.Tensor> = {};
-    for (const name of ['input_ids', 'attention_mask', 'token_type_ids'])
-      feeds[name] = new ort.Tensor('int64', enc[name]!.data, enc[name]!.dims);
-    return { feeds, mask: enc.attention_mask!.data, seq: enc.attention_mask!.dims[1]! };
-  }
-
   it.each(['cls', 'mean'] as const)(
     '%s: the session outputs, per text, what the CPU pooling computes from the hidden states',
     async (mode) => {
       const bert = new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, BERT, 'onnx/model.onnx')));
       const texts = ['tides and the moon', 'a lighthouse guides ships along the coast at night, and the moon pulls the tides', 'x'];
-      const { feeds, mask, seq } = await bertFeeds(texts);
+      const { feeds, mask, seq } = await feedsFor(texts, BERT);
       const plain = await ort.InferenceSession.create(bert);
       const hidden = (await plain.run(feeds)).last_hidden_state!;
       const width = hidden.dims[2] as number;
@@ -182,7 +170,7 @@ describe('dense pooling appended to the graph (CLS, mean)', () => {
   it('the hook hands transformers.js the pooled rows as last_hidden_state, 2-D, and loads a model it cannot extend as it is', async () => {
     const { prepareSessions } = await import('../../../src/encoders/encoder.ts');
     const bert = new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, BERT, 'onnx/model.onnx')));
-    const { feeds } = await bertFeeds(['tides and the moon']);
+    const { feeds } = await feedsFor(['tides and the moon'], BERT);
     const prepared: { pooled: boolean }[] = [];
     const restore = prepareSessions(ort as never, { pooling: 'mean', onPrepared: (p) => prepared.push(p) });
     let hooked: ort.InferenceSession;

@@ -1,0 +1,217 @@
+/**
+ * A model file that stays on disk while ONNX Runtime loads it.
+ *
+ * transformers.js reads a model file whole into JavaScript before it makes a session, so a 1.3 GB model is
+ * in the tab once before the runtime holds its weights (onnx-weights.ts removes the runtime's second copy;
+ * this removes the first). The file is kept where the browser stores it anyway, the Cache Storage
+ * transformers.js uses (or a picked folder's File), as a Blob that is not in memory; transformers.js is
+ * handed only the graph, its weights turned into external-data references (`externalizeGraph`, which reads
+ * the file's structure a window at a time and skips the weights); and the runtime is handed, as that
+ * external file, a view whose `subarray(a, b)` reads those bytes from the Blob when it asks for them.
+ *
+ * Why that is enough: onnxruntime-web mounts an external file given as a `Uint8Array` as it is, and its
+ * loader asks a mounted file for two things only, `byteLength` and `subarray(offset, offset + length)`,
+ * whose result it copies into the tensor (the wasm heap, or a GPU buffer). It does so synchronously, on the
+ * thread making the session: the encode worker, where `FileReaderSync` reads a Blob's slice synchronously.
+ * So each weight passes through JavaScript once, alone, on its way to its tensor.
+ *
+ * `lazyWeightsCache` does this as the custom cache transformers.js consults before any download: a hit on a
+ * `.onnx` file is answered with its graph (and the weights registered for the session hook in encoder.ts to
+ * mount); a miss on an http(s) URL is downloaded here, streamed into the underlying cache (never whole in
+ * memory), then answered the same way. Everything else goes to the underlying cache untouched.
+ */
+import type { DownloadCallback, ModelFileCacheLike, MountableWeights, WeightsToMount } from './encoder.ts';
+import type { ByteSource } from './onnx-proto.ts';
+import { externalizeGraph } from './onnx-weights.ts';
+
+/** Bytes `[start, end)` of a Blob, read synchronously (a copy). */
+export type ReadSync = (blob: Blob, start: number, end: number) => Uint8Array;
+
+interface FileReaderSyncLike {
+  readAsArrayBuffer(blob: Blob): ArrayBuffer;
+}
+
+/** `FileReaderSync` where this thread has it (dedicated workers), else null. */
+export function fileReaderSync(): ReadSync | null {
+  const Reader = (globalThis as { FileReaderSync?: new () => FileReaderSyncLike }).FileReaderSync;
+  if (Reader === undefined) return null;
+  const reader = new Reader();
+  return (blob, start, end) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(start, end)));
+}
+
+/**
+ * A Blob as a `ByteSource`, read through a window of `window` bytes. Reads return copies, so whatever keeps
+ * one (the rewritten graph) does not keep a window alive.
+ */
+export function blobSource(blob: Blob, readSync: ReadSync, window = 64 * 1024): ByteSource {
+  let base = 0;
+  let buf: Uint8Array = new Uint8Array(0);
+  return {
+    length: blob.size,
+    read(start, end) {
+      if (start >= base && end <= base + buf.length) return buf.slice(start - base, end - base);
+      if (end - start >= window) return readSync(blob, start, end);
+      base = start;
+      buf = readSync(blob, start, Math.min(blob.size, start + window));
+      return buf.slice(0, end - start);
+    },
+  };
+}
+
+/**
+ * What onnxruntime-web needs of a mounted external file, over a Blob: a `Uint8Array` (so the runtime takes
+ * it as it is) whose `byteLength` is the Blob's size and whose `subarray(a, b)` reads those bytes. Nothing
+ * else of it is meaningful: it holds no bytes of its own.
+ */
+export function lazyBytes(blob: Blob, readSync: ReadSync): Uint8Array {
+  const view = new Uint8Array(0);
+  const inRange = (x: number) => Math.min(Math.max(0, x < 0 ? blob.size + x : x), blob.size);
+  Object.defineProperties(view, {
+    byteLength: { get: () => blob.size },
+    length: { get: () => blob.size },
+    subarray: {
+      value: (begin = 0, end = blob.size) => {
+        const [a, b] = [inRange(begin), inRange(end)];
+        return b <= a ? new Uint8Array(0) : readSync(blob, a, b);
+      },
+    },
+  });
+  return view;
+}
+
+/** The lazy weights the cache has handed out graphs for, until the session hook takes them. */
+export class LazyWeightsRegistry implements WeightsToMount {
+  readonly #pending = new Map<string, MountableWeights>();
+  #next = 0;
+
+  /** A file name for the next weights (never a hub file's name). */
+  nextLocation(): string {
+    return `fliplab-lazy-weights-${this.#next++}.bin`;
+  }
+
+  add(weights: MountableWeights): void {
+    this.#pending.set(weights.location, weights);
+  }
+
+  /** Every pending entry, removed: a session mounts them all (the runtime reads only those its graph names). */
+  take(): MountableWeights[] {
+    const all = [...this.#pending.values()];
+    this.#pending.clear();
+    return all;
+  }
+}
+
+export interface LazyWeightsCacheOptions {
+  /** Where the files are: the browser's Cache Storage, or a picked folder's files. */
+  readonly inner: ModelFileCacheLike;
+  readonly readSync: ReadSync;
+  readonly registry: LazyWeightsRegistry;
+  /** Downloads a missing http(s) file into `inner`; absent, a miss stays a miss (transformers.js fetches it). */
+  readonly fetch?: (url: string) => Promise<Response>;
+  /** Byte progress of the files this cache downloads or serves (transformers.js sees only their graphs). */
+  readonly onDownload?: DownloadCallback;
+  /** The file a key names, as progress reports name it (default: the path after `/resolve/<revision>/`). */
+  readonly fileOf?: (key: string) => string;
+  /** Files smaller than this are served as they are (default 0: every model file). */
+  readonly minBytes?: number;
+}
+
+export interface LazyWeightsCache extends ModelFileCacheLike {
+  /** Files answered with their graph: transformers.js's own progress for them is about the graph, not the file. */
+  readonly served: ReadonlySet<string>;
+}
+
+const isModelFile = (key: string) => /\.onnx$/i.test(key.split(/[?#]/)[0]!);
+const isHttp = (key: string) => /^https?:\/\//i.test(key);
+
+/** The repo-relative file a hub URL names (`…/resolve/<revision>/onnx/model.onnx` → `onnx/model.onnx`). */
+export function hubFileOf(key: string): string {
+  let path = key.split(/[?#]/)[0]!;
+  try {
+    path = decodeURI(new URL(key).pathname);
+  } catch {
+    // a path, not a URL
+  }
+  return /\/resolve\/[^/]+\/(.+)$/.exec(path)?.[1] ?? path.replace(/^\/+/, '');
+}
+
+/** The custom cache described above. */
+export function lazyWeightsCache(options: LazyWeightsCacheOptions): LazyWeightsCache {
+  const { inner, readSync, registry } = options;
+  const fileOf = options.fileOf ?? hubFileOf;
+  const served = new Set<string>();
+
+  const download = async (key: string): Promise<Response | undefined> => {
+    const response = await options.fetch!(key).catch(() => undefined);
+    if (response === undefined || !response.ok || response.body === null) return undefined; // transformers.js asks and says why
+    const file = fileOf(key);
+    const total = Number(response.headers.get('content-length') ?? 0);
+    let loaded = 0;
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          loaded += chunk.length;
+          options.onDownload?.({ file, loaded, total: Math.max(total, loaded) });
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    try {
+      await inner.put(key, new Response(counted, { status: 200, headers: response.headers }));
+    } catch {
+      return undefined; // no room to keep it (quota): transformers.js downloads it into memory as before
+    }
+    return inner.match(key);
+  };
+
+  /** The graph of `key`'s file with its weights registered, or null when the file is served as it is. */
+  const graphOf = (key: string, blob: Blob): Uint8Array | null => {
+    if (blob.size < (options.minBytes ?? 0)) return null;
+    const location = registry.nextLocation();
+    let graph;
+    try {
+      graph = externalizeGraph(blobSource(blob, readSync), { location });
+    } catch {
+      return null; // not an ONNX model: the runtime's own error says more
+    }
+    if (graph === null) return null;
+    registry.add({ location, data: lazyBytes(blob, readSync), tensors: graph.tensors, bytes: graph.bytes });
+    const file = fileOf(key);
+    served.add(file);
+    options.onDownload?.({ file, loaded: blob.size, total: blob.size });
+    return graph.graph;
+  };
+
+  type Entry = { readonly graph: Uint8Array | null; readonly blob: Blob; readonly headers: Headers } | null;
+  const entries = new Map<string, Promise<Entry>>();
+  const entryOf = async (key: string): Promise<Entry> => {
+    const found = (await inner.match(key)) ?? (options.fetch !== undefined && isHttp(key) ? await download(key) : undefined);
+    if (found === undefined) return null;
+    // A Response from Cache Storage (or made from a File) gives its Blob without reading it.
+    const blob = await found.blob();
+    return { graph: graphOf(key, blob), blob, headers: found.headers };
+  };
+
+  return {
+    served,
+    async match(key: string): Promise<Response | undefined> {
+      if (!isModelFile(key)) return inner.match(key);
+      let entry = entries.get(key);
+      if (entry === undefined) {
+        entry = entryOf(key);
+        entries.set(key, entry);
+      }
+      const e = await entry;
+      if (e === null) {
+        entries.delete(key); // a miss is asked again (transformers.js may download it itself)
+        return undefined;
+      }
+      if (e.graph === null) return new Response(e.blob, { status: 200, headers: e.headers });
+      return new Response(e.graph as Uint8Array<ArrayBuffer>, {
+        status: 200,
+        headers: { 'content-length': String(e.graph.length), 'content-type': 'application/octet-stream' },
+      });
+    },
+    put: (key, response) => inner.put(key, response),
+  };
+}
