@@ -379,7 +379,7 @@ describe('remembered model folders (File System Access)', () => {
 
 describe('calibration: a device projected twice as fast is offered', () => {
   it('on WebGPU over SwiftShader, times a batch on WASM, offers it with both projections, and switching keeps what was encoded', async () => {
-    const { dir: own } = await scifactSubset('own-400', 400);
+    const { dir: own } = await scifactSubset('own-250', 250);
 
     const gpuBrowser = await launchChromium({ webgpu: true });
     try {
