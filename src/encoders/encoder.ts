@@ -85,8 +85,8 @@ export interface MountableWeights {
 
 /** Where a session hook finds the weights a load's cache handed out graphs for (`LazyWeightsRegistry`). */
 export interface WeightsToMount {
-  /** Every pending entry, removed. */
-  take(): MountableWeights[];
+  /** The pending entries `model` refers to (by their location), removed; without `model`, all of them. */
+  take(model?: Uint8Array): MountableWeights[];
 }
 
 /** The part of an ONNX Runtime module a session hook needs (onnxruntime-web and -node both have it). */
@@ -162,7 +162,7 @@ export function prepareSessions(
     }
     const graph = external?.graph ?? model;
     let pooled = options.pooling === null ? null : appendPooling(graph, options.pooling);
-    const lazy = options.lazyWeights?.take() ?? [];
+    const lazy = options.lazyWeights?.take(model) ?? [];
     const given = (sessionOptions ?? {}) as { externalData?: readonly unknown[] };
     const mounts = [
       ...(external === null ? [] : [{ path: WEIGHTS_FILE, data: external.weights }]),
@@ -179,7 +179,10 @@ export function prepareSessions(
     } catch (error) {
       if (pooled === null) throw error;
       pooled = null;
-      session = await createWith(graph);
+      // the model as it is; if that fails too, the pooling was not the problem: say what failed first
+      session = await createWith(graph).catch(() => {
+        throw error;
+      });
     }
     options.onPrepared?.({
       externalTensors: (external?.tensors ?? 0) + lazyTensors,

@@ -18,7 +18,9 @@
  * `lazyWeightsCache` does this as the custom cache transformers.js consults before any download: a hit on a
  * `.onnx` file is answered with its graph (and the weights registered for the session hook in encoder.ts to
  * mount); a miss on an http(s) URL is downloaded here, streamed into the underlying cache (never whole in
- * memory), then answered the same way. Everything else goes to the underlying cache untouched.
+ * memory), then answered the same way. A file it cannot get or keep is left, for good, to transformers.js
+ * (one more download, into memory, as without this cache). Everything else goes to the underlying cache
+ * untouched.
  */
 import type { DownloadCallback, ModelFileCacheLike, MountableWeights, WeightsToMount } from './encoder.ts';
 import type { ByteSource } from './onnx-proto.ts';
@@ -93,12 +95,27 @@ export class LazyWeightsRegistry implements WeightsToMount {
     this.#pending.set(weights.location, weights);
   }
 
-  /** Every pending entry, removed: a session mounts them all (the runtime reads only those its graph names). */
-  take(): MountableWeights[] {
-    const all = [...this.#pending.values()];
-    this.#pending.clear();
-    return all;
+  /**
+   * The pending entries `model` names (its external-data locations), removed: the session made from it
+   * mounts them. Another session made meanwhile (a dense search's, say) takes none. Without `model`, all.
+   */
+  take(model?: Uint8Array): MountableWeights[] {
+    const taken = [...this.#pending.values()].filter(
+      (w) => model === undefined || includesBytes(model, new TextEncoder().encode(w.location)),
+    );
+    for (const w of taken) this.#pending.delete(w.location);
+    return taken;
   }
+}
+
+/** Whether `needle` occurs in `hay` (a graph of kilobytes to a few MB: a plain scan). */
+function includesBytes(hay: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0];
+  outer: for (let i = hay.indexOf(first!); i >= 0 && i <= hay.length - needle.length; i = hay.indexOf(first!, i + 1)) {
+    for (let j = 1; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
 }
 
 export interface LazyWeightsCacheOptions {
@@ -106,7 +123,10 @@ export interface LazyWeightsCacheOptions {
   readonly inner: ModelFileCacheLike;
   readonly readSync: ReadSync;
   readonly registry: LazyWeightsRegistry;
-  /** Downloads a missing http(s) file into `inner`; absent, a miss stays a miss (transformers.js fetches it). */
+  /**
+   * Downloads a missing http(s) file into `inner`; absent, a miss stays a miss (transformers.js fetches it).
+   * Give it only for loads from a remote host alone: with a local path, transformers.js looks there first.
+   */
   readonly fetch?: (url: string) => Promise<Response>;
   /** Byte progress of the files this cache downloads or serves (transformers.js sees only their graphs). */
   readonly onDownload?: DownloadCallback;
@@ -156,11 +176,10 @@ export function lazyWeightsCache(options: LazyWeightsCacheOptions): LazyWeightsC
         },
       }),
     );
-    try {
-      await inner.put(key, new Response(counted, { status: 200, headers: response.headers }));
-    } catch {
-      return undefined; // no room to keep it (quota): transformers.js downloads it into memory as before
-    }
+    // The body arrives decoded: a compressed transfer's length is not the file's.
+    const headers = new Headers(response.headers);
+    if (headers.has('content-encoding')) ['content-encoding', 'content-length'].forEach((h) => headers.delete(h));
+    await inner.put(key, new Response(counted, { status: 200, headers })); // throws with no room left (quota)
     return inner.match(key);
   };
 
@@ -185,17 +204,27 @@ export function lazyWeightsCache(options: LazyWeightsCacheOptions): LazyWeightsC
   type Entry = { readonly graph: Uint8Array | null; readonly blob: Blob; readonly headers: Headers } | null;
   const entries = new Map<string, Promise<Entry>>();
   const entryOf = async (key: string): Promise<Entry> => {
-    const found = (await inner.match(key)) ?? (options.fetch !== undefined && isHttp(key) ? await download(key) : undefined);
-    if (found === undefined) return null;
-    // A Response from Cache Storage (or made from a File) gives its Blob without reading it.
-    const blob = await found.blob();
-    return { graph: graphOf(key, blob), blob, headers: found.headers };
+    try {
+      const found = (await inner.match(key)) ?? (options.fetch !== undefined && isHttp(key) ? await download(key) : undefined);
+      if (found === undefined) return null;
+      // A Response from Cache Storage (or made from a File) gives its Blob without reading it.
+      const blob = await found.blob();
+      return { graph: graphOf(key, blob), blob, headers: found.headers };
+    } catch {
+      return null; // storage refused (no room left, say): as a miss
+    }
   };
+  /**
+   * Keys this cache gave up on (not there, not downloadable, not storable): from then on they are the
+   * underlying cache's alone. transformers.js downloads such a file itself, into memory, and asks the cache
+   * again before storing it: that must not start another download here.
+   */
+  const declined = new Set<string>();
 
   return {
     served,
     async match(key: string): Promise<Response | undefined> {
-      if (!isModelFile(key)) return inner.match(key);
+      if (!isModelFile(key) || declined.has(key)) return inner.match(key);
       let entry = entries.get(key);
       if (entry === undefined) {
         entry = entryOf(key);
@@ -203,7 +232,8 @@ export function lazyWeightsCache(options: LazyWeightsCacheOptions): LazyWeightsC
       }
       const e = await entry;
       if (e === null) {
-        entries.delete(key); // a miss is asked again (transformers.js may download it itself)
+        entries.delete(key);
+        declined.add(key);
         return undefined;
       }
       if (e.graph === null) return new Response(e.blob, { status: 200, headers: e.headers });

@@ -143,7 +143,8 @@ export const DENSE_POOLED_OUTPUT = 'fliplab_dense_pooled';
  *   cls    Gather(token 0)
  *   mean   ReduceSum(h · mask over tokens) / max(ReduceSum(mask), 1)   (a text with no token is 0, as meanPool's)
  *
- * in float (an fp16 model's states are cast first). Axes are inputs from opset 13 (Unsqueeze, ReduceSum).
+ * in float (an fp16 model's CLS row is cast after the Gather, its states before the mean's sums). Axes are
+ * inputs from opset 13 (Unsqueeze, ReduceSum).
  */
 export function densePoolingGraph(
   opset: number,
@@ -156,11 +157,13 @@ export function densePoolingGraph(
   const axes = (g: Writer, name: string, axis: number) =>
     initializer(g, n(name), INT64, [1], new Uint8Array(new BigInt64Array([BigInt(axis)]).buffer));
   w.message(7, (g) => {
-    node(g, 'Cast', [hidden], [n('h')], [{ name: 'to', int: FLOAT }]);
     if (mode === 'cls') {
+      // the first token's states, then float: an fp16 model's [batch, tokens, hidden] is never cast whole
       initializer(g, n('first'), INT64, [], new Uint8Array(new BigInt64Array([0n]).buffer));
-      node(g, 'Gather', [n('h'), n('first')], [DENSE_POOLED_OUTPUT], [{ name: 'axis', int: 1 }]);
+      node(g, 'Gather', [hidden, n('first')], [n('cls')], [{ name: 'axis', int: 1 }]);
+      node(g, 'Cast', [n('cls')], [DENSE_POOLED_OUTPUT], [{ name: 'to', int: FLOAT }]);
     } else {
+      node(g, 'Cast', [hidden], [n('h')], [{ name: 'to', int: FLOAT }]);
       initializer(g, n('one'), FLOAT, [], new Uint8Array(new Float32Array([1]).buffer));
       node(g, 'Cast', [attentionMask], [n('mask')], [{ name: 'to', int: FLOAT }]);
       if (opset >= 13) {

@@ -125,7 +125,12 @@ export class WorkerModels {
       const onnxFolder = load.onnxFolder ?? plan?.onnxFolder ?? undefined;
       const externalData = load.externalData ?? plan?.externalData ?? false;
       const progress = onDownload ? throttled(onDownload) : undefined;
-      const lazy = await this.#lazyWeights(local, progress);
+      // downloads here only for loads from a host alone (a local path is looked at first; allowRemote: false never fetches)
+      const lazy = await this.#lazyWeights(
+        local,
+        !local && load.source.localModelPath === undefined && load.source.allowRemote !== false,
+        progress,
+      );
       encoder = await loadEncoder(config, {
         device: this.runtimeDevice(device),
         dtype,
@@ -167,6 +172,7 @@ export class WorkerModels {
    */
   async #lazyWeights(
     local: boolean,
+    download: boolean,
     onDownload: ((p: DownloadProgress) => void) | undefined,
   ): Promise<{ cache: LazyWeightsCache; registry: LazyWeightsRegistry } | null> {
     const readSync = fileReaderSync();
@@ -187,7 +193,9 @@ export class WorkerModels {
       registry,
       ...(local
         ? { fileOf: (key: string) => resolveLocalKey(this.#local, key)?.path ?? hubFileOf(key) }
-        : { fetch: (url: string) => fetch(url) }),
+        : download
+          ? { fetch: (url: string) => fetch(url) }
+          : {}),
       ...(onDownload ? { onDownload } : {}),
     });
     return { cache, registry };

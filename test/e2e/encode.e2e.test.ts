@@ -215,6 +215,7 @@ describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () =
   const tiny = TEXTS.slice(0, 2);
   for (const c of [
     { kind: 'cls' as const, model: TINY_BERT, role: 'query' as const },
+    { kind: 'mean' as const, model: TINY_BERT, role: 'passage' as const },
     { kind: 'splade' as const, model: TINY_SPLADE, role: 'passage' as const },
   ]) {
     it(
@@ -228,7 +229,7 @@ describe('webgpu (SwiftShader) in a module worker equals Node within 1e-4', () =
         expect(got.device).toBe('webgpu');
         expect(got.reason).toBeNull();
         expect(got.adapterInfo).toMatchObject({ architecture: 'swiftshader' });
-        // device pooling on WebGPU (SPLADE's max, CLS) equals Node's CPU pooling
+        // device pooling on WebGPU (SPLADE's max, CLS, mean) equals Node's CPU pooling
         expect(got.pooledOnDevice).toBe(true);
         // weights uploaded to the GPU from the cached file, a tensor at a time, as external data
         expect(got.externalWeights).toBeGreaterThan(0);

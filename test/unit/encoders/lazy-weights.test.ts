@@ -237,13 +237,57 @@ describe('lazyWeightsCache', () => {
 
   it('no room to keep the file (quota): a miss, so transformers.js downloads it into memory as before', async () => {
     const bytes = modelBytes('fliplab/tiny-bert');
-    const { cache, inner, registry } = setup({ [URL_]: bytes });
+    const { cache, inner, registry, fetched } = setup({ [URL_]: bytes });
     inner.put = async () => {
       throw new DOMException('Quota exceeded', 'QuotaExceededError');
     };
     expect(await cache.match(URL_)).toBeUndefined();
+    // transformers.js then downloads it itself and asks again before storing it: no second download here
+    expect(await cache.match(URL_)).toBeUndefined();
+    expect(fetched).toEqual([URL_]);
     expect(registry.take()).toEqual([]);
     expect(cache.served.size).toBe(0);
+  });
+
+  it("a file given up on is the underlying cache's from then on, served as it is, with nothing registered", async () => {
+    const bytes = modelBytes('fliplab/tiny-bert');
+    const { cache, inner, registry, fetched } = setup({ [URL_]: 503 });
+    expect(await cache.match(URL_)).toBeUndefined();
+    // transformers.js got the file itself and stored it
+    await cache.put(URL_, new Response(bytes));
+    const got = new Uint8Array(await (await cache.match(URL_))!.arrayBuffer());
+    expect(got.length).toBe(bytes.length);
+    expect(fetched).toEqual([URL_]);
+    expect(registry.take()).toEqual([]);
+    expect(inner.store.size).toBe(1);
+  });
+
+  it('a lookup that throws is a miss, not a failed load', async () => {
+    const { cache, inner } = setup({});
+    inner.match = async () => {
+      throw new DOMException('storage gone', 'UnknownError');
+    };
+    expect(await cache.match(URL_)).toBeUndefined();
+    await expect(cache.match(URL_)).rejects.toThrow(/storage gone/); // the underlying cache's own answer, as without this cache
+  });
+
+  it('keeps no length of a compressed transfer (the body is stored decoded)', async () => {
+    const bytes = modelBytes('fliplab/tiny-bert');
+    const inner = memoryCache();
+    const heads: Headers[] = [];
+    const put = inner.put.bind(inner);
+    inner.put = async (key, response) => {
+      heads.push(response.headers);
+      await put(key, response);
+    };
+    const cache = lazyWeightsCache({
+      inner,
+      readSync: (_b, a, z) => bytes.slice(a, z),
+      registry: new LazyWeightsRegistry(),
+      fetch: async () => new Response(new Blob([bytes]), { headers: { 'content-length': '1234', 'content-encoding': 'gzip', etag: 'x' } }),
+    });
+    expect(await cache.match(URL_)).toBeDefined();
+    expect([heads[0]!.get('content-length'), heads[0]!.get('content-encoding'), heads[0]!.get('etag')]).toEqual([null, null, 'x']);
   });
 
   it('a file that is not an ONNX model is handed over as it is, for the runtime to refuse', async () => {
@@ -259,6 +303,21 @@ describe('lazyWeightsCache', () => {
     expect(hubFileOf(URL_)).toBe('onnx/model.onnx');
     expect(hubFileOf('http://h/a/b/resolve/v1.0/model_fp16.onnx')).toBe('model_fp16.onnx');
     expect(hubFileOf('/x/y.onnx')).toBe('x/y.onnx');
+  });
+});
+
+describe('LazyWeightsRegistry', () => {
+  it('hands a session only the weights its graph names', () => {
+    const registry = new LazyWeightsRegistry();
+    const [a, b] = [registry.nextLocation(), registry.nextLocation()];
+    const entry = (location: string) => ({ location, data: new Uint8Array(0), tensors: 1, bytes: 1 });
+    registry.add(entry(a));
+    registry.add(entry(b));
+    const graphNaming = (location: string) => new Writer().message(7, (g) => g.string(1, location)).finish();
+    expect(registry.take(graphNaming('some-other-file.bin'))).toEqual([]);
+    expect(registry.take(graphNaming(b)).map((w) => w.location)).toEqual([b]);
+    expect(registry.take().map((w) => w.location)).toEqual([a]);
+    expect(registry.take()).toEqual([]);
   });
 });
 
