@@ -6,7 +6,17 @@
  */
 import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { cleanAnswer, type ChatMessage, type ReaderTemplate } from '../core/answers/prompt.ts';
-import { applySource, downloadProgress, type DownloadCallback, type EncoderDevice, type ModelSource } from './encoder.ts';
+import {
+  applySource,
+  downloadProgress,
+  prepareSessions,
+  type DownloadCallback,
+  type EncoderDevice,
+  type ModelSource,
+  type SessionFactory,
+  type SessionPreparation,
+  type WeightsToMount,
+} from './encoder.ts';
 import type { WeightsFolder } from './presets.ts';
 import { ReaderError } from './reader-error.ts';
 import type { ReaderConfig, ReaderDtype } from './reader-presets.ts';
@@ -20,6 +30,13 @@ export interface ReaderLoadOptions {
   readonly onDownload?: DownloadCallback;
   /** Where the ONNX weights sit: `onnx/` (transformers.js's layout, the default) or the folder's root (`locateWeights`). */
   readonly onnxFolder?: WeightsFolder;
+  /**
+   * The ONNX Runtime module transformers.js runs on. Given, sessions made from bytes are prepared as an
+   * encoder's are (`prepareSessions`, no pooling): the weights reach the runtime without a second whole copy.
+   */
+  readonly ort?: SessionFactory;
+  /** With `ort`: the registry of the `lazyWeightsCache` in `source.customCache` (lazy-weights.ts). */
+  readonly lazyWeights?: WeightsToMount;
 }
 
 export interface ReaderAnswer {
@@ -39,6 +56,8 @@ export interface LoadedReader {
   readonly contextLength: number | null;
   /** The chat template, as the tokenizer carries it. */
   readonly chatTemplate: string;
+  /** What the session hook did to the model (null: no hook, as in Node). */
+  readonly prepared?: SessionPreparation | null;
   promptTokens(messages: readonly ChatMessage[]): number;
   answer(messages: readonly ChatMessage[], template: ReaderTemplate): Promise<ReaderAnswer>;
   dispose(): Promise<void>;
@@ -72,12 +91,25 @@ export async function loadReader(config: ReaderConfig, options: ReaderLoadOption
         '(a preset, or a repo whose tokenizer_config.json has a chat_template).',
     );
   }
-  const model: PreTrainedModel = await AutoModelForCausalLM.from_pretrained(config.model, {
-    ...common,
-    dtype,
-    device: options.device,
-    subfolder: options.onnxFolder ?? 'onnx',
-  });
+  let prepared: SessionPreparation | null = null;
+  const restore = options.ort
+    ? prepareSessions(options.ort, {
+        pooling: null,
+        onPrepared: (p) => (prepared ??= p),
+        ...(options.lazyWeights ? { lazyWeights: options.lazyWeights } : {}),
+      })
+    : () => {};
+  let model: PreTrainedModel;
+  try {
+    model = await AutoModelForCausalLM.from_pretrained(config.model, {
+      ...common,
+      dtype,
+      device: options.device,
+      subfolder: options.onnxFolder ?? 'onnx',
+    });
+  } finally {
+    restore();
+  }
   const contextLength = contextOf(model.config as unknown as Record<string, unknown>);
 
   const encode = (messages: readonly ChatMessage[]): Record<string, TensorLike> =>
@@ -93,6 +125,7 @@ export async function loadReader(config: ReaderConfig, options: ReaderLoadOption
     dtype,
     contextLength,
     chatTemplate,
+    prepared,
     promptTokens(messages) {
       return encode(messages).input_ids?.dims[1] ?? 0;
     },

@@ -45,6 +45,8 @@ export interface AnswerResult {
   /** Device used and why it differs from the request; null when every answer came from the cache. */
   readonly device: WorkerDevice | null;
   readonly reason: string | null;
+  /** How the reader's weights reached the runtime (as `WorkerLoadResult.externalWeights`); null when none loaded. */
+  readonly externalWeights?: WorkerLoadResult['externalWeights'];
 }
 
 export interface CorpusRequest {

@@ -113,11 +113,17 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
     ): Promise<AnswerResult> {
       const dtype = request.load.dtype ?? request.reader.dtype;
       /** The device the reader got, and why it differs from the request; stays null when no reader loads. */
-      const used: { device: WorkerDevice | null; reason: string | null } = { device: null, reason: null };
+      const used: { device: WorkerDevice | null; reason: string | null; externalWeights: AnswerResult['externalWeights'] } = {
+        device: null,
+        reason: null,
+        externalWeights: null,
+      };
       const load = async (): Promise<LoadedReader> => {
         const { reader, device, reason } = await models.loadReader(request.reader, request.load, dtype, onModel);
         used.device = device;
         used.reason = reason;
+        const p = reader.prepared ?? null;
+        used.externalWeights = p === null ? null : { tensors: p.externalTensors, bytes: p.externalBytes, lazy: p.lazy };
         return reader;
       };
       const store = await AnswerStore.open(request.dbName);

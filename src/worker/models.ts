@@ -124,23 +124,12 @@ export class WorkerModels {
       const plan = load.onnxFolder !== undefined || local ? null : await planModelDownload(config, dtype, source);
       const onnxFolder = load.onnxFolder ?? plan?.onnxFolder ?? undefined;
       const externalData = load.externalData ?? plan?.externalData ?? false;
-      const progress = onDownload ? throttled(onDownload) : undefined;
-      // downloads here only for loads from a host alone (a local path is looked at first; allowRemote: false never fetches)
-      const lazy = await this.#lazyWeights(
-        local,
-        !local && load.source.localModelPath === undefined && load.source.allowRemote !== false,
-        progress,
-      );
       encoder = await loadEncoder(config, {
         device: this.runtimeDevice(device),
         dtype,
-        source: lazy === null ? source : { ...source, customCache: lazy.cache },
+        ...(await this.#sessionOptions(load.source, onDownload)),
         ...(onnxFolder === undefined ? {} : { onnxFolder }),
         ...(externalData ? { externalData } : {}),
-        // transformers.js reports the graph of a file the lazy cache serves; the cache reports the file
-        ...(progress ? { onDownload: lazy === null ? progress : (p) => lazy.cache.served.has(p.file) || progress(p) } : {}),
-        ...(this.#ort ? { ort: this.#ort } : {}),
-        ...(lazy === null ? {} : { lazyWeights: lazy.registry }),
       });
     } catch (error) {
       // The UI shows this message as is: say what was being loaded, on what, from where.
@@ -166,7 +155,27 @@ export class WorkerModels {
   }
 
   /**
-   * The cache that keeps an encoder's model file on disk while the runtime loads it (lazy-weights.ts): over
+   * What a model load (encoder or reader) is given: its source, with the lazy cache where it can work (the
+   * model file then stays on disk), its byte progress, and the runtime whose sessions are prepared.
+   */
+  async #sessionOptions(loadSource: WorkerLoadOptions['source'], onModel: ModelCallback | undefined) {
+    const local = isLocalLoad(loadSource);
+    const source = this.sourceFor(loadSource);
+    const progress = onModel ? throttled(onModel) : undefined;
+    // downloads here only for loads from a host alone (a local path is looked at first; allowRemote: false never fetches)
+    const download = !local && loadSource.localModelPath === undefined && loadSource.allowRemote !== false;
+    const lazy = await this.#lazyWeights(local, download, progress);
+    return {
+      source: lazy === null ? source : { ...source, customCache: lazy.cache },
+      // transformers.js reports the graph of a file the lazy cache serves; the cache reports the file
+      ...(progress ? { onDownload: lazy === null ? progress : (p: DownloadProgress) => lazy.cache.served.has(p.file) || progress(p) } : {}),
+      ...(this.#ort ? { ort: this.#ort } : {}),
+      ...(lazy === null ? {} : { lazyWeights: lazy.registry }),
+    };
+  }
+
+  /**
+   * The cache that keeps a model file on disk while the runtime loads it (lazy-weights.ts): over
    * the browser's Cache Storage, or a picked folder's files. Null where it cannot work: no session hook (Node),
    * no synchronous Blob reads (not a worker), or the browser cache turned off (nothing to keep the file in).
    */
@@ -217,8 +226,7 @@ export class WorkerModels {
       const reader = await loadReader(config, {
         device: this.runtimeDevice(device),
         dtype,
-        source: this.sourceFor(load.source),
-        ...(onModel ? { onDownload: throttled(onModel) } : {}),
+        ...(await this.#sessionOptions(load.source, onModel)),
       });
       this.#reader = { key, reader };
     }

@@ -47,6 +47,7 @@ interface Answered {
   readonly predictions: (string | null)[];
   readonly tokensPerSecond: number | null;
   readonly downloaded: readonly string[];
+  readonly externalWeights: { readonly tensors: number; readonly bytes: number; readonly lazy: boolean } | null;
 }
 type Failed = { readonly error: { readonly name: string; readonly message: string } };
 
@@ -70,8 +71,8 @@ async function nodeAnswers(list: readonly ReaderTask[]): Promise<string[]> {
   }
 }
 
-const answer = (device: 'wasm' | 'webgpu', model: string, list: readonly ReaderTask[], db: string) =>
-  page.evaluate(([d, m, t, name, k]) => window.fliplabTest.tryAnswerTasks(d, m, t, name, k), [
+const answer = (device: 'wasm' | 'webgpu', model: string, list: readonly ReaderTask[], db: string, on: Page = page) =>
+  on.evaluate(([d, m, t, name, k]) => window.fliplabTest.tryAnswerTasks(d, m, t, name, k), [
     device,
     model,
     list,
@@ -116,6 +117,9 @@ describe('the reader in the browser', () => {
       expect(new Set(expected).size).toBeGreaterThan(1); // different passages, different answers: a real comparison
       const first = ok(await answer('wasm', TINY_READER.id, list, 'answers-wasm'));
       expect(first).toMatchObject({ cached: 0, generated: 4, device: 'wasm' });
+      // the decoder's weights went to the runtime as external data (cache=0 here: pointing into the fetched bytes)
+      expect(first.externalWeights).toMatchObject({ lazy: false });
+      expect(first.externalWeights!.tensors).toBeGreaterThan(0);
       expect(first.predictions).toEqual(expected);
       expect(first.tokensPerSecond).toBeGreaterThan(0);
       // Byte progress reached the page for the weights (what the panel shows while a reader downloads).
@@ -123,6 +127,25 @@ describe('the reader in the browser', () => {
       const again = ok(await answer('wasm', TINY_READER.id, list, 'answers-wasm'));
       expect(again).toMatchObject({ cached: 4, generated: 0, device: null, downloaded: [] });
       expect(again.predictions).toEqual(expected);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'with the model cache on (as the app runs), the runtime reads the weights from the stored file, same answers',
+    async () => {
+      const cached = await (await browser.newContext()).newPage();
+      try {
+        await cached.goto(`${server.url}encode.html?cache=1`);
+        await cached.waitForFunction(() => 'fliplabTest' in window);
+        const r = ok(await answer('wasm', TINY_READER.id, list, 'answers-wasm-cached', cached));
+        expect(r.externalWeights).toMatchObject({ lazy: true });
+        expect(r.externalWeights!.tensors).toBeGreaterThan(0);
+        expect(r.downloaded).toContain('onnx/model.onnx');
+        expect(r.predictions).toEqual(expected);
+      } finally {
+        await cached.context().close();
+      }
     },
     TEST_TIMEOUT_MS,
   );

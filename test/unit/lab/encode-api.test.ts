@@ -140,7 +140,8 @@ describe('createEncodeApi over comlink (onnxruntime-node)', () => {
         proxy((p: AnswerProgress) => void progress.push(p)),
         onAnswer,
       );
-      expect(first).toEqual({ cached: 0, generated: 2, refused: [], device: 'wasm', reason: null });
+      // Node hands the runtime a path: nothing to prepare (externalWeights null), as for an encoder
+      expect(first).toEqual({ cached: 0, generated: 2, refused: [], device: 'wasm', reason: null, externalWeights: null });
       expect(answers.map((a) => a.split(' ').slice(0, 2).join(' '))).toEqual(['q1 reader', 'q2 reader']);
       expect(progress.at(-1)).toMatchObject({ done: 2, total: 2, cached: 0, etaMs: 0, device: 'wasm' });
 
@@ -148,7 +149,7 @@ describe('createEncodeApi over comlink (onnxruntime-node)', () => {
       answers.length = 0;
       await api.dispose();
       const again = await api.answerQuestions(request, undefined, onAnswer);
-      expect(again).toEqual({ cached: 2, generated: 0, refused: [], device: null, reason: null });
+      expect(again).toEqual({ cached: 2, generated: 0, refused: [], device: null, reason: null, externalWeights: null });
       expect(answers).toEqual(generated.map((a) => a.replace(' reader ', ' cache ')));
     },
     MODEL_LOAD_TIMEOUT_MS,
