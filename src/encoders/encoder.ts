@@ -3,15 +3,7 @@
  * worker (onnxruntime-web: WebGPU or WASM) and in Node (onnxruntime-node: CPU or CUDA), which is what lets
  * the CLI and the browser produce the same vectors.
  */
-import {
-  AutoModel,
-  AutoModelForMaskedLM,
-  AutoTokenizer,
-  env,
-  ModelRegistry,
-  type PreTrainedModel,
-  type PreTrainedTokenizer,
-} from '@huggingface/transformers';
+import { AutoModel, AutoModelForMaskedLM, AutoTokenizer, env, ModelRegistry, type PreTrainedTokenizer } from '@huggingface/transformers';
 import {
   encoderInput,
   MODEL_CONFIG_FILES,
@@ -112,6 +104,30 @@ export interface SessionPreparation {
 /** The pooling a session can do in its own graph for `config`. */
 export function sessionPooling(config: EncoderConfig): SessionPooling {
   return config.pooling === 'splade-max' ? 'splade' : config.pooling;
+}
+
+/**
+ * `load` (a transformers.js `from_pretrained`) with `prepareSessions` installed when `options.ort` is given,
+ * and what it did to the first session made (null: nothing, as in Node, where the runtime gets a path).
+ */
+export async function withPreparedSessions<T>(
+  options: { readonly ort?: SessionFactory; readonly lazyWeights?: WeightsToMount },
+  pooling: SessionPooling | null,
+  load: () => Promise<T>,
+): Promise<{ value: T; prepared: SessionPreparation | null }> {
+  let prepared: SessionPreparation | null = null;
+  const restore = options.ort
+    ? prepareSessions(options.ort, {
+        pooling,
+        onPrepared: (p) => (prepared ??= p),
+        ...(options.lazyWeights ? { lazyWeights: options.lazyWeights } : {}),
+      })
+    : () => {};
+  try {
+    return { value: await load(), prepared };
+  } finally {
+    restore();
+  }
 }
 
 /** Models at least this big are loaded without weight prepacking (`withoutPrepacking`). */
@@ -364,27 +380,16 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   const Model = config.pooling === 'splade-max' ? AutoModelForMaskedLM : AutoModel;
   const subfolder = options.onnxFolder ?? 'onnx';
-  let prepared: SessionPreparation | null = null;
-  const restore = options.ort
-    ? prepareSessions(options.ort, {
-        pooling: sessionPooling(config),
-        onPrepared: (p) => (prepared ??= p),
-        ...(options.lazyWeights ? { lazyWeights: options.lazyWeights } : {}),
-      })
-    : () => {};
-  let model: PreTrainedModel;
-  try {
-    model = await Model.from_pretrained(config.model, {
+  const { value: model, prepared } = await withPreparedSessions(options, sessionPooling(config), () =>
+    Model.from_pretrained(config.model, {
       ...common,
       dtype,
       device: options.device,
       subfolder,
       // Weights past 2 GB come as `<weights>.onnx_data` beside the graph (the plan finds it).
       ...(options.externalData ? { use_external_data_format: true } : {}),
-    });
-  } finally {
-    restore();
-  }
+    }),
+  );
 
   const tokenize = (texts: readonly string[], role: 'query' | 'passage', padding: boolean) =>
     tokenizer(

@@ -4,12 +4,12 @@
  * Node (onnxruntime-node: CPU or CUDA), so the CLI and the lab produce the same answers from the same model.
  * Decoding is greedy (the paper's §3.5): the same prompt gives the same tokens on every run.
  */
-import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { AutoModelForCausalLM, AutoTokenizer, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { cleanAnswer, type ChatMessage, type ReaderTemplate } from '../core/answers/prompt.ts';
 import {
   applySource,
   downloadProgress,
-  prepareSessions,
+  withPreparedSessions,
   type DownloadCallback,
   type EncoderDevice,
   type ModelSource,
@@ -91,25 +91,14 @@ export async function loadReader(config: ReaderConfig, options: ReaderLoadOption
         '(a preset, or a repo whose tokenizer_config.json has a chat_template).',
     );
   }
-  let prepared: SessionPreparation | null = null;
-  const restore = options.ort
-    ? prepareSessions(options.ort, {
-        pooling: null,
-        onPrepared: (p) => (prepared ??= p),
-        ...(options.lazyWeights ? { lazyWeights: options.lazyWeights } : {}),
-      })
-    : () => {};
-  let model: PreTrainedModel;
-  try {
-    model = await AutoModelForCausalLM.from_pretrained(config.model, {
+  const { value: model, prepared } = await withPreparedSessions(options, null, () =>
+    AutoModelForCausalLM.from_pretrained(config.model, {
       ...common,
       dtype,
       device: options.device,
       subfolder: options.onnxFolder ?? 'onnx',
-    });
-  } finally {
-    restore();
-  }
+    }),
+  );
   const contextLength = contextOf(model.config as unknown as Record<string, unknown>);
 
   const encode = (messages: readonly ChatMessage[]): Record<string, TensorLike> =>
