@@ -197,6 +197,13 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
   const pageUrl = `${server.url}encode.html?cache=1&threads=${threads}`;
   const args = [MODEL, KIND, maxLength] as const;
   const sample = Array.from({ length: Math.min(SAMPLE, n) }, (_, i) => Math.floor((i * n) / Math.min(SAMPLE, n)));
+  /** The sample's vectors as a page holds them, against the same passages encoded fresh there. */
+  const compareSample = (on: Page) =>
+    on.evaluate(([a, idx, t]) => window.fliplabTest.compareKept('wasm', a[0], a[1], a[2], idx, t), [
+      args,
+      sample,
+      sample.map((i) => texts[i]!),
+    ] as const);
   try {
     // 1. encode, until half the passages are committed; then the page reloads mid-run.
     const page = context.pages()[0] ?? (await context.newPage());
@@ -262,11 +269,7 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
     if (resumed === null || 'error' in resumed) throw new Error(`resume: ${resumed === null ? 'no job' : resumed.error}`);
     const resumeMemory = await page.evaluate((u) => window.fliplabTest.pageMemory(u), ua);
     const resumeRss = await rss.phasePeak();
-    const resumeCheck = await page.evaluate(([a, idx, t]) => window.fliplabTest.compareKept('wasm', a[0], a[1], a[2], idx, t), [
-      args,
-      sample,
-      sample.map((i) => texts[i]!),
-    ] as const);
+    const resumeCheck = await compareSample(page);
     emit({
       phase: 'resume',
       passages: n,
@@ -342,11 +345,7 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
     });
 
     // The vectors after resume and after rebuild against a fresh encoding of the same passages.
-    const rebuildCheck = await next.evaluate(([a, idx, t]) => window.fliplabTest.compareKept('wasm', a[0], a[1], a[2], idx, t), [
-      args,
-      sample,
-      sample.map((i) => texts[i]!),
-    ] as const);
+    const rebuildCheck = await compareSample(next);
     emit({
       phase: 'check',
       sample: sample.length,

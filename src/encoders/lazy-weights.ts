@@ -132,8 +132,6 @@ export interface LazyWeightsCacheOptions {
   readonly onDownload?: DownloadCallback;
   /** The file a key names, as progress reports name it (default: the path after `/resolve/<revision>/`). */
   readonly fileOf?: (key: string) => string;
-  /** Files smaller than this are served as they are (default 0: every model file). */
-  readonly minBytes?: number;
 }
 
 export interface LazyWeightsCache extends ModelFileCacheLike {
@@ -185,7 +183,6 @@ export function lazyWeightsCache(options: LazyWeightsCacheOptions): LazyWeightsC
 
   /** The graph of `key`'s file with its weights registered, or null when the file is served as it is. */
   const graphOf = (key: string, blob: Blob): Uint8Array | null => {
-    if (blob.size < (options.minBytes ?? 0)) return null;
     const location = registry.nextLocation();
     let graph;
     try {

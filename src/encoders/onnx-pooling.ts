@@ -69,6 +69,25 @@ function initializer(w: Writer, name: string, dataType: number, dims: readonly n
 }
 
 /**
+ * Unsqueeze, ReduceSum or ReduceMax over one axis in the form `opset` defines: the axes as an INT64 input (an
+ * initializer `<prefix>axis<n>`, written once per graph) from opset 13 (ReduceMax: 18), an attribute before.
+ */
+function axisOps(g: Writer, opset: number, prefix: string) {
+  const made = new Set<number>();
+  const axesInput = (axis: number): string => {
+    const name = `${prefix}axis${axis}`;
+    if (!made.has(axis)) initializer(g, name, INT64, [1], new Uint8Array(new BigInt64Array([BigInt(axis)]).buffer));
+    made.add(axis);
+    return name;
+  };
+  return (op: 'Unsqueeze' | 'ReduceSum' | 'ReduceMax', input: string, output: string, axis: number, keepdims?: 0 | 1): void => {
+    const keep: Attribute[] = keepdims === undefined ? [] : [{ name: 'keepdims', int: keepdims }];
+    if (opset >= (op === 'ReduceMax' ? 18 : 13)) node(g, op, [input, axesInput(axis)], [output], keep);
+    else node(g, op, [input], [output], [{ name: 'axes', ints: [axis] }, ...keep]);
+  };
+}
+
+/**
  * The bytes to append to a masked-LM model (output `logits`, input `attention_mask`) so that it also outputs
  * SPLADE's pooled weights as `SPLADE_POOLED_OUTPUT` (float32, [batch, vocabulary]). `opset` is the model's.
  */
@@ -84,10 +103,8 @@ export function spladePoolingGraph(opset: number, logits = 'logits', attentionMa
     node(g, 'Cast', [attentionMask], [n('mask')], [{ name: 'to', int: FLOAT }]);
     node(g, 'Sub', [n('mask'), n('one')], [n('mask_minus_one')]);
     node(g, 'Mul', [n('mask_minus_one'), n('big')], [n('offset2')]);
-    if (opset >= 13) {
-      initializer(g, n('axis2'), INT64, [1], new Uint8Array(new BigInt64Array([2n]).buffer));
-      node(g, 'Unsqueeze', [n('offset2'), n('axis2')], [n('offset')]);
-    } else node(g, 'Unsqueeze', [n('offset2')], [n('offset')], [{ name: 'axes', ints: [2] }]);
+    const overAxis = axisOps(g, opset, P);
+    overAxis('Unsqueeze', n('offset2'), n('offset'), 2);
     // the maximum over real tokens, in the logits' own type where the opset allows
     let scores = logits;
     let offset = n('offset');
@@ -99,20 +116,7 @@ export function spladePoolingGraph(opset: number, logits = 'logits', attentionMa
       scores = n('logits_float');
     }
     node(g, 'Add', [scores, offset], [n('masked')]);
-    if (opset >= 18) {
-      initializer(g, n('axis1'), INT64, [1], new Uint8Array(new BigInt64Array([1n]).buffer));
-      node(g, 'ReduceMax', [n('masked'), n('axis1')], [n('max')], [{ name: 'keepdims', int: 0 }]);
-    } else
-      node(
-        g,
-        'ReduceMax',
-        [n('masked')],
-        [n('max')],
-        [
-          { name: 'axes', ints: [1] },
-          { name: 'keepdims', int: 0 },
-        ],
-      );
+    overAxis('ReduceMax', n('masked'), n('max'), 1, 0);
     // log1p(ReLU(max)) on [batch, vocabulary]
     node(g, 'Cast', [n('max')], [n('x')], [{ name: 'to', int: FLOAT }]);
     node(g, 'Relu', [n('x')], [n('r')]);
@@ -154,8 +158,6 @@ export function densePoolingGraph(
 ): Uint8Array {
   const n = (s: string) => `fliplab_dense_${s}`;
   const w = new Writer();
-  const axes = (g: Writer, name: string, axis: number) =>
-    initializer(g, n(name), INT64, [1], new Uint8Array(new BigInt64Array([BigInt(axis)]).buffer));
   w.message(7, (g) => {
     if (mode === 'cls') {
       // the first token's states, then float: an fp16 model's [batch, tokens, hidden] is never cast whole
@@ -166,37 +168,11 @@ export function densePoolingGraph(
       node(g, 'Cast', [hidden], [n('h')], [{ name: 'to', int: FLOAT }]);
       initializer(g, n('one'), FLOAT, [], new Uint8Array(new Float32Array([1]).buffer));
       node(g, 'Cast', [attentionMask], [n('mask')], [{ name: 'to', int: FLOAT }]);
-      if (opset >= 13) {
-        axes(g, 'axis1', 1);
-        axes(g, 'axis2', 2);
-        node(g, 'Unsqueeze', [n('mask'), n('axis2')], [n('mask3')]);
-        node(g, 'Mul', [n('h'), n('mask3')], [n('masked')]);
-        node(g, 'ReduceSum', [n('masked'), n('axis1')], [n('sum')], [{ name: 'keepdims', int: 0 }]);
-        node(g, 'ReduceSum', [n('mask'), n('axis1')], [n('count')], [{ name: 'keepdims', int: 1 }]);
-      } else {
-        node(g, 'Unsqueeze', [n('mask')], [n('mask3')], [{ name: 'axes', ints: [2] }]);
-        node(g, 'Mul', [n('h'), n('mask3')], [n('masked')]);
-        node(
-          g,
-          'ReduceSum',
-          [n('masked')],
-          [n('sum')],
-          [
-            { name: 'axes', ints: [1] },
-            { name: 'keepdims', int: 0 },
-          ],
-        );
-        node(
-          g,
-          'ReduceSum',
-          [n('mask')],
-          [n('count')],
-          [
-            { name: 'axes', ints: [1] },
-            { name: 'keepdims', int: 1 },
-          ],
-        );
-      }
+      const overAxis = axisOps(g, opset, 'fliplab_dense_');
+      overAxis('Unsqueeze', n('mask'), n('mask3'), 2);
+      node(g, 'Mul', [n('h'), n('mask3')], [n('masked')]);
+      overAxis('ReduceSum', n('masked'), n('sum'), 1, 0);
+      overAxis('ReduceSum', n('mask'), n('count'), 1, 1);
       node(g, 'Max', [n('count'), n('one')], [n('divisor')]);
       node(g, 'Div', [n('sum'), n('divisor')], [DENSE_POOLED_OUTPUT]);
     }
@@ -227,6 +203,3 @@ export function appendPooling(model: Uint8Array, pooling: SessionPooling): Uint8
   out.set(tail, model.length);
   return out;
 }
-
-/** The model with SPLADE's pooling appended (`appendPooling`). */
-export const appendSpladePooling = (model: Uint8Array): Uint8Array | null => appendPooling(model, 'splade');

@@ -28,6 +28,18 @@ beforeAll(async () => {
 
 const modelBytes = (model: string, file = 'model.onnx') => new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, model, 'onnx', file)));
 
+/** Feeds for a session's inputs: token ids from `firstId` up, masks and type ids of ones, [batch, seq]. */
+function tokenFeeds(session: ort.InferenceSession, batch: number, seq: number, firstId: number): Record<string, ort.Tensor> {
+  const feeds: Record<string, ort.Tensor> = {};
+  for (const name of session.inputNames)
+    feeds[name] = new ort.Tensor(
+      'int64',
+      BigInt64Array.from({ length: batch * seq }, (_, i) => (name === 'input_ids' ? BigInt(i + firstId) : 1n)),
+      [batch, seq],
+    );
+  return feeds;
+}
+
 /** Reads of `bytes` standing in for FileReaderSync over the Blob made of them; counts what was read. */
 function readerOf(bytes: Uint8Array) {
   const stats = { reads: 0, bytes: 0 };
@@ -112,13 +124,7 @@ describe('externalizeGraph over a file not in memory', () => {
     const plain = await ort.InferenceSession.create(bytes);
     const moved = await ort.InferenceSession.create(fromFile.graph, { externalData: [{ path: 'w.bin', data: bytes }] });
     try {
-      const feeds: Record<string, ort.Tensor> = {};
-      for (const name of plain.inputNames)
-        feeds[name] = new ort.Tensor(
-          'int64',
-          BigInt64Array.from({ length: 10 }, (_, i) => (name === 'input_ids' ? BigInt(i + 2) : 1n)),
-          [2, 5],
-        );
+      const feeds = tokenFeeds(plain, 2, 5, 2);
       const [a, b] = [await plain.run(feeds), await moved.run(feeds)];
       for (const name of plain.outputNames)
         expect(Array.from(b[name]!.data as Float32Array)).toEqual(Array.from(a[name]!.data as Float32Array));
@@ -341,13 +347,7 @@ describe('the session hook', () => {
     expect(registry.take()).toEqual([]);
     const plain = await ort.InferenceSession.create(bytes);
     try {
-      const feeds: Record<string, ort.Tensor> = {};
-      for (const name of plain.inputNames)
-        feeds[name] = new ort.Tensor(
-          'int64',
-          BigInt64Array.from({ length: 6 }, (_, i) => (name === 'input_ids' ? BigInt(i + 3) : 1n)),
-          [2, 3],
-        );
+      const feeds = tokenFeeds(plain, 2, 3, 3);
       const hidden = (await plain.run(feeds)).last_hidden_state!;
       const width = hidden.dims[2]!;
       const data = hidden.data as Float32Array;

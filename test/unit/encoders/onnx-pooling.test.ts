@@ -9,13 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { AutoTokenizer } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../../../scripts/models/make-fixtures.ts';
-import {
-  appendPooling,
-  appendSpladePooling,
-  DENSE_POOLED_OUTPUT,
-  SPLADE_POOLED_OUTPUT,
-  spladePoolingGraph,
-} from '../../../src/encoders/onnx-pooling.ts';
+import { appendPooling, DENSE_POOLED_OUTPUT, SPLADE_POOLED_OUTPUT, spladePoolingGraph } from '../../../src/encoders/onnx-pooling.ts';
 import { onnxOpset } from '../../../src/encoders/onnx-proto.ts';
 import { clsPool, meanPool, sparsify, spladePool } from '../../../src/encoders/pooling.ts';
 import { applySource } from '../../../src/encoders/encoder.ts';
@@ -57,7 +51,7 @@ describe('SPLADE pooling appended to the graph', () => {
     const cpu = spladePool(logits.data as Float32Array, mask, { batch: texts.length, seq, width }, null);
     await plain.release();
 
-    const pooledModel = appendSpladePooling(model)!;
+    const pooledModel = appendPooling(model, 'splade')!;
     expect(pooledModel.length).toBeGreaterThan(model.length);
     const session = await ort.InferenceSession.create(pooledModel);
     expect(session.outputNames).toContain(SPLADE_POOLED_OUTPUT);
