@@ -16,10 +16,10 @@
  * names the file and what differs.
  */
 import { errorMessage } from '../core/error-message.ts';
-import { unzipSync, zipSync } from 'fflate';
+import { inflateSync, zipSync } from 'fflate';
 import { float16ToNumber as fromFloat16, toFloat16Bits as toFloat16 } from '../core/float16.ts';
 import { InputError, isInputError } from '../core/io/errors.ts';
-import { refuseZipBombs } from '../core/io/lines.ts';
+import { unzipChecked } from '../core/io/zip.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import {
   ENCODER_DTYPES,
@@ -524,14 +524,14 @@ export function zipPack(files: PackFiles, folder = 'pack'): Uint8Array {
 
 /** A zipped pack's files, its manifest's folder taken as the root (a pack zipped with or without its folder). */
 export function unzipPack(bytes: Uint8Array, where: string): Map<string, Uint8Array> {
-  let entries: Record<string, Uint8Array>;
+  let entries: Map<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes, { filter: refuseZipBombs(where) });
+    entries = unzipChecked(bytes, where, (data, out) => inflateSync(data, { out }));
   } catch (e) {
     if (isInputError(e)) throw e;
     throw new InputError(where, undefined, `expected a zip file: ${errorMessage(e)}`);
   }
-  return packAt(Object.entries(entries), where, {
+  return packAt(entries, where, {
     none: `no ${MANIFEST} in this zip: not a vector pack`,
     many: () => `more than one ${MANIFEST}: one pack per zip`,
   }).files;

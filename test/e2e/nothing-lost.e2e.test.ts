@@ -1,7 +1,8 @@
 /**
  * Hostile and awkward files in the lab (the production build in Debian's chromium):
  * - a zip bomb (one corpus.jsonl of 1 GiB of zeros in about 1 MB) offered as a collection is refused in
- *   seconds, the page answering all along, and the browser's memory comes back;
+ *   seconds, the page answering all along, and the browser's memory comes back; a ZIP64 bomb (2 GiB declared
+ *   only in its ZIP64 extra field) is refused the same way;
  * - a folder corpus whose file names hold spaces: a run exported from the lab imports back with the same
  *   numbers, and `fliplab eval` reads it;
  * - a renderer crashed (DevTools protocol) mid-judgment and mid-import: the lab reopens whole, its numbers
@@ -47,6 +48,7 @@ beforeAll(async () => {
     prepare: async (dir) => {
       work = dir;
       await zipBomb(join(work, 'bomb.zip'), 'corpus.jsonl', 1024);
+      await zipBomb(join(work, 'bomb64.zip'), 'corpus.jsonl', 2048, 'zip64-extra');
     },
   });
   ({ server, browser } = e2e);
@@ -80,6 +82,21 @@ describe('hostile files', () => {
       const cdp = await context.newCDPSession(p);
       await cdp.send('HeapProfiler.collectGarbage');
       await expect.poll(() => browserRssMB() - before, { timeout: 20_000, interval: 500 }).toBeLessThan(200);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it('a ZIP64 bomb (2 GiB declared in its ZIP64 extra field only) is refused as a bomb, not as a failed allocation', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const p = await context.newPage();
+    try {
+      await p.goto(server.url);
+      await p.getByTestId('pick-files').setInputFiles(join(work, 'bomb64.zip'));
+      await expect
+        .poll(() => p.getByTestId('collection-error').textContent(), { timeout: 5_000 })
+        .toMatch(/bomb64\.zip\/corpus\.jsonl.*refused as a decompression bomb: it inflates past 2048 MiB from \d+ MiB/s);
+      expect(await p.getByTestId('pick-files').isEnabled()).toBe(true);
     } finally {
       await context.close();
     }

@@ -19,43 +19,82 @@ export async function gzipBomb(path: string, mib: number): Promise<void> {
   );
 }
 
+/** How a bomb's zip declares its member's sizes. */
+export type ZipSizes =
+  /** in the classic 32-bit fields */
+  | 'classic'
+  /** 0xFFFFFFFF in the classic fields, the sizes in each header's ZIP64 extra field, and no ZIP64 end record */
+  | 'zip64-extra'
+  /** as 'zip64-extra', with the ZIP64 end record and its locator, as a ZIP64 writer makes them */
+  | 'zip64';
+
 /**
  * A zip holding one member, `name`, of `mib` MiB of zeros deflated: the deflate stream and its CRC-32 are
  * taken from Node's gzip (a gzip file is a 10-byte header, raw deflate, CRC-32 and size), and the zip's
- * headers written around them.
+ * headers written around them, its sizes declared as `sizes` says.
  */
-export async function zipBomb(path: string, name: string, mib: number): Promise<void> {
+export async function zipBomb(path: string, name: string, mib: number, sizes: ZipSizes = 'classic'): Promise<void> {
   const gz = `${path}.gz`;
   await gzipBomb(gz, mib);
   const g = readFileSync(gz);
   const deflated = g.subarray(10, g.length - 8);
   const crc = g.readUInt32LE(g.length - 8);
   const size = mib * (1 << 20);
+  const zip64 = sizes !== 'classic';
   const file = Buffer.from(name);
+  // ZIP64 extra field: id 1, 16 bytes: the original size, then the compressed size.
+  const extra = Buffer.alloc(zip64 ? 20 : 0);
+  if (zip64) {
+    extra.writeUInt16LE(1, 0);
+    extra.writeUInt16LE(16, 2);
+    extra.writeBigUInt64LE(BigInt(size), 4);
+    extra.writeBigUInt64LE(BigInt(deflated.length), 12);
+  }
+  const declared = (n: number) => (zip64 ? 0xffffffff : n >>> 0);
   const local = Buffer.alloc(30);
   local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(zip64 ? 45 : 20, 4);
   local.writeUInt16LE(8, 8); // deflate
   local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(deflated.length, 18);
-  local.writeUInt32LE(size >>> 0, 22);
+  local.writeUInt32LE(declared(deflated.length), 18);
+  local.writeUInt32LE(declared(size), 22);
   local.writeUInt16LE(file.length, 26);
+  local.writeUInt16LE(extra.length, 28);
   const central = Buffer.alloc(46);
   central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(zip64 ? 45 : 20, 4);
+  central.writeUInt16LE(zip64 ? 45 : 20, 6);
   central.writeUInt16LE(8, 10);
   central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(deflated.length, 20);
-  central.writeUInt32LE(size >>> 0, 24);
+  central.writeUInt32LE(declared(deflated.length), 20);
+  central.writeUInt32LE(declared(size), 24);
   central.writeUInt16LE(file.length, 28);
-  const cdOffset = local.length + file.length + deflated.length;
+  central.writeUInt16LE(extra.length, 30);
+  const cdOffset = local.length + file.length + extra.length + deflated.length;
+  const cdSize = central.length + file.length + extra.length;
+  const tail: Buffer[] = [];
+  if (sizes === 'zip64') {
+    const record = Buffer.alloc(56);
+    record.writeUInt32LE(0x06064b50, 0);
+    record.writeBigUInt64LE(44n, 4);
+    record.writeUInt16LE(45, 12);
+    record.writeUInt16LE(45, 14);
+    record.writeBigUInt64LE(1n, 24);
+    record.writeBigUInt64LE(1n, 32);
+    record.writeBigUInt64LE(BigInt(cdSize), 40);
+    record.writeBigUInt64LE(BigInt(cdOffset), 48);
+    const locator = Buffer.alloc(20);
+    locator.writeUInt32LE(0x07064b50, 0);
+    locator.writeBigUInt64LE(BigInt(cdOffset + cdSize), 8);
+    locator.writeUInt32LE(1, 16);
+    tail.push(record, locator);
+  }
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
   end.writeUInt16LE(1, 8);
   end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + file.length, 12);
+  end.writeUInt32LE(cdSize, 12);
   end.writeUInt32LE(cdOffset, 16);
-  await writeFile(path, Buffer.concat([local, file, deflated, central, file, end]));
+  await writeFile(path, Buffer.concat([local, file, extra, deflated, central, file, extra, ...tail, end]));
   await rm(gz);
 }

@@ -53,19 +53,6 @@ export function inflationRefused(file: string, compressed: number, inflated: num
   );
 }
 
-/**
- * A zip reader's member filter (fflate's `unzipSync(bytes, { filter })`) that refuses a bomb on the sizes the
- * archive declares, before the member is inflated (fflate inflates into a buffer of the declared size, so a
- * member that lies about its size cannot grow past it).
- */
-export const refuseZipBombs =
-  (archive: string) =>
-  (member: { readonly name: string; readonly size: number; readonly originalSize: number }): boolean => {
-    const bomb = inflationRefused(`${archive}/${member.name}`, member.size, member.originalSize);
-    if (bomb) throw bomb;
-    return true;
-  };
-
 /** A line past MAX_LINE_BYTES, before the file's name is known (readLineRanges adds it). */
 class LineTooLong extends Error {
   constructor(

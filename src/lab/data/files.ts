@@ -21,10 +21,11 @@
  * qrels; `id<TAB>text` → queries; JSON objects → as above; other `.txt` → a document.
  */
 import { errorMessage } from '../../core/error-message.ts';
-import { unzipSync } from 'fflate';
+import { inflateSync } from 'fflate';
 import type { Diagnostic } from '../../core/types.ts';
 import { InputError, isInputError } from '../../core/io/errors.ts';
-import { refuseZipBombs, splitFields } from '../../core/io/lines.ts';
+import { splitFields } from '../../core/io/lines.ts';
+import { unzipChecked } from '../../core/io/zip.ts';
 import { qrelsFields } from '../../core/io/trec.ts';
 import { isKeptRunHeader, KEPT_RUN_SUFFIX } from '../../core/io/kept-run.ts';
 import { baseName, extensionOf, headLines, logicalName, normalizePath, wholeFile, withoutExtension } from './bytes.ts';
@@ -74,16 +75,14 @@ export function expandArchives(files: readonly CollectionFile[], depth = 0): Col
       continue;
     }
     if (depth >= MAX_ZIP_DEPTH) throw new InputError(path, undefined, 'expected at most two levels of nested .zip archives');
-    let entries: Record<string, Uint8Array>;
+    let entries: Map<string, Uint8Array>;
     try {
-      entries = unzipSync(f.bytes, { filter: refuseZipBombs(path) });
+      entries = unzipChecked(f.bytes, path, (data, out) => inflateSync(data, { out }));
     } catch (e) {
       if (isInputError(e)) throw e;
       throw new InputError(path, undefined, `could not read the .zip archive: ${errorMessage(e)}`);
     }
-    const inner = Object.entries(entries)
-      .filter(([name]) => !name.endsWith('/'))
-      .map(([name, bytes]) => ({ path: `${path}/${normalizePath(name)}`, bytes }));
+    const inner = [...entries].map(([name, bytes]) => ({ path: `${path}/${normalizePath(name)}`, bytes }));
     out.push(...expandArchives(inner, depth + 1));
   }
   return out;
