@@ -76,6 +76,8 @@ export interface LabCollection {
   readonly gold?: ReadonlyMap<string, readonly string[]>;
   /** No corpus: the passages are the ids the runs rank, with no text. */
   readonly passagesFromRuns?: boolean;
+  /** Where each run came from (the file the user gave), by run name. */
+  readonly runSources?: readonly { readonly run: string; readonly source: string }[];
 }
 
 export interface CollectionSummary {
@@ -87,8 +89,11 @@ export interface CollectionSummary {
   readonly judged: boolean;
   readonly split: string | null;
   readonly splits: readonly string[];
-  /** Runs that came with the collection: name, queries, ranked entries (lines of the run file, duplicates dropped). */
-  readonly runs: readonly { readonly name: string; readonly queries: number; readonly lines: number }[];
+  /**
+   * Runs that came with the collection: name, queries, ranked entries (lines of the run file, duplicates dropped),
+   * and the file it was read from (its path inside the collection).
+   */
+  readonly runs: readonly { readonly name: string; readonly queries: number; readonly lines: number; readonly file: string }[];
   readonly diagnostics: readonly Diagnostic[];
   /**
    * No corpus was given: `docs` counts the passages the runs rank, and there is no text to rank with (BM25,
@@ -220,7 +225,12 @@ export class LabEngine {
       judged: c.qrels !== null,
       split: c.split ?? null,
       splits: c.splits ?? [],
-      runs: c.runs.map((r) => ({ name: r.name, queries: r.byQuery.size, lines: entries(r) })),
+      runs: c.runs.map((r) => ({
+        name: r.name,
+        queries: r.byQuery.size,
+        lines: entries(r),
+        file: c.runSources?.find((s) => s.run === r.name)?.source ?? r.name,
+      })),
       diagnostics: c.diagnostics,
       passagesFromRuns: c.passagesFromRuns === true,
       nonRelevantJudgments: countNonRelevant(c.qrels),

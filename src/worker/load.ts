@@ -4,9 +4,11 @@
  * corpus and queries, and gather every warning. Runs inside the lab worker (no DOM) and in Node.
  *
  * Decisions:
- * - Errors are the core's InputError (file path, 1-based line, reason): a malformed line anywhere stops
- *   the load and names its file and line. Unrecognised or ignored files do not stop it: they become
- *   diagnostics (see files.ts).
+ * - Errors are the core's InputError (file path, 1-based line, reason): a malformed line in the corpus,
+ *   queries or judgments stops the load and names its file and line. A bad run does not: it is read by the
+ *   reader *Import runs* uses, its error becomes an error diagnostic (file, line, reason) and the run is left
+ *   out, so one bad run among good ones never costs the collection. Unrecognised or ignored files do not stop
+ *   it either: they become diagnostics (see files.ts).
  * - Corpus: required unless runs are given (BEIR corpus, parquet, CSV, aliased JSONL, or .txt/.md documents).
  *   Without one, the passages are the ids the runs rank (no text): the analysis, measures, explorer (ids,
  *   grades, ranks) and exports need nothing more; BM25 and encoders need text. Several corpus
@@ -249,6 +251,52 @@ function runName(run: Run, file: string, taken: Set<string>): string {
   return name;
 }
 
+interface ReadRun {
+  readonly run: Run;
+  readonly source: RunSource;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** One run file of a collection, read as *Import runs* reads one (the same reader, the same errors), and named. */
+async function readRun(
+  c: ClassifiedFile,
+  job: ReadingJob,
+  judgments: Qrels | null,
+  split: string | null,
+  taken: Set<string>,
+): Promise<ReadRun> {
+  const source = (): TextSource => job.source(c.file.path, fileSource(c.file));
+  const bytes = fileSize(c.file);
+  if (c.format === 'kept-run') {
+    const kept = await readKeptRun(source(), c.file.path);
+    const name = runName(kept.value, kept.info.source.file, taken);
+    const diagnostics: Diagnostic[] = [...kept.warnings];
+    if (kept.value.cut && kept.info.judged !== split) {
+      const judgedBy = (s: string | null): string => (s === null ? 'no judgments' : `split ${quote(s)}`);
+      diagnostics.push({
+        severity: 'warning',
+        file: c.file.path,
+        message:
+          `kept from ${kept.info.source.file} with the judged documents of ${judgedBy(kept.info.judged)}, not of ` +
+          `${judgedBy(split)}: documents these judge below rank ${kept.value.depth} count as not retrieved (open the run ` +
+          'file again to have them)',
+      });
+    }
+    return {
+      run: { ...kept.value, name },
+      source: { run: name, file: c.file.path, source: kept.info.source.file, bytes, kept: true, warnings: kept.warnings },
+      diagnostics,
+    };
+  }
+  const parsed = await readRunTop(source, c.file.path, runKeepOptions(judgments, c.file));
+  const name = runName(parsed.value, c.file.path, taken);
+  return {
+    run: { ...parsed.value, name },
+    source: { run: name, file: c.file.path, source: c.file.path, bytes, kept: false, warnings: parsed.warnings },
+    diagnostics: parsed.warnings,
+  };
+}
+
 /** Load a collection from files (see the file comment for what is required and what is chosen). */
 export async function loadCollection(files: readonly CollectionFile[], options: LoadOptions = {}): Promise<LoadedCollection> {
   const name = options.name ?? guessName(files);
@@ -296,33 +344,25 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
   const taken = new Set<string>();
   const judgments = qrels?.value ?? null;
   const runSources: RunSource[] = [];
+  // One bad run is reported (file, line, what was expected) and left out; the rest of the collection opens.
+  const runErrors: InputError[] = [];
   for (const c of of('run')) {
     job.check();
-    const source = (): TextSource => job.source(c.file.path, fileSource(c.file));
-    if (c.format === 'kept-run') {
-      const kept = await readKeptRun(source(), c.file.path);
-      const name = runName(kept.value, kept.info.source.file, taken);
-      runs.push({ ...kept.value, name });
-      runSources.push({ run: name, file: c.file.path, bytes: fileSize(c.file), kept: true, warnings: kept.warnings });
-      diagnostics.push(...kept.warnings);
-      if (kept.value.cut && kept.info.judged !== split) {
-        const judgedBy = (s: string | null): string => (s === null ? 'no judgments' : `split ${quote(s)}`);
-        diagnostics.push({
-          severity: 'warning',
-          file: c.file.path,
-          message:
-            `kept from ${kept.info.source.file} with the judged documents of ${judgedBy(kept.info.judged)}, not of ` +
-            `${judgedBy(split)}: documents these judge below rank ${kept.value.depth} count as not retrieved (open the run ` +
-            'file again to have them)',
-        });
-      }
-      continue;
+    try {
+      const read = await readRun(c, job, judgments, split, taken);
+      runs.push(read.run);
+      runSources.push(read.source);
+      diagnostics.push(...read.diagnostics);
+    } catch (e) {
+      if (!isInputError(e)) throw e;
+      runErrors.push(e);
+      diagnostics.push({
+        severity: 'error',
+        file: e.file,
+        ...(e.line === undefined ? {} : { line: e.line }),
+        message: `run left out: ${e.reason}`,
+      });
     }
-    const parsed = await readRunTop(source, c.file.path, runKeepOptions(judgments, c.file));
-    const name = runName(parsed.value, c.file.path, taken);
-    runs.push({ ...parsed.value, name });
-    runSources.push({ run: name, file: c.file.path, bytes: fileSize(c.file), kept: false, warnings: parsed.warnings });
-    diagnostics.push(...parsed.warnings);
   }
 
   let corpus: ParseResult<Corpus>;
@@ -338,7 +378,9 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
     passagesFromRuns = true;
     // Text kept earlier from a corpus file (see PASSAGE_TEXT_FILE): the passages get it back by id.
     for (const c of of('passage-text')) corpus = { value: withText(corpus.value, (await parseCorpusGroup([c], job)).value), warnings: [] };
-  } else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}, or TREC runs`);
+  } else if (runErrors.length > 0)
+    throw runErrors[0]!; // only runs were given, and none could be read
+  else throw new InputError(name, undefined, `no corpus found among ${listing}; expected ${ACCEPTED_CORPUS}, or TREC runs`);
   diagnostics.push(...corpus.warnings);
 
   let queries: Queries;

@@ -4,16 +4,18 @@
  * opens from the runs, the first run is the reference and the second the candidate, the headline is on the
  * first screen, and the flip report the lab exports is `fliplab flips --json` on the same files, byte for byte
  * but for the recipes. A reload brings it back; bad files are refused by name and line, keeping what is open.
+ * Bad runs dropped with the collection are reported by file and line in the collection panel and left out,
+ * the good ones open, and every run names its own file in the retriever list and the reports.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { LARGE_FILE_BYTES } from '../../src/lab/data/bytes.ts';
 import { gzipSync } from 'node:zlib';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
-import { covidRuns, docsByQuery } from '../support/runs.ts';
+import { covidRuns, docsByQuery, holeyRun } from '../support/runs.ts';
 import { cli, portableReport, saveDownload as saveTo, e2eSetup, type E2e } from './harness.ts';
 
 let work: string;
@@ -236,4 +238,61 @@ describe('runs without a corpus', () => {
       await context.close();
     }
   }, 180_000);
+});
+
+describe('bad runs dropped with a collection', () => {
+  it('each is named by file and line in the panel and left out; the good runs open, each naming its own file', async () => {
+    const dir = join(work, 'with-bad-runs');
+    await mkdir(dir, { recursive: true });
+    const bm25 = readFileSync(files.bm25, 'utf8');
+    const paths = {
+      qrels: join(dir, 'formula.qrels'),
+      bm25: join(dir, 'run.bm25-flat.txt'),
+      holey: join(dir, 'holey.run'),
+      nan: join(dir, 'nan.run'),
+      empty: join(dir, 'empty.run'),
+      twice: join(dir, 'twice.run'),
+    };
+    await writeFile(paths.qrels, readFileSync(files.qrels));
+    await writeFile(paths.bm25, bm25);
+    await writeFile(paths.holey, holeyRun(bm25));
+    await writeFile(paths.nan, '1 Q0 doc1 1 inf nan\n1 Q0 doc2 2 1.5 nan\n');
+    await writeFile(paths.empty, '');
+    await writeFile(paths.twice, '1 Q0 doc1 1 2.0 twice\n1 Q0 doc2 2 1.5 twice\n1 Q0 doc1 3 1.0 twice\n');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    const p = await context.newPage();
+    try {
+      await p.goto(server.url);
+      await p.getByTestId('pick-files').setInputFiles(Object.values(paths));
+      await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('Anserini,holey');
+      expect(await p.getByTestId('collection-error').count()).toBe(0);
+      // In view, not folded: each bad run with its file, line and what was expected, as Import runs says it.
+      const problems = p.getByTestId('collection-problems');
+      expect(await problems.isVisible()).toBe(true);
+      const text = (await problems.textContent()) ?? '';
+      expect(text).toMatch(/3 files were left out/);
+      expect(text).toMatch(/nan\.run, line 1: run left out: expected a finite number as score in column 5, got "inf"/);
+      expect(text).toMatch(/empty\.run: run left out: expected at least one run line/);
+      expect(text).toMatch(/twice\.run, line 3: run left out: document "doc1" appears twice for query "1"/);
+
+      // Each run names its own file: in the retriever list and in every report.
+      for (const [id, file] of [
+        ['Anserini', 'run.bm25-flat.txt'],
+        ['holey', 'holey.run'],
+      ] as const) {
+        const recipe = p.getByTestId(`recipe-${id}`);
+        await recipe.locator('summary').click();
+        expect(await recipe.textContent()).toContain(file);
+        expect(await recipe.textContent()).not.toContain('formula.qrels');
+      }
+      for (const button of ['export-markdown', 'export-html', 'export-latex']) {
+        const report = await saveDownload(p, () => p.getByTestId(button).click());
+        expect(report, button).toContain('run.bm25-flat.txt');
+        expect(report, button).toContain('holey.run');
+        expect(report, button).not.toMatch(/file\W{0,20}formula\.qrels/);
+      }
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

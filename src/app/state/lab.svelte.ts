@@ -172,7 +172,7 @@ export class Lab {
       this.retrievers = [];
       this.runImportErrors = [];
       this.analysis.reset();
-      for (const run of summary.runs) this.#addImported(run.name, run.queries, run.lines, name);
+      for (const run of summary.runs) this.#addImported(run.name, run.queries, run.lines, run.file);
       const sameCollection = this.view.collection === id;
       this.setView({ collection: id, ...(sameCollection ? {} : { query: null, reference: null, candidates: [] }) });
       // BM25 is the reference when there is text to rank; runs without a corpus are their own retrievers: the

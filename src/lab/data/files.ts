@@ -15,10 +15,12 @@
  *   *.jsonl|ndjson|json with aliased id/text          corpus or queries as for parquet
  *   *quer*|*topic*.tsv                                queries `qid<TAB>text`
  *   *.md, *.markdown                                  a document of a custom corpus
+ *   *.run                                             a TREC run (its parser names a bad line, as Import runs does)
  *   first line <top>, <topics …>, <?xml …>            TREC topics (SGML or XML), by content
- * Content rules for everything else (first non-empty lines): 6 columns with integer rank and numeric
- * score → TREC run; 4 columns ending in an integer → TREC qrels; `query-id corpus-id score` → BEIR
- * qrels; `id<TAB>text` → queries; JSON objects → as above; other `.txt` → a document.
+ * Content rules for everything else (first non-empty lines): 6 columns with integer rank and a score
+ * (a number, or inf/nan, which the run parser then refuses at its line) → TREC run; 4 columns ending in an
+ * integer → TREC qrels; `query-id corpus-id score` → BEIR qrels; `id<TAB>text` → queries; JSON objects → as
+ * above; other `.txt` → a document.
  */
 import { errorMessage } from '../../core/error-message.ts';
 import { inflateSync } from 'fflate';
@@ -119,7 +121,8 @@ function lineShape(line: string): Shape {
   if (line.trimStart().startsWith('{')) return 'json';
   const f = splitFields(line);
   const isInt = (s: string | undefined): boolean => s !== undefined && /^[+-]?\d+(\.0+)?$/.test(s);
-  if (f.length >= 6 && isInt(f[3]) && Number.isFinite(Number(f[4]))) return 'run';
+  // A score that is inf or nan still makes a run-shaped line: the run parser names it (file, line, what it got).
+  if (f.length >= 6 && isInt(f[3]) && (Number.isFinite(Number(f[4])) || /^[+-]?(inf(inity)?|nan)$/i.test(f[4]!))) return 'run';
   const q = qrelsFields(line); // BEIR's TSV: ids may hold spaces
   if (q.length === 4 && isInt(q[3])) return 'qrels';
   if (q.length === 3 && isInt(q[2])) return 'qrels';
@@ -184,6 +187,7 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   if (name === 'corpus.jsonl') return { file, role: 'corpus', format: 'jsonl', by: 'name' };
   if (name === 'queries.jsonl') return { file, role: 'queries', format: 'jsonl', by: 'name' };
   if (name.endsWith(KEPT_RUN_SUFFIX)) return { file, role: 'run', format: 'kept-run', by: 'name' };
+  if (ext === 'run') return { file, role: 'run', format: 'trec', by: 'name' };
 
   if (ext === 'parquet' || isParquet(file.bytes)) {
     let cols: string[];

@@ -43,7 +43,10 @@ export interface LoadedCollection {
 export interface RunSource {
   /** The run's name in the collection. */
   readonly run: string;
+  /** The file read (a kept run's own file when the lab stored it compactly). */
   readonly file: string;
+  /** The file the user gave: `file`, or for a kept run the run file it was kept from. */
+  readonly source: string;
   readonly bytes: number;
   /** The file is a kept run (core/io/kept-run.ts), as the lab stores a large run. */
   readonly kept: boolean;

@@ -191,11 +191,61 @@ describe('malformed input surfaces as InputError with path and line', () => {
     expect(e.reason).toMatch(/text field \(one of text, contents/);
   });
 
-  it('a malformed run line names the run file and line', async () => {
-    const e = await inputError(
-      loadCollection([file('corpus.jsonl', '{"_id":"d1","text":"a"}\n'), file('run.txt', `${RUN_A}q3 Q0 d1 x 1.0 bm25\n`)]),
-    );
-    expect(e).toMatchObject({ file: 'run.txt', line: 4 });
+  it('a malformed run line names the run file and line; the run is left out, the collection opens', async () => {
+    const c = await loadCollection([
+      file('corpus.jsonl', '{"_id":"d1","text":"a"}\n'),
+      file('queries.jsonl', QUERIES),
+      file('run.txt', `${RUN_A}q3 Q0 d1 x 1.0 bm25\n`),
+    ]);
+    expect(c.runs).toEqual([]);
+    expect(c.diagnostics).toContainEqual({
+      severity: 'error',
+      file: 'run.txt',
+      line: 4,
+      message: expect.stringMatching(/^run left out: expected an integer rank in column 4, got "x"/) as string,
+    });
+  });
+});
+
+describe('bad runs beside good ones', () => {
+  /** What *Import runs* says of the same bytes (the same reader). */
+  async function importError(path: string, text: string): Promise<InputError> {
+    const { readRunTop } = await import('../../../src/core/io/run-top.ts');
+    return inputError(readRunTop(() => enc.encode(text), path, { depth: 1000 }));
+  }
+
+  it('each bad run is reported with its file, line and reason, as Import runs reports it, and the good ones open', async () => {
+    const bad = {
+      'nan.run': 'q1 Q0 d1 1 inf t\n',
+      'empty.run': '',
+      'twice.run': 'q1 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n',
+    };
+    const c = await loadCollection([
+      file('formula.qrels', QRELS_TREC),
+      file('a.run', RUN_A),
+      ...Object.entries(bad).map(([path, text]) => file(path, text)),
+      file('b.run', RUN_B),
+    ]);
+    expect(c.runs.map((r) => r.name)).toEqual(['bm25', 'dense']);
+    const errors = c.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => d.file)).toEqual(Object.keys(bad));
+    for (const [path, text] of Object.entries(bad)) {
+      const expected = await importError(path, text);
+      const d = errors.find((x) => x.file === path)!;
+      expect(d.line).toBe(expected.line);
+      expect(d.message).toBe(`run left out: ${expected.reason}`);
+    }
+    expect(errors.find((d) => d.file === 'nan.run')).toMatchObject({ line: 1, message: expect.stringContaining('got "inf"') as string });
+    // Each run names its own file, never the qrels.
+    expect(c.runSources?.map((s) => [s.run, s.source])).toEqual([
+      ['bm25', 'a.run'],
+      ['dense', 'b.run'],
+    ]);
+  });
+
+  it('only runs, none readable: the first run error is the collection error', async () => {
+    const e = await inputError(loadCollection([file('formula.qrels', QRELS_TREC), file('nan.run', 'q1 Q0 d1 1 nan t\n')]));
+    expect(e).toMatchObject({ file: 'nan.run', line: 1 });
   });
 });
 
