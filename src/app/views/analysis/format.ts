@@ -6,23 +6,15 @@
  * shown as "—" with an explanation (`undefinedReason`), never as 0.
  */
 import type { Estimate } from '../../../core/stats/index.ts';
+import { formatCount, formatSigned } from '../../../report/numbers.ts';
 
 /** What an undefined cell shows. */
 export const UNDEFINED_TEXT = '—';
 
-const countFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const signedCountFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0, signDisplay: 'exceptZero' });
 const oneDecimal = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
-/** A count with thousands separators: 1234567 → "1,234,567". */
-export function formatCount(n: number): string {
-  return countFormat.format(n);
-}
-
-/** A signed count: 1177 → "+1,177", -3 → "-3", 0 → "0". */
-export function formatSigned(n: number): string {
-  return signedCountFormat.format(n);
-}
+/** Counts in prose (1234567 → "1,234,567", 1177 → "+1,177"): the headline's, shared with `fliplab demo`. */
+export { formatCount, formatSigned };
 
 /** One decimal with thousands separators: 1115.97 → "1,116.0". */
 export function formatDecimal(x: number): string {

@@ -1,45 +1,22 @@
 /**
- * The analysis in one sentence per candidate, in plain words, for the top of the page:
- * "Replacing bm25 by bm25-rm3 at k = 10 fixes 184 and breaks 28 of 648 queries (net +156); nDCG@10 0.254 → 0.421."
- * The query count is the whole cohort (every judged query), so the sentence never needs a second base.
- * When holes in the judgments could explain some broken queries, a second sentence says how many and gives the
- * negative-flip rate's range: "19 of the 28 broken have unjudged passages in bm25-rm3's top 10: negative-flip
- * rate 2.1–6.8%." (the lower end counts only broken queries whose candidate top k is fully judged).
+ * The headline's lines for the page: the sentences themselves are src/report/headline.ts's (shared with
+ * `fliplab demo`, so both say the same words); the page adds how much of a candidate's corpus is encoded
+ * while it still encodes.
  */
 import type { FlipReport, MetricsRow } from '../../types.ts';
-import { formatCount, formatSigned } from './format.ts';
+import { headlineSentences, type HeadlineSentence } from '../../../report/headline.ts';
 import { partialPassages } from '../shell/progress.ts';
 
-export interface HeadlineLine {
-  readonly candidate: string;
-  readonly text: string;
+export { holesSentence } from '../../../report/headline.ts';
+
+export interface HeadlineLine extends HeadlineSentence {
   /** "570 of 5,183 passages" when the candidate is still encoding. */
   readonly partial: string | null;
 }
 
 type Progress = Readonly<Record<string, { readonly encodedDocs: number; readonly totalDocs: number }>>;
 
-const measure = (rows: readonly MetricsRow[], run: string): number | undefined => rows.find((r) => r.run === run)?.values['ndcg_cut.10'];
-
-const percent = (v: number): string => `${(100 * v).toFixed(1)}%`;
-
-/** The holes sentence of one candidate row, or '' when no broken query has an unjudged passage in its top k. */
-export function holesSentence(c: FlipReport['depths'][number]['candidates'][number], k: number): string {
-  if (c.broken === 0 || c.broken_with_unjudged === 0) return '';
-  const high = c.negative_flip_rate.value;
-  const low = c.negative_flip_rate_low;
-  const range = high !== null && low !== null ? `: negative-flip rate ${percent(low)}–${percent(high)}` : '';
-  const all = c.broken_with_unjudged === c.broken;
-  return (
-    ` ${all ? `All ${formatCount(c.broken)}` : `${formatCount(c.broken_with_unjudged)} of the ${formatCount(c.broken)}`} broken ` +
-    `${c.broken_with_unjudged === 1 && !all ? 'has' : 'have'} unjudged passages in ${c.name}'s top ${k}${range}.`
-  );
-}
-
-/**
- * `holes: false` leaves the holes sentence out: for qrels that judge only relevant passages every other
- * passage is unjudged, and the sentence would always say "all".
- */
+/** `headlineSentences` with each candidate's encoding progress (see src/report/headline.ts for `holes`). */
 export function headlineLines(
   report: FlipReport,
   k: number,
@@ -47,22 +24,8 @@ export function headlineLines(
   partial: Progress = {},
   options: { holes?: boolean } = {},
 ): HeadlineLine[] {
-  const block = report.depths.find((d) => d.k === k) ?? report.depths[0];
-  if (!block) return [];
-  const reference = block.reference.name;
-  const before = measure(metrics, reference);
-  return block.candidates.map((c) => {
-    const after = measure(metrics, c.name);
-    const ndcg = before !== undefined && after !== undefined ? `; nDCG@10 ${before.toFixed(3)} → ${after.toFixed(3)}` : '';
-    const text =
-      `Replacing ${reference} by ${c.name} at k = ${block.k} fixes ${formatCount(c.fixed)} and breaks ${formatCount(c.broken)} ` +
-      `of ${formatCount(report.queries)} queries (net ${formatSigned(c.fixed - c.broken)})${ndcg}.` +
-      (options.holes === false ? '' : holesSentence(c, block.k));
-    const p = partial[c.name];
-    return {
-      candidate: c.name,
-      text,
-      partial: p ? partialPassages(p) : null,
-    };
+  return headlineSentences(report, k, metrics, options).map((line) => {
+    const p = partial[line.candidate];
+    return { ...line, partial: p ? partialPassages(p) : null };
   });
 }
