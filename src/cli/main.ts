@@ -6,7 +6,7 @@
  *   compare reference run + candidate runs, no qrels → overlap@k and rank-biased overlap
  *   encode BEIR folder + encoder → portable vectors folder (GPU server → anywhere)
  *   search BEIR folder + encoder (BGE, E5, SPLADE, any ONNX model) → exact-search TREC run
- *   demo   BM25 against its own one-parameter variants, the paper's within-BM25 comparison
+ *   demo   the lab's #demo in a terminal: BM25 against BM25 + RM3 and query likelihood
  * Exit status: 0 ok, 1 gate failed (flips --max-nfr), 2 bad input or usage.
  */
 import { Command, CommanderError } from 'commander';

@@ -13,6 +13,7 @@ import { runRm3 } from '../../src/core/retrieve/rm3.ts';
 import { loadBeirFolder } from '../../src/node/files.ts';
 
 import { SHARED_DATA } from '../shared-data.ts';
+import { demoHeadline } from '../support/cli.ts';
 import { tempDir } from '../support/temp.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -423,10 +424,66 @@ describe('fliplab demo and BM25 run names', () => {
     expect((await parseRun(readFileSync(tagged, 'utf8'), tagged)).value.name).toBe('mine');
   });
 
-  it('demo compares the paper BM25 with its two one-parameter variants on the bundled example by default', async () => {
+  it("demo opens the lab's #demo on the classroom collection: broken and fixed queries, on one screen", async () => {
     const r = await cli('demo');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`fliplab demo on ${TINY}: 12 passages, 8 judged queries`);
+    expect(r.stdout).toMatch(/^fliplab demo on examples\/demo-beir \(the lab's #demo\): 88 passages, 32 judged queries\n/);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(45);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
+    // The headline (its sentences wrapped at 100 columns), then the tables and the flipped queries.
+    const headline = demoHeadline(r.stdout);
+    const counts = headline.map((s) => {
+      const m =
+        /^Replacing bm25 by (\S+) at k = 3 fixes (\d+) and breaks (\d+) of 32 queries \(net [+-]?\d+\); nDCG@10 0\.\d{3} → 0\.\d{3}\.$/.exec(
+          s,
+        );
+      expect(m, s).not.toBeNull();
+      return { name: m![1]!, fixed: Number(m![2]), broken: Number(m![3]) };
+    });
+    expect(counts.map((c) => c.name)).toEqual(['bm25-rm3', 'ql']);
+    expect(counts.reduce((n, c) => n + c.broken, 0)).toBeGreaterThan(0);
+    expect(counts.reduce((n, c) => n + c.fixed, 0)).toBeGreaterThan(0);
+    for (const section of ['Broken / fixed at each depth k', 'Transitions at k = 3: bm25 supports', "Is nDCG@10's change real?"])
+      expect(r.stdout).toContain(section);
+    expect(r.stdout).toMatch(/\nbm25-rm3 +32 +[+-]0\.\d{4} \[/);
+    // Each broken and fixed query is listed with its text, as many as the headline counts.
+    const listed = r.stdout.split('Which queries flip at k = 3\n')[1]!.split('\n\n')[0]!.split('\n');
+    const byState = { broken: new Map<string, number>(), fixed: new Map<string, number>() };
+    let name = '';
+    let state: 'broken' | 'fixed' = 'broken';
+    for (const line of listed) {
+      const m = /^ {2}(\S*) +(broken|fixed)? *(q\d+) +(\S.*)$/.exec(line);
+      expect(m, line).not.toBeNull();
+      name = m![1] || name;
+      state = (m![2] as typeof state | undefined) ?? state;
+      byState[state].set(name, (byState[state].get(name) ?? 0) + 1);
+    }
+    for (const c of counts) {
+      expect(byState.broken.get(c.name) ?? 0, `${c.name} broken`).toBe(c.broken);
+      expect(byState.fixed.get(c.name) ?? 0, `${c.name} fixed`).toBe(c.fixed);
+    }
+  });
+
+  it('demo on another BEIR folder uses the lab’s k = 10 and depths; -k and --depths choose others', async () => {
+    const scifact = join(SHARED_DATA, 'scifact');
+    const r = await cli('demo', scifact);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`fliplab demo on ${scifact}: 5,183 passages, 300 judged queries`);
+    expect(r.stdout).toMatch(/\nReplacing bm25 by bm25-rm3 at k = 10 fixes \d+ and breaks \d+ of 300 queries/);
+    expect(r.stdout).toMatch(/\ncandidate +k = 1 +k = 5 +k = 10 +k = 20 +k = 50\n/);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(45);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
+    const small = await cli('demo', '-k', '2', '--depths', '1,5');
+    expect(small.stdout).toMatch(/\nReplacing bm25 by ql at k = 2 /);
+    expect(small.stdout).toMatch(/\ncandidate +k = 1 +k = 2 +k = 5\n/);
+  });
+
+  it('demo --bm25-variants keeps the paper’s within-BM25 check', async () => {
+    const r = await cli('demo', TINY, '--bm25-variants');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`fliplab demo --bm25-variants on ${TINY}: 12 passages, 8 judged queries`);
     for (const name of ['bm25', 'bm25-k1=1.2-b=0.75', 'bm25-k1=1.5-b=0.65']) expect(r.stdout).toContain(`== ${name}\n`);
   });
 });
@@ -484,7 +541,7 @@ describe('the installed bin', () => {
 
   it('demo without a folder finds the bundled example from the compiled CLI, and a closed pipe ends it quietly', async () => {
     const demo = await run(process.execPath, [join(ROOT, 'bin/fliplab.mjs'), 'demo']);
-    expect(demo.stdout).toMatch(/^fliplab demo on .*examples\/tiny-beir: 12 passages, 8 judged queries/);
+    expect(demo.stdout).toMatch(/^fliplab demo on examples\/demo-beir \(the lab's #demo\): 88 passages, 32 judged queries/);
     // `| head -1`: the reader goes away after one line; no EPIPE stack trace, exit 0
     const piped = await run('/bin/sh', [
       '-c',

@@ -7,3 +7,8 @@ export async function cli(...argv: string[]): Promise<{ code: number; stdout: st
   const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
   return { code, stdout, stderr };
 }
+
+/** The headline sentences `fliplab demo` prints (its second paragraph, wrapped at 100 columns), one per candidate. */
+export function demoHeadline(stdout: string): string[] {
+  return (stdout.split('\n\n')[1] ?? '').replace(/\n {2}/g, ' ').split('\n');
+}
