@@ -1,10 +1,11 @@
 /**
  * The lab as an instrument, end to end (lab-session.ts: the production build, the local hub server, Debian
  * chromium): #demo opens a complete analysis with no download and no sideways scrolling, on a desktop and a
- * phone; every button of the retrievers panel gives a run, a bad value is said in words; the first visit offers
- * the demo, keyboard and screen-reader structure hold (axe-core); #demo opens offline; offline, unreachable and
- * not found are told apart, with a Retry; #demo on a browser that has SciFact uses SciFact, and the README's
- * screenshots are taken from it (docs/screenshots/ with FLIPLAB_SCREENSHOTS=1).
+ * phone, its headline the one `npm run demo` prints; every button of the retrievers panel gives a run, a bad
+ * value is said in words; the first visit offers the demo, keyboard and screen-reader structure hold
+ * (axe-core); #demo opens offline; offline, unreachable and not found are told apart, with a Retry; #demo on a
+ * browser that has SciFact uses SciFact, and the README's screenshots are taken from it (docs/screenshots/ with
+ * FLIPLAB_SCREENSHOTS=1).
  *
  * Every test stands alone, as a fresh visitor. Every request of every test to the default hosts stays on the
  * local server (checked after each test); a visitor who chose other hosts is checked against them.
@@ -13,6 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { cli, demoHeadline } from '../support/cli.ts';
 import { startHubServer, type HubServer } from '../support/hub-server.ts';
 import { builtApp } from './harness.ts';
 import { axeViolations, demoReady, type Lab, useLabSession, loadSciFact, MODEL, openAddRetriever, row } from './lab-session.ts';
@@ -42,6 +44,11 @@ const sideways = (p: Page) =>
     return Math.max(page, ...panels.map((x) => (x > 1 ? x : 0)));
   });
 
+/** `fliplab demo`'s output (the lab's #demo in a terminal), asked for once. */
+let demoOut: ReturnType<typeof cli> | undefined;
+const cliDemo = () => (demoOut ??= cli('demo'));
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
 /** Where the headline is at the current scroll: in the first screen when all of it lies within the viewport's height of the top. */
 const headlineBox = (p: Page) =>
   p.evaluate(() => {
@@ -61,6 +68,9 @@ describe('the lab as an instrument', () => {
         expect(headline).toMatch(
           /Replacing bm25 by bm25-rm3 at k = 3 fixes \d+ and breaks \d+ of 32 queries \(net [+-]?\d+\); nDCG@10 0\.\d{3} → 0\.\d{3}\./,
         );
+        // `npm run demo` says the same sentences.
+        const sentences = (await p.locator('[data-testid="headline"] p').allTextContents()).map(oneLine);
+        expect(demoHeadline((await cliDemo()).stdout)).toEqual(sentences);
         expect(await p.getByTestId('collection-summary').textContent()).toMatch(/fliplab classroom collection.*88 passages.*32 judged/s);
         // It sweeps only depths every run reaches: no depth warning on the first screen.
         await expect.poll(() => p.evaluate(() => location.hash), { timeout: 5_000 }).toMatch(/[#&]d=1,3(,\d+)*(&|$)/);
