@@ -6,6 +6,7 @@
 import type { DepthWarning } from '../core/depth.ts';
 import type { AgreementReport } from '../core/agreement/compare.ts';
 import { agreementDepthRows } from '../core/agreement/format.ts';
+import { countOf } from '../core/count.ts';
 import { toCsv, type CsvCell } from './csv.ts';
 import type { Section, Table } from './document.ts';
 
@@ -48,7 +49,7 @@ export function agreementSections(
       heading: 'Retrievers',
       notes: [
         `No relevance judgments: runs are compared with the reference "${ref?.name ?? '?'}" by overlap@k and RBO@k ` +
-          `(p = ${report.rbo_p}) on ${report.queries} queries; depths ${report.depth_list.join(', ')}.`,
+          `(p = ${report.rbo_p}) on ${countOf(report.queries, 'query')}; depths ${report.depth_list.join(', ')}.`,
         'A query missing from a run scores 0 for both measures.',
       ],
       tables: [runs],

@@ -5,6 +5,7 @@
  */
 import type { AnswerFlipReport, CountEstimate } from '../core/answers/flips.ts';
 import type { AnswerMatch } from '../core/answers/normalize.ts';
+import { countOf, formatCount } from '../core/count.ts';
 
 const rate = (e: CountEstimate) => ({ count: e.count, of: e.of, rate: e.rate.value, ci_low: e.rate.lo, ci_high: e.rate.hi });
 
@@ -46,13 +47,13 @@ export const answerRate = (e: CountEstimate): string => {
 /** Table 9 as text: one block per candidate, each rate with its 95% Wilson interval. */
 export function formatAnswerFlips(report: AnswerFlipReport): string {
   const lines = [
-    `Answer check at k = ${report.k}: reference ${report.reference}, supporting ${report.referenceSupported} of ${report.queries} ` +
-      `queries; control samples by ${report.prng}(seed ${report.seed})`,
+    `Answer check at k = ${report.k}: reference ${report.reference}, supporting ${formatCount(report.referenceSupported)} of ` +
+      `${countOf(report.queries, 'query')}; control samples by ${report.prng}(seed ${report.seed})`,
   ];
   const row = (label: string, value: string) => `  ${label.padEnd(51)}${value}`;
   const some = (ids: readonly string[]) => `${ids.length} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})`;
   for (const c of report.candidates) {
-    const short = c.controlShort ? `  (only ${c.controlQueries.length} queries supported by both: all taken)` : '';
+    const short = c.controlShort ? `  (only ${countOf(c.controlQueries.length, 'query')} supported by both: all taken)` : '';
     lines.push(
       '',
       c.name,

@@ -5,6 +5,7 @@
  * same cells.
  */
 import type { AnswerFlipReport } from '../core/answers/flips.ts';
+import { countOf, formatCount } from '../core/count.ts';
 import { familyLine, significanceTables } from '../core/stats/format.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
 import { answerRate } from './answers.ts';
@@ -85,12 +86,12 @@ export function buildSections(input: ReportInput): Section[] {
     id: 'retrievers',
     heading: 'Retrievers',
     notes: [
-      `Reference "${ref.name}" against ${r.runs.length - 1} candidate(s) on ${r.queries} queries with a positive judgment ` +
-        `(grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}` +
+      `Reference "${ref.name}" against ${countOf(r.runs.length - 1, 'candidate')} on ${countOf(r.queries, 'query')} ` +
+        `with a positive judgment (grade ≥ ${r.relevance_level}); support label "${r.label}"; depths ${r.depth_list.join(', ')}` +
         (r.judged_only ? '; judged passages only (trec_eval -J: unjudged passages removed before any cut)' : '') +
         (r.cohort_at === null
           ? '.'
-          : `; one cohort at every depth: the ${r.queries} queries the reference supports at k = ${r.cohort_at}.`),
+          : `; one cohort at every depth: the ${countOf(r.queries, 'query')} the reference supports at k = ${r.cohort_at}.`),
       'A query missing from a run is unsupported by that run (counted, never dropped).',
     ],
     tables: [
@@ -154,7 +155,8 @@ export function buildSections(input: ReportInput): Section[] {
       id: 'answers',
       heading: 'Answer-level flips',
       notes: [
-        `At k = ${a.k} against ${a.reference} (supporting ${a.referenceSupported} of ${a.queries} queries): every negative flip with a ` +
+        `At k = ${a.k} against ${a.reference} (supporting ${formatCount(a.referenceSupported)} of ${countOf(a.queries, 'query')}): ` +
+          'every negative flip with a ' +
           `gold answer and a same-size control sample of both-supported queries (${a.prng}, seed ${a.seed}). An answer regression is ` +
           `correct from the reference's passages and incorrect from the candidate's. Counts, denominators, 95% Wilson intervals.`,
       ],

@@ -16,6 +16,7 @@ import {
   type JudgmentConflict,
 } from '../../core/io/judgments.ts';
 import { asDocId, asQueryId } from '../../core/io/ids.ts';
+import { countOf } from '../../core/count.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import { applyEdits, JudgmentStore, judgmentsOfPairs, latestGrades, pairKey, pairsOf, type JudgmentEdit } from '../../store/judgments.ts';
 import { tabChannel, type TabChannel } from './tabs.ts';
@@ -250,7 +251,7 @@ export class Judgments {
       await this.#edit([{ add: imported }], this.#inverse(pairs));
       const files_ = files.map((f) => f.path).join(', ');
       this.importNote =
-        `Imported ${imported.length.toLocaleString('en-US')} judgment${imported.length === 1 ? '' : 's'} from ${files_}` +
+        `Imported ${countOf(imported.length, 'judgment')} from ${files_}` +
         (merged.conflicts.length > 0
           ? `; ${merged.conflicts.length} graded differently before (the later grade counts, listed below).`
           : '.');

@@ -4,6 +4,7 @@
  * cache with no model) and exporting an encoder's cached vectors as one.
  */
 import { proxy, transfer } from 'comlink';
+import { countOf, formatCount as count } from '../../core/count.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import { encoderRunId, isRecipeRunId, LOCAL_MODEL_PREFIX, parseEncoderRunId } from '../../lab/retriever-ids.ts';
 import { localModelSource } from '../../lab/local-model.ts';
@@ -11,8 +12,6 @@ import type { EncoderJobs } from './encoder-jobs.svelte.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { EncoderHost } from './host.ts';
 import { rememberLocalRevision } from './local-revisions.ts';
-
-const count = (n: number) => n.toLocaleString('en-US');
 
 export class PackJobs {
   /** The last import: what it is doing, what it did, or why it failed. */
@@ -49,8 +48,8 @@ export class PackJobs {
         state: 'done',
         id,
         text:
-          `imported ${id}: ${count(result.passages)} of ${count(result.totalPassages)} passages and ` +
-          `${count(result.queries)} of ${count(result.totalQueries)} queries ` +
+          `imported ${id}: ${count(result.passages)} of ${countOf(result.totalPassages, 'passage')} and ` +
+          `${count(result.queries)} of ${countOf(result.totalQueries, 'query')} ` +
           `(encoded on ${result.device}, ${result.valueType})` +
           (complete ? '; no model needed' : `; the rest will be encoded with ${result.config.model}, which loads it`),
       };

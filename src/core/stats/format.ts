@@ -1,4 +1,5 @@
 /** Plain-text tables of a significance report for terminals (the `fliplab significance` default output). */
+import { countOf } from '../count.ts';
 import { textTable } from '../text-table.ts';
 import type { SignificanceReport, SignificanceRow } from './significance.ts';
 import type { TukeyResult } from './tukey.ts';
@@ -24,11 +25,10 @@ export function familyLine(report: SignificanceReport): string {
   const f = report.family;
   const candidates = new Set(f.members.map((m) => m.candidate)).size;
   const measures = new Set(f.members.map((m) => m.measure)).size;
-  const count = (n: number) => n.toLocaleString('en-US');
   return (
-    `${CORRECTION_NAMES[f.correction]} over ${f.members.length} test${f.members.length === 1 ? '' : 's'} ` +
-    `(${candidates} candidate${candidates === 1 ? '' : 's'} × ${measures} measure${measures === 1 ? '' : 's'}); ` +
-    `${count(f.permutations)} sign flips, ${count(f.bootstrap)} bootstrap resamples, seed ${f.seed}`
+    `${CORRECTION_NAMES[f.correction]} over ${countOf(f.members.length, 'test')} ` +
+    `(${countOf(candidates, 'candidate')} × ${countOf(measures, 'measure')}); ` +
+    `${countOf(f.permutations, 'sign flip')}, ${countOf(f.bootstrap, 'bootstrap resample')}, seed ${f.seed}`
   );
 }
 
@@ -77,7 +77,7 @@ function tukeyText(measure: string, t: TukeyResult & { readonly n: number }, dra
   const rows = t.pairs.map((p) => [`${p.a} − ${p.b}`, fixed(p.diff), resampled(p.p, draws)]);
   const groups = t.groups.map((g, i) => `  ${String.fromCharCode(97 + (i % 26))}: ${g.join(', ')}`).join('\n');
   return (
-    `Tukey HSD (randomized), ${measure}, ${t.n} queries every system answers\n` +
+    `Tukey HSD (randomized), ${measure}, ${countOf(t.n, 'query')} every system answers\n` +
     `${textTable(['pair', 'Δ mean', 'p'], rows)}\n` +
     `groups the test cannot tell apart at α = ${t.alpha}:\n${groups}\n`
   );

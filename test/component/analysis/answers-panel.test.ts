@@ -168,7 +168,7 @@ describe('AnswersPanel: gold files and imported predictions kept per collection'
 
     // Removing the gold file falls back to the collection's own gold.
     await fireEvent.click(screen.getByTestId('gold-remove'));
-    await waitFor(() => expect(screen.getByTestId('gold-status').textContent).toMatch(/1 queries \(from queries metadata\)/));
+    await waitFor(() => expect(screen.getByTestId('gold-status').textContent).toMatch(/\b1 query \(from queries metadata\)/));
     expect(screen.queryByTestId('gold-remove')).toBeNull();
     expect(inputs.gold.has('files:qa')).toBe(false);
   });

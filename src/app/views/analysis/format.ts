@@ -6,15 +6,18 @@
  * shown as "—" with an explanation (`undefinedReason`), never as 0.
  */
 import type { Estimate } from '../../../core/stats/index.ts';
-import { formatCount, formatSigned } from '../../../report/numbers.ts';
+import { countOf, formatCount, formatSigned } from '../../../report/numbers.ts';
 
 /** What an undefined cell shows. */
 export const UNDEFINED_TEXT = '—';
 
 const oneDecimal = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
-/** Counts in prose (1234567 → "1,234,567", 1177 → "+1,177"): the headline's, shared with `fliplab demo`. */
-export { formatCount, formatSigned };
+/**
+ * Counts in prose (1234567 → "1,234,567", 1177 → "+1,177", `countOf(1, 'query')` → "1 query"): the headline's
+ * and the reports', shared with `fliplab demo`.
+ */
+export { countOf, formatCount, formatSigned };
 
 /** One decimal with thousands separators: 1115.97 → "1,116.0". */
 export function formatDecimal(x: number): string {

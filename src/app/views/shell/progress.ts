@@ -1,4 +1,5 @@
 /** Progress wording shared by the collection and retriever panels. */
+import { countOf, formatCount } from '../../../core/count.ts';
 import type { JobProgress } from '../../types.ts';
 
 export function formatEta(ms: number | null): string {
@@ -14,18 +15,25 @@ export function formatEta(ms: number | null): string {
 export const share = (done: number, total: number): number => (total > 0 ? Math.min(1, done / total) : 0);
 
 export function describeProgress(p: JobProgress): string {
-  const cached = p.cached > 0 ? ` (${p.cached.toLocaleString('en-US')} cached)` : '';
-  const unit = p.unit === 'documents' ? 'passages' : p.unit;
-  return `${p.done.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} ${unit}${cached}`;
+  const cached = p.cached > 0 ? ` (${count(p.cached)} cached)` : '';
+  return `${count(p.done)} of ${counted(p, p.total)}${cached}`;
 }
 
 /** "570 of 5,183 passages": the one wording for how much of a partial run is in the analysis. */
 export function partialPassages(p: { readonly encodedDocs: number; readonly totalDocs: number }): string {
-  return `${p.encodedDocs.toLocaleString('en-US')} of ${p.totalDocs.toLocaleString('en-US')} passages`;
+  return `${count(p.encodedDocs)} of ${countOf(p.totalDocs, 'passage')}`;
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
-const unitName = (p: JobProgress): string => (p.unit === 'documents' ? 'passages' : p.unit);
+const count = formatCount;
+/** The noun of a job's unit, singular and plural (documents are the lab's passages). */
+const NOUNS: Readonly<Record<JobProgress['unit'], readonly [one: string, many: string]>> = {
+  documents: ['passage', 'passages'],
+  queries: ['query', 'queries'],
+  bytes: ['byte', 'bytes'],
+};
+const unitName = (p: JobProgress): string => NOUNS[p.unit][1];
+/** `n` of the job's units, in words: "1 passage", "5,183 passages". */
+const counted = (p: JobProgress, n: number): string => countOf(n, ...NOUNS[p.unit]);
 
 /** "35 passages/s", "2.4 passages/s": the rate an encoder's row shows while it encodes. */
 export function formatPerSecond(perSecond: number, unit: string): string {
@@ -41,20 +49,20 @@ export function describeRowProgress(status: string, p: JobProgress): string {
   const checked = p.checked ?? p.total;
   switch (status) {
     case 'checking':
-      return `${count(checked)} of ${count(p.total)} ${unit} looked up · none stored yet`;
+      return `${count(checked)} of ${counted(p, p.total)} looked up · none stored yet`;
     case 'restoring':
-      return `${count(p.cached)} of ${count(p.total)} ${unit} restored` + (checked < p.total ? ` · ${count(checked)} looked up` : '');
+      return `${count(p.cached)} of ${counted(p, p.total)} restored` + (checked < p.total ? ` · ${count(checked)} looked up` : '');
     case 'elsewhere':
-      return `another tab of this browser encodes this run: ${count(p.done)} of ${count(p.total)} ${unit} stored so far`;
+      return `another tab of this browser encodes this run: ${count(p.done)} of ${counted(p, p.total)} stored so far`;
     case 'loading':
     case 'confirm':
       return p.cached > 0
-        ? `${count(p.cached)} of ${count(p.total)} ${unit} restored · ${count(p.total - p.cached)} to encode once the model is loaded`
-        : `${count(p.total)} ${unit} to encode once the model is loaded`;
+        ? `${count(p.cached)} of ${counted(p, p.total)} restored · ${count(p.total - p.cached)} to encode once the model is loaded`
+        : `${counted(p, p.total)} to encode once the model is loaded`;
     default: {
       const rate = p.perSecond != null ? ` · ${formatPerSecond(p.perSecond, unit)}` : '';
       const sized = p.planBoundBy === undefined ? '' : ` · batches sized to the device's memory by the ${p.planBoundBy}`;
-      const retries = p.oomRetries ? ` · ${count(p.oomRetries)} out-of-memory ${p.oomRetries === 1 ? 'retry' : 'retries'}` : '';
+      const retries = p.oomRetries ? ` · ${countOf(p.oomRetries, 'out-of-memory retry')}` : '';
       return `${describeProgress(p)} · ${Math.round(share(p.done, p.total) * 100)}%${rate} · ${formatEta(p.etaMs)}${sized}${retries}`;
     }
   }
@@ -73,7 +81,7 @@ function activity(r: { readonly status: string; readonly progress?: JobProgress 
       return "is checking this browser's cache";
     case 'restoring': {
       const p = r.progress;
-      return `is being restored from this browser's cache${p ? ` (${count(p.cached)} of ${count(p.total)} ${unitName(p)})` : ''}`;
+      return `is being restored from this browser's cache${p ? ` (${count(p.cached)} of ${counted(p, p.total)})` : ''}`;
     }
     case 'confirm':
       return 'waits for your go-ahead to download its model';
