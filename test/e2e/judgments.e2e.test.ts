@@ -191,7 +191,7 @@ describe('judgment holes', () => {
     const c = await context.newPage();
     try {
       await c.goto(server.url);
-      const storedInC = () => c.locator('table.stored tbody th[scope="row"]').count();
+      const storedInC = () => c.getByTestId('stored-collections').locator('tbody th[scope="row"]').count();
       const before = await storedInC();
       await a.goto(server.url);
       await a.getByTestId('pick-files').setInputFiles([files.qrels, files.bm25, files.other]);

@@ -126,7 +126,7 @@ describe('the lab (wasm)', () => {
       await expect.poll(() => row(page, 'bm25').getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
       expect(lab.requested.filter((u) => u.includes('/datasets/')).length).toBeGreaterThan(0);
       // Downloaded once: the stored-collections table lists it.
-      await expect.poll(() => page.locator('table.stored').textContent()).toMatch(/SciFact/);
+      await expect.poll(() => page.getByTestId('stored-collections').textContent()).toMatch(/SciFact/);
     } finally {
       await c.close();
     }

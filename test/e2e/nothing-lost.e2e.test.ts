@@ -223,16 +223,15 @@ describe('a crashed tab', () => {
       // Every collection this browser lists opens, with no error.
       const p3 = await context.newPage();
       await p3.goto(server.url);
-      const stored = p3.locator('table.stored tbody tr');
+      const stored = p3.getByTestId('stored-collections').locator('tbody tr');
       await expect.poll(() => stored.count(), { timeout: 10_000 }).toBeGreaterThan(0);
-      const count = await stored.count();
-      for (let i = 0; i < count; i++) {
+      // By id: opening one makes it the most recently used, which reorders the list.
+      const ids = await stored.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-collection')!));
+      for (const id of ids) {
         if (!(await stored.first().isVisible())) await p3.getByTestId('change-collection').click();
-        const name = (await stored.nth(i).locator('th').textContent())!;
-        await stored
-          .nth(i)
-          .getByRole('button', { name: /^Open / })
-          .click();
+        const row = p3.getByTestId('stored-collections').locator(`tr[data-collection="${id}"]`);
+        const name = (await row.locator('th').textContent())!;
+        await row.getByRole('button', { name: /^Open / }).click();
         await expect.poll(() => p3.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toContain(name);
         expect(await p3.getByTestId('collection-error').count()).toBe(0);
       }

@@ -165,7 +165,17 @@ export class Collections {
       }
       await this.#changed();
     }
-    await this.lab.openFiles(id, display, files);
+    if (await this.lab.openFiles(id, display, files)) await this.#used(id);
+  }
+
+  /** Note that a stored collection was opened (the stored list shows its last use); failing to is no failure. */
+  async #used(id: string): Promise<void> {
+    try {
+      await this.#db().touch(id);
+      await this.#changed();
+    } catch {
+      // the collection is open; only its "last used" is not updated
+    }
   }
 
   cancelDownload(): void {
@@ -184,7 +194,7 @@ export class Collections {
     const opened = await this.lab.openFiles(id, name, files);
     if (!opened) return; // the lab shows the error in place; nothing is stored
     // The files at once (a tab closed from now on keeps the upload), then their large runs as the lab keeps them.
-    const meta = { id, name, source: 'files' as const, addedAt: Date.now() };
+    const meta = { id, name, source: 'files' as const, addedAt: Date.now(), lastUsed: Date.now() };
     let stored: unknown = null;
     try {
       await this.#db().put(meta, files);
@@ -279,6 +289,7 @@ export class Collections {
     if (!files) return false;
     const meta = this.stored.find((m) => m.id === id);
     if (!(await this.lab.openFiles(id, meta?.name ?? id.replace(/^[a-z]+:/, ''), files))) return true;
+    await this.#used(id);
     const current = await db.meta(id);
     if (current) await this.#storeKeptRuns(current, files);
     return true;

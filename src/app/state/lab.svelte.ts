@@ -182,11 +182,7 @@ export class Lab {
         const [first, ...rest] = summary.runs.map((r) => r.name);
         this.setView({ reference: this.view.reference ?? first!, candidates: rest.slice(0, RUNS_FIRST_SHOWN) });
       }
-      // A deep link names its retrievers, the reference among them: start them (cached vectors make this quick).
-      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local de-duplication, never rendered
-      const named = new Set([...(this.view.reference === null ? [] : [this.view.reference]), ...this.view.candidates]);
-      for (const rid of named) if (!this.#specs.has(rid)) await this.#restoreRetriever(rid);
-      this.analysis.schedule(0);
+      await this.restoreNamed();
       return true;
     } catch (e) {
       this.collectionError = isAbort(e) ? null : errorInfo(e);
@@ -195,6 +191,17 @@ export class Lab {
       this.busy = null;
       this.reading = null;
     }
+  }
+
+  /**
+   * Start the retrievers the view names (a deep link, or an address changed in the open tab), the reference among
+   * them, that the lab does not have yet (cached vectors make this quick); then analyse.
+   */
+  async restoreNamed(): Promise<void> {
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a local de-duplication, never rendered
+    const named = new Set([...(this.view.reference === null ? [] : [this.view.reference]), ...this.view.candidates]);
+    for (const rid of named) if (!this.#specs.has(rid)) await this.#restoreRetriever(rid);
+    this.analysis.schedule(0);
   }
 
   /** Stop reading a collection's files; the collection open before stays open. */
@@ -220,7 +227,7 @@ export class Lab {
       return;
     }
     const config = parseEncoderRunId(id);
-    if (!config) return;
+    if (!config) return this.#refuse(id, 'imported', `not a retriever of this collection, and not one the lab can make`);
     // The run id does not hold the revision (part of every cache key): a local folder's fingerprint was kept
     // when the folder was picked, an imported pack's revision when it was imported.
     const carried = id.includes('@');

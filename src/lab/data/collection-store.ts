@@ -103,13 +103,20 @@ export class CollectionStore {
     return (await (await this.#open()).getKey('meta', id)) !== undefined;
   }
 
-  /** Store (or replace) a collection. `meta.files`/`totalBytes` are recomputed from `files`. */
+  /**
+   * Store (or replace) a collection. `meta.files`/`totalBytes` are recomputed from `files`; the last use is kept
+   * from the stored meta unless given.
+   */
   async put(
-    meta: Pick<CollectionMeta, 'id' | 'name' | 'source'> & Partial<Pick<CollectionMeta, 'addedAt'>>,
+    meta: Pick<CollectionMeta, 'id' | 'name' | 'source'> & Partial<Pick<CollectionMeta, 'addedAt' | 'lastUsed'>>,
     files: readonly CollectionFile[],
   ): Promise<CollectionMeta> {
-    const full = collectionMeta(meta.id, meta.name, meta.source, files, meta.addedAt ?? Date.now());
     const db = await this.#open();
+    const lastUsed = meta.lastUsed ?? (await db.get('meta', meta.id))?.lastUsed;
+    const full = {
+      ...collectionMeta(meta.id, meta.name, meta.source, files, meta.addedAt ?? Date.now()),
+      ...(lastUsed === undefined ? {} : { lastUsed }),
+    };
     const tx = db.transaction(['meta', 'files'], 'readwrite');
     await Promise.all([
       tx.objectStore('files').put({
@@ -120,6 +127,15 @@ export class CollectionStore {
       tx.done,
     ]);
     return full;
+  }
+
+  /** Record that the collection was opened now (nothing when it is not stored). */
+  async touch(id: string, at = Date.now()): Promise<void> {
+    const db = await this.#open();
+    const tx = db.transaction('meta', 'readwrite');
+    const meta = await tx.store.get(id);
+    if (meta) await tx.store.put({ ...meta, lastUsed: at });
+    await tx.done;
   }
 
   async delete(id: string): Promise<void> {

@@ -77,4 +77,6 @@ export interface CollectionMeta {
   readonly totalBytes: number;
   /** Epoch milliseconds. */
   readonly addedAt: number;
+  /** When it was last opened (epoch milliseconds); absent for a collection stored before this was kept. */
+  readonly lastUsed?: number;
 }

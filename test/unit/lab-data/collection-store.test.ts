@@ -47,6 +47,21 @@ describe('CollectionStore', () => {
     store.close();
   });
 
+  it('keeps each collection\'s last use: touch sets it, a put keeps it, an unknown id is left alone', async () => {
+    const store = new CollectionStore('test-store-used');
+    await store.put({ id: 'x', name: 'x', source: 'files', addedAt: 1000 }, files);
+    expect((await store.meta('x'))?.lastUsed).toBeUndefined();
+    await store.touch('x', 5000);
+    expect((await store.meta('x'))?.lastUsed).toBe(5000);
+    await store.put({ id: 'x', name: 'x', source: 'files', addedAt: 1000 }, files.slice(1));
+    expect(await store.meta('x')).toMatchObject({ lastUsed: 5000, totalBytes: 4 });
+    await store.put({ id: 'x', name: 'x', source: 'files', addedAt: 1000, lastUsed: 7000 }, files);
+    expect((await store.meta('x'))?.lastUsed).toBe(7000);
+    await store.touch('nothing', 9000);
+    expect(await store.has('nothing')).toBe(false);
+    store.close();
+  });
+
   it('keeps databases apart by name', async () => {
     const a = new CollectionStore('test-store-a');
     const b = new CollectionStore('test-store-b');
