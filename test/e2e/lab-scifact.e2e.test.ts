@@ -266,7 +266,7 @@ describe('the lab (wasm)', () => {
       ).significance;
       expect(tests.rows).toHaveLength(6);
       const table = page.getByTestId('significance-table');
-      expect(await table.locator('tbody tr').count()).toBe(6);
+      expect(await table.locator('tbody tr[data-candidate]').count()).toBe(6);
       const ndcg = tests.rows.find((r) => r.measure === 'ndcg_cut_10')!;
       const ndcgRow = await table.locator('tr[data-measure="ndcg_cut_10"]').textContent();
       expect(ndcgRow).toContain(`${ndcg.mean_diff >= 0 ? '+' : '−'}${Math.abs(ndcg.mean_diff).toFixed(4)} [`);

@@ -3,7 +3,8 @@
  * qrels and 37 runs at its scale (43 judged queries × 1,000 passages each: Anserini's BM25 and 36 runs derived
  * from it by fixed rules), dropped on the lab with no corpus (the production build in Debian's chromium). The
  * track table lists every run against BM25; its tests, exported, are `fliplab significance --tukey` on the
- * same files; its flips at k are `fliplab flips`'; it sorts; a row's "Analyse" makes that run the candidate.
+ * same files, its Tukey HSD groups (the reference's too) the letters that command prints; its flips at k are
+ * `fliplab flips`'; it sorts; a row's "Analyse" makes that run the candidate.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HubServer } from '../support/hub-server.ts';
 import { docsByQuery } from '../support/runs.ts';
 import { SHARED_DATA } from '../shared-data.ts';
+import { formatSignificance } from '../../src/core/stats/format.ts';
+import type { SignificanceReport } from '../../src/core/stats/significance.ts';
 import { cli, portableReport, saveDownload, e2eSetup, type E2e } from './harness.ts';
 
 const DL19 = join(SHARED_DATA, 'trec-dl19-passage');
@@ -87,7 +90,8 @@ describe('a whole track', () => {
       // Runs are named by their tags: BM25's is "Anserini", run i's "run<i>".
       await expect.poll(() => analysisRuns(p), { timeout: 90_000 }).toMatch(/^Anserini,/);
       const table = p.getByTestId('track-table');
-      await expect.poll(() => table.locator('tbody tr').count(), { timeout: 90_000 }).toBe(RUNS);
+      const runRows = table.locator('tbody tr[data-run]');
+      await expect.poll(() => runRows.count(), { timeout: 90_000 }).toBe(RUNS);
 
       // The tests, exported, are the CLI's on the same files, the runs in the lab's order (Tukey's trials follow it).
       const exported = JSON.parse((await saveDownload(p, work, () => p.getByTestId('export-track-json').click())).text) as Tests;
@@ -112,6 +116,20 @@ describe('a whole track', () => {
       expect(out.code, out.stderr).toBe(0);
       expect(portableReport(exported)).toEqual(portableReport(JSON.parse(out.stdout) as Tests));
 
+      // The Tukey HSD groups as the CLI prints them ("  a: Anserini, run3, …"): the reference's row shows its own
+      // letters, and every run's row its letters.
+      const text = formatSignificance(JSON.parse(out.stdout) as SignificanceReport);
+      const letters: Record<string, string> = {};
+      for (const [, letter, names] of text.slice(text.indexOf('groups the test cannot tell apart')).matchAll(/^ {2}([a-z]): (.+)$/gm))
+        for (const name of names!.split(', ')) letters[name] = (letters[name] ?? '') + letter!;
+      expect(letters['Anserini']).toMatch(/^[a-z]+$/);
+      expect(await p.getByTestId('track-reference').locator('tr[data-reference="Anserini"]').count()).toBe(1);
+      expect(await p.getByTestId('track-reference-group').textContent()).toBe(letters['Anserini']);
+      const shown = await runRows.evaluateAll((rows) =>
+        Object.fromEntries(rows.map((r) => [r.getAttribute('data-run'), r.querySelectorAll('td')[9]?.textContent ?? ''])),
+      );
+      expect(shown).toEqual(Object.fromEntries(order.map((name) => [name, letters[name] ?? ''])));
+
       // Each row's broken and fixed at k = 10 are fliplab flips' for that run.
       const picked = order[5]!;
       const flips = await cli(['flips', qrels, '--reference', paths[0]!, '--candidate', pathOf(picked), '--depths', '10', '--json']);
@@ -123,12 +141,10 @@ describe('a whole track', () => {
 
       // Sorting by broken puts the fewest first; by Δ, the largest first.
       await p.getByTestId('track-sort-broken').click();
-      const broken = await table
-        .locator('tbody tr')
-        .evaluateAll((rows) => rows.map((r) => Number(r.querySelectorAll('td')[5]?.textContent)));
+      const broken = await runRows.evaluateAll((rows) => rows.map((r) => Number(r.querySelectorAll('td')[5]?.textContent)));
       expect(broken).toEqual([...broken].sort((a, b) => a - b));
       await p.getByTestId('track-sort-diff').click();
-      const first = await table.locator('tbody tr').first().getAttribute('data-run');
+      const first = await runRows.first().getAttribute('data-run');
       const best = [...exported.rows].sort((a, b) => b.mean_diff - a.mean_diff || a.candidate.localeCompare(b.candidate))[0]!.candidate;
       expect(first).toBe(best);
 

@@ -73,9 +73,24 @@ export function significanceTables(report: SignificanceReport): SignificanceTabl
   }));
 }
 
+/** The name of the i-th Tukey HSD group: "a", "b", … ("a" again after "z"). */
+const groupLetter = (i: number): string => String.fromCharCode(97 + (i % 26));
+
+/**
+ * Each system's Tukey HSD groups as letters, the way the text report names the groups: "ab" is in the first
+ * two groups. Systems that share a letter cannot be told apart; a system in no group has no entry.
+ */
+export function tukeyLetters(groups: readonly (readonly string[])[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  groups.forEach((g, i) => {
+    for (const name of g) out[name] = (out[name] ?? '') + groupLetter(i);
+  });
+  return out;
+}
+
 function tukeyText(measure: string, t: TukeyResult & { readonly n: number }, draws: number): string {
   const rows = t.pairs.map((p) => [`${p.a} − ${p.b}`, fixed(p.diff), resampled(p.p, draws)]);
-  const groups = t.groups.map((g, i) => `  ${String.fromCharCode(97 + (i % 26))}: ${g.join(', ')}`).join('\n');
+  const groups = t.groups.map((g, i) => `  ${groupLetter(i)}: ${g.join(', ')}`).join('\n');
   return (
     `Tukey HSD (randomized), ${measure}, ${countOf(t.n, 'query')} every system answers\n` +
     `${textTable(['pair', 'Δ mean', 'p'], rows)}\n` +
