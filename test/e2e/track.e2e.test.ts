@@ -4,7 +4,7 @@
  * from it by fixed rules), dropped on the lab with no corpus (the production build in Debian's chromium). The
  * track table lists every run against BM25; its tests, exported, are `fliplab significance --tukey` on the
  * same files, its Tukey HSD groups (the reference's too) the letters that command prints; its flips at k are
- * `fliplab flips`'; it sorts; a row's "Analyse" makes that run the candidate.
+ * `fliplab flips`'; it sorts; on a phone nothing in it is cut off; a row's "Analyse" makes that run the candidate.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { SHARED_DATA } from '../shared-data.ts';
 import { formatSignificance } from '../../src/core/stats/format.ts';
 import type { SignificanceReport } from '../../src/core/stats/significance.ts';
 import { cli, portableReport, saveDownload, e2eSetup, type E2e } from './harness.ts';
+import { unreadableTableText } from './table-text.ts';
 
 const DL19 = join(SHARED_DATA, 'trec-dl19-passage');
 const RUNS = 36;
@@ -147,6 +148,12 @@ describe('a whole track', () => {
       const first = await runRows.first().getAttribute('data-run');
       const best = [...exported.rows].sort((a, b) => b.mean_diff - a.mean_diff || a.candidate.localeCompare(b.candidate))[0]!.candidate;
       expect(first).toBe(best);
+
+      // On a phone the table scrolls sideways with each run's name in view, its caption wrapped, nothing cut.
+      await p.setViewportSize({ width: 390, height: 844 });
+      await p.getByTestId('track').scrollIntoViewIfNeeded();
+      expect(await unreadableTableText(p, '[data-testid="track"]')).toEqual([]);
+      await p.setViewportSize({ width: 1440, height: 900 });
 
       // "Analyse" makes a run the candidate of the full analysis.
       await p.getByTestId(`track-pick-${picked}`).click();
