@@ -6,8 +6,15 @@
  */
 import type { AnswerFlipReport } from '../core/answers/flips.ts';
 import { countOf, formatCount } from '../core/count.ts';
-import { familyLine, significanceTables } from '../core/stats/format.ts';
-import type { SignificanceReport } from '../core/stats/significance.ts';
+import {
+  familyLine,
+  geoRiskTables,
+  powerTables,
+  significanceNotes,
+  significanceTables,
+  type SignificanceTable,
+} from '../core/stats/format.ts';
+import type { SignificanceReport, SignificanceRow } from '../core/stats/significance.ts';
 import { answerRate } from './answers.ts';
 import { LAB_MEASURES, measureLabel, type MetricsRow } from './metrics.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
@@ -223,29 +230,54 @@ export function buildSections(input: ReportInput): Section[] {
 /** Adjusted p columns of a significance table (header "p adj."): a dagger marks p < 0.05, as ranx marks its tables. */
 const ADJUSTED = 'p adj.';
 
-/** The paired tests of the measures: one table per measure, adjusted p below 0.05 marked †. */
+/**
+ * The paired tests of the measures: per measure, the tests table and the rank tests and power table, adjusted p
+ * below 0.05 marked †; the rows' notes; GeoRisk when computed.
+ */
 function significanceSection(report: SignificanceReport, measures: readonly { readonly key: string; readonly label: string }[]): Section {
+  /** The table with each "p adj." cell marked † below 0.05; `adjusted` gives a row's adjusted p, column by column. */
+  const marked = (t: SignificanceTable, title: string, adjusted: (row: SignificanceRow) => readonly (number | null)[]) => {
+    const columns = t.header.flatMap((h, i) => (h === ADJUSTED ? [i] : []));
+    const byCandidate = new Map(report.rows.filter((r) => r.measure === t.measure).map((r) => [r.candidate, r]));
+    const rows = t.rows.map((cells) => {
+      const p = adjusted(byCandidate.get(cells[0]!)!);
+      return cells.map((c, i) => {
+        const which = columns.indexOf(i);
+        return which >= 0 && p[which] !== null && p[which]! < 0.05 ? `${c} †` : c;
+      });
+    });
+    return table(title, t.header, rows);
+  };
+  const power = powerTables(report);
+  const { level, alpha } = report.family.power;
   return {
     id: 'significance',
     heading: 'Is the difference real?',
     notes: [
       `Each candidate against ${report.reference}, paired over the queries both are evaluated on: mean difference with its ` +
-        '95% percentile bootstrap interval, paired t-test, sign-flip randomization test, effect size d_z = mean/sd of the ' +
-        'differences, wins/ties/losses, TRisk (losses weigh 1 + α). ' +
+        '95% percentile bootstrap interval, paired t-test, sign-flip randomization test, Wilcoxon signed-rank and sign tests, ' +
+        'effect size d_z = mean/sd of the differences, wins/ties/losses, TRisk (losses weigh 1 + α); the power of the ' +
+        `paired t-test (α = ${alpha}) at the observed difference, the smallest difference found with ${Math.round(level * 100)}% ` +
+        'power at these queries (MDE), and the queries needed for a given difference. ' +
         `Family: ${familyLine(report)}. † adjusted p < 0.05.`,
+      ...significanceNotes(report),
     ],
-    tables: significanceTables(report).map((t) => {
-      const adjusted = t.header.flatMap((h, i) => (h === ADJUSTED ? [i] : []));
-      const byCandidate = new Map(report.rows.filter((r) => r.measure === t.measure).map((r) => [r.candidate, r]));
-      const rows = t.rows.map((cells) => {
-        const row = byCandidate.get(cells[0]!)!;
-        const p = [row.p_t_adjusted, row.p_randomization_adjusted];
-        return cells.map((c, i) => {
-          const which = adjusted.indexOf(i);
-          return which >= 0 && p[which] !== null && p[which]! < 0.05 ? `${c} †` : c;
-        });
-      });
-      return table(`${measureLabel(t.measure, measures)}: candidates against ${report.reference}`, t.header, rows);
-    }),
+    tables: [
+      ...significanceTables(report).flatMap((t, i) => {
+        const label = measureLabel(t.measure, measures);
+        return [
+          marked(t, `${label}: candidates against ${report.reference}`, (r) => [r.p_t_adjusted, r.p_randomization_adjusted]),
+          marked(power[i]!, `${label}: rank tests and power`, (r) => [r.p_wilcoxon_adjusted, r.p_sign_adjusted]),
+        ];
+      }),
+      ...geoRiskTables(report).map((t) => {
+        const g = report.georisk![t.measure]!;
+        return table(
+          `${measureLabel(t.measure, measures)}: GeoRisk over ${g.queries_kept} queries (${g.queries_dropped} left out)`,
+          t.header,
+          t.rows,
+        );
+      }),
+    ],
   };
 }

@@ -6,9 +6,13 @@
  *   t = mean(d) / (sd(d)/√n), sd with n − 1;   p_t from the closed-form series of Student's t for integer ν
  *   (Abramowitz & Stegun 26.7.3–4), not the incomplete beta;   d_z = mean(d)/sd(d);
  *   URisk_α = mean(d'), d'_i = d_i if d_i ≥ 0 else (1 + α)d_i;   TRisk_α = URisk_α / (sd(d')/√n);
- *   Holm and Benjamini–Hochberg from their textbook definitions over the family (every candidate × measure).
+ *   Holm and Benjamini–Hochberg from their textbook definitions over the family (every candidate × measure);
+ *   Wilcoxon signed-rank from its ranks and the subset sums of 1..n′ (exact) or its tie-corrected normal
+ *   approximation, with Φ integrated here by Simpson's rule; the sign test from binomial coefficients;
+ *   the power, MDE and queries needed from R's power.t.test (quoted below with the calls that produced them);
+ *   ZRisk and GeoRisk from Dinçer, Macdonald & Ounis's formulas.
  * On 14 queries, the randomization p equals exact enumeration of all 2^14 sign assignments within its Monte
- * Carlo interval.
+ * Carlo interval; a candidate better on every query gets p = 1/(N + 1), shown as "≤" in every output.
  */
 import { writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
@@ -106,6 +110,80 @@ function bhLiteral(p: readonly number[]): number[] {
   return out;
 }
 
+/** Φ(x) for x ≤ 0: ½ − ∫₀^|x| φ, by Simpson's rule on 20,000 intervals (error far below 1e-12 for |x| < 8). */
+function phiLiteral(x: number): number {
+  const b = Math.abs(x);
+  const steps = 20_000;
+  const h = b / steps;
+  const f = (t: number) => Math.exp((-t * t) / 2) / Math.sqrt(2 * Math.PI);
+  let sum = f(0) + f(b);
+  for (let i = 1; i < steps; i++) sum += (i % 2 === 1 ? 4 : 2) * f(i * h);
+  return 0.5 - (sum * h) / 3;
+}
+
+/** Wilcoxon signed-rank, two-sided, zeros dropped, no continuity correction, exact or normal as defined. */
+function wilcoxonLiteral(d: readonly number[]): { p: number | null; exact: boolean } {
+  const x = d.filter((v) => v !== 0);
+  const n = x.length;
+  if (n === 0) return { p: null, exact: false };
+  const abs = x.map(Math.abs);
+  const rank = (v: number) => 1 + abs.filter((a) => a < v).length + (abs.filter((a) => a === v).length - 1) / 2;
+  const rPlus = x.reduce((s, v) => s + (v > 0 ? rank(Math.abs(v)) : 0), 0);
+  const groups = [...new Set(abs)].map((v) => abs.filter((a) => a === v).length);
+  const ties = groups.some((t) => t > 1);
+  if (!ties && n <= 50) {
+    // How many of the 2^n sign patterns give each sum of ranks: the subset sums of 1..n.
+    let counts = [1];
+    for (let k = 1; k <= n; k++) {
+      const next = new Array<number>(counts.length + k).fill(0);
+      counts.forEach((c, s) => {
+        next[s]! += c;
+        next[s + k]! += c;
+      });
+      counts = next;
+    }
+    const total = 2 ** n;
+    const le = counts.slice(0, rPlus + 1).reduce((a, b) => a + b, 0) / total;
+    const ge = counts.slice(rPlus).reduce((a, b) => a + b, 0) / total;
+    return { p: Math.min(1, 2 * Math.min(le, ge)), exact: true };
+  }
+  const sigma = Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24 - groups.reduce((s, t) => s + t ** 3 - t, 0) / 48);
+  const z = (rPlus - (n * (n + 1)) / 4) / sigma;
+  return { p: Math.min(1, 2 * phiLiteral(-Math.abs(z))), exact: false };
+}
+
+/** The exact two-sided sign test: 2·P(X ≤ min(w, l)), X ~ Binomial(w + l, ½), capped at 1. */
+function signLiteral(wins: number, losses: number): number | null {
+  const n = wins + losses;
+  if (n === 0) return null;
+  let c = 1;
+  let below = 0;
+  for (let i = 0; i <= Math.min(wins, losses); i++) {
+    below += c;
+    c = (c * (n - i)) / (i + 1);
+  }
+  return Math.min(1, (2 * below) / 2 ** n);
+}
+
+/**
+ * R 4.2.2, for each row (n = 43 queries, sd the sample sd of its differences, delta = |mean_diff|):
+ *   power.t.test(n = 43, delta = delta, sd = sd, type = "paired", tol = 1e-13)$power
+ *   power.t.test(n = 43, sd = sd, power = 0.8, type = "paired", tol = 1e-13)$delta
+ *   ceiling(power.t.test(delta = 0.02, sd = sd, power = 0.8, type = "paired", tol = 1e-13)$n), and delta = 0.05
+ * e.g. power.t.test(n=43, delta=0.085671918520755730, sd=0.36746385076421745, type="paired", tol=1e-13)$power.
+ */
+const FROM_R: Record<string, { sd: number; power: number; mde: number; n: Record<string, number> }> = {
+  'rotated recip_rank': { sd: 0.36746385076421745, power: 0.32059463911919661, mde: 0.16070013934361607, n: { '0.02': 2652, '0.05': 426 } },
+  'rotated ndcg_cut_10': { sd: 0.13942048942883131, power: 0.90353490019174398, mde: 0.060971690227413423, n: { '0.02': 384, '0.05': 63 } },
+  'reversed recip_rank': { sd: 0.40928230847813052, power: 0.54200241470685651, mde: 0.17898828379043669, n: { '0.02': 3289, '0.05': 528 } },
+  'reversed ndcg_cut_10': { sd: 0.08274787413382563, power: 0.69447039810897915, mde: 0.036187491302991211, n: { '0.02': 137, '0.05': 24 } },
+  'dropped recip_rank': { sd: 0.31179077311830011, power: 0.066922613517713447, mde: 0.13635306053088275, n: { '0.02': 1910, '0.05': 308 } },
+  'dropped ndcg_cut_10': { sd: 0.13723622853651757, power: 0.44131615596923068, mde: 0.060016464212588751, n: { '0.02': 372, '0.05': 62 } },
+};
+
+/** A number as formatP prints it, escaped for a RegExp. */
+const formatRe = (p: number): string => (p < 1e-4 ? p.toExponential(2) : p.toFixed(4)).replace('.', '\\.');
+
 interface Row {
   candidate: string;
   measure: string;
@@ -125,6 +203,14 @@ interface Row {
   risk: Record<string, { urisk: number; trisk: number }>;
   p_t_adjusted: number;
   p_randomization_adjusted: number;
+  p_wilcoxon: number | null;
+  p_sign: number | null;
+  p_wilcoxon_adjusted: number | null;
+  p_sign_adjusted: number | null;
+  power_observed: number | null;
+  mde: number | null;
+  n_needed: Record<string, number | null>;
+  note: string | null;
 }
 
 describe('fliplab significance', () => {
@@ -152,6 +238,9 @@ describe('fliplab significance', () => {
     expect(report.family).toMatchObject({ correction, permutations: 2000, bootstrap: 2000, seed: 42 });
     expect(report.rows).toHaveLength(6);
     const pT: number[] = [];
+    const pW: number[] = [];
+    const pS: number[] = [];
+    const methods = new Set<string>();
     for (const row of report.rows) {
       expect(Object.keys(row).sort()).toEqual(
         [
@@ -173,6 +262,14 @@ describe('fliplab significance', () => {
           'risk',
           'p_t_adjusted',
           'p_randomization_adjusted',
+          'p_wilcoxon',
+          'p_sign',
+          'p_wilcoxon_adjusted',
+          'p_sign_adjusted',
+          'power_observed',
+          'mde',
+          'n_needed',
+          'note',
         ].sort(),
       );
       const measure = row.measure === 'ndcg_cut_10' ? 'ndcg_cut.10' : row.measure;
@@ -202,10 +299,30 @@ describe('fliplab significance', () => {
       expect(row.ci95[0]).toBeLessThan(row.mean_diff);
       expect(row.ci95[1]).toBeGreaterThan(row.mean_diff);
       expect(row.p_randomization_ci95[0]).toBeLessThanOrEqual(row.p_randomization);
+      const wilcoxon = wilcoxonLiteral(d);
+      methods.add(wilcoxon.exact ? 'exact' : 'approximate');
+      expect(Math.abs(row.p_wilcoxon! - wilcoxon.p!)).toBeLessThan(1e-9);
+      expect(Math.abs(row.p_sign! - signLiteral(row.wins, row.losses)!)).toBeLessThan(1e-12);
+      const r = FROM_R[`${row.candidate.replace(/\.run$/, '')} ${row.measure}`]!;
+      // the quoted R call is this row's: its sd is the differences' sd
+      expect(Math.abs(sd(d) - r.sd)).toBeLessThan(1e-15);
+      expect(Math.abs(row.power_observed! - r.power)).toBeLessThan(1e-6);
+      expect(Math.abs(row.mde! - r.mde)).toBeLessThan(1e-6);
+      expect(row.n_needed).toEqual(r.n);
+      expect(row.note).toBeNull();
       pT.push(row.p_t);
+      pW.push(row.p_wilcoxon!);
+      pS.push(row.p_sign!);
     }
-    const adjusted = correction === 'holm' ? holmLiteral(pT) : bhLiteral(pT);
-    report.rows.forEach((row, i) => expect(Math.abs(row.p_t_adjusted - adjusted[i]!)).toBeLessThan(1e-9));
+    const adjust = correction === 'holm' ? holmLiteral : bhLiteral;
+    const [aT, aW, aS] = [adjust(pT), adjust(pW), adjust(pS)];
+    report.rows.forEach((row, i) => {
+      expect(Math.abs(row.p_t_adjusted - aT[i]!)).toBeLessThan(1e-9);
+      expect(Math.abs(row.p_wilcoxon_adjusted! - aW[i]!)).toBeLessThan(1e-9);
+      expect(Math.abs(row.p_sign_adjusted! - aS[i]!)).toBeLessThan(1e-12);
+    });
+    // DL19's differences hold both cases: untied (the exact null distribution) and tied (the normal approximation)
+    expect([...methods].sort()).toEqual(['approximate', 'exact']);
   });
 
   it('on 14 queries, the randomization p is exact enumeration within its Monte Carlo interval', async () => {
@@ -334,10 +451,133 @@ describe('fliplab significance', () => {
     expect(md).toMatch(/## Is the difference real\?/);
     expect(md).toMatch(/nDCG@10: candidates against run\.msmarco/);
     // One dagger per adjusted p below 0.05, in both adjusted columns.
-    const marked = rows.reduce((n, r) => n + (r.p_t_adjusted < 0.05 ? 1 : 0) + (r.p_randomization_adjusted < 0.05 ? 1 : 0), 0);
+    const below = (p: number | null) => (p !== null && p < 0.05 ? 1 : 0);
+    const marked = rows.reduce(
+      (n, r) => n + below(r.p_t_adjusted) + below(r.p_randomization_adjusted) + below(r.p_wilcoxon_adjusted) + below(r.p_sign_adjusted),
+      0,
+    );
     expect(marked).toBeGreaterThan(0);
     expect(md.match(/ † \|/g)?.length ?? 0).toBe(marked);
     expect(readFileSync(latex, 'utf8')).toMatch(/\\caption\{nDCG@10: candidates against/);
+  });
+
+  it('GeoRisk over the track equals its definition, leaving out the queries every run scores 0 on', async () => {
+    const out = await cli(
+      'significance',
+      QRELS,
+      '--reference',
+      REF,
+      ...runs.flatMap((r) => ['--candidate', r]),
+      '-l',
+      '2',
+      '-m',
+      'recip_rank',
+      '-m',
+      'ndcg_cut.10',
+      '--georisk',
+      '--json',
+    );
+    expect(out.code, out.stderr).toBe(0);
+    type Geo = { queries_kept: number; queries_dropped: number; alpha: Record<string, { name: string; zrisk: number; georisk: number }[]> };
+    const report = JSON.parse(out.stdout) as { georisk: Record<string, Geo> };
+    const dropped: number[] = [];
+    for (const measure of ['recip_rank', 'ndcg_cut.10']) {
+      const g = report.georisk[measure === 'ndcg_cut.10' ? 'ndcg_cut_10' : measure]!;
+      const values = await Promise.all([REF, ...runs].map((r) => perQuery(QRELS, r, measure, ['-l', '2'])));
+      const all = [...values[0]!.keys()].filter((q) => values.every((v) => v.has(q)));
+      const queries = all.filter((q) => values.some((v) => v.get(q)! !== 0));
+      expect([g.queries_kept, g.queries_dropped]).toEqual([queries.length, all.length - queries.length]);
+      dropped.push(g.queries_dropped);
+      const x = values.map((v) => queries.map((q) => v.get(q)!));
+      const S = x.map((row) => row.reduce((a, b) => a + b, 0));
+      const T = queries.map((_, q) => x.reduce((a, row) => a + row[q]!, 0));
+      const N = S.reduce((a, b) => a + b, 0);
+      const c = queries.length;
+      for (const alpha of [1, 5]) {
+        const rows = g.alpha[String(alpha)]!;
+        expect(rows.map((r) => r.name)).toEqual(['run.msmarco-v1-passage.bm25-default.dl19.txt', 'rotated.run', 'reversed.run', 'dropped.run']);
+        x.forEach((row, i) => {
+          const z = row.map((v, q) => {
+            const e = (S[i]! * T[q]!) / N;
+            return (v - e) / Math.sqrt(e);
+          });
+          const zrisk = z.reduce((a, v) => a + (v >= 0 ? v : (1 + alpha) * v), 0);
+          // Φ(ZRisk/c) with ZRisk/c within ±8
+          const scaled = zrisk / c;
+          const phi = scaled <= 0 ? phiLiteral(scaled) : 1 - phiLiteral(-scaled);
+          expect(Math.abs(rows[i]!.zrisk - zrisk)).toBeLessThan(1e-9);
+          expect(Math.abs(rows[i]!.georisk - Math.sqrt((S[i]! / c) * phi))).toBeLessThan(1e-9);
+        });
+      }
+    }
+    expect(Math.max(...dropped)).toBeGreaterThan(0);
+  });
+
+  it('a candidate better on every query: p = 1/(N + 1), never 0, and no output shows an adjusted p below its bound', async () => {
+    // 30 queries; the reference ranks each one's relevant passage 5th, the candidate 1st.
+    const qrels = join(tmp, 'dominant.qrels');
+    const reference = join(tmp, 'late.run');
+    const candidate = join(tmp, 'early.run');
+    const lines = (first: boolean, tag: string) =>
+      Array.from({ length: 30 }, (_, q) =>
+        Array.from({ length: 5 }, (_, r) => {
+          const doc = (first ? r === 0 : r === 4) ? `rel${q}` : `d${q}-${r}`;
+          return `${q} Q0 ${doc} ${r + 1} ${10 - r} ${tag}`;
+        }),
+      ).flat();
+    writeFileSync(qrels, Array.from({ length: 30 }, (_, q) => `${q} 0 rel${q} 1`).join('\n') + '\n');
+    writeFileSync(reference, lines(false, 'late').join('\n') + '\n');
+    writeFileSync(candidate, lines(true, 'early').join('\n') + '\n');
+    const permutations = 1000;
+    const args = ['--reference', reference, '--candidate', candidate, '-m', 'recip_rank', '-m', 'ndcg_cut.10', '--permutations', String(permutations)];
+    const json = await cli('significance', qrels, ...args, '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const rows = (JSON.parse(json.stdout) as { rows: Row[] }).rows;
+    for (const row of rows) {
+      expect(row.wins).toBe(30);
+      expect(row.p_randomization).toBe(1 / (permutations + 1));
+      // Holm over 2 tests: the smaller adjusted p is at least 2/(N + 1)
+      expect(row.p_randomization_adjusted).toBeGreaterThanOrEqual(2 / (permutations + 1) - 1e-15);
+      expect(Math.abs(row.p_sign! / (2 / 2 ** 30) - 1)).toBeLessThan(1e-12);
+    }
+    const bound = (2 / (permutations + 1)).toFixed(4);
+    const text = await cli('significance', qrels, ...args);
+    expect(text.stdout).toMatch(new RegExp(`≤ ${formatRe(1 / (permutations + 1))}\\s+≤ ${bound}`));
+    expect(text.stdout).not.toMatch(/< 0\.00/);
+    const md = join(tmp, 'dominant.md');
+    const html = join(tmp, 'dominant.html');
+    const tex = join(tmp, 'dominant.tex');
+    for (const [flag, file] of [
+      ['--report', md],
+      ['--report', html],
+      ['--latex', tex],
+    ] as const) {
+      const flips = await cli('flips', qrels, '--reference', reference, '--candidate', candidate, '--significance', flag, file);
+      expect(flips.code, flips.stderr).toBe(0);
+      const written = readFileSync(file, 'utf8');
+      // the lab's 10,000 sign flips over its family: at the floor, and said so
+      expect(written, file).toMatch(/(≤|\\leq)\s*(1\.00e-4|0\.0001)/);
+      expect(written, file).not.toMatch(/(^|[^≤])\s0\.0000\b|< 0\.0001/);
+    }
+  });
+
+  it('a run identical to the reference: every statistic that needs a difference is null, and says why', async () => {
+    const out = await cli('significance', QRELS, '--reference', REF, '--candidate', REF, '--name', 'a', '--name', 'b', '--json');
+    expect(out.code, out.stderr).toBe(0);
+    for (const row of (JSON.parse(out.stdout) as { rows: Row[] }).rows) {
+      expect([row.t, row.d_z, row.risk['1']!.trisk, row.p_wilcoxon, row.p_sign, row.power_observed, row.mde]).toEqual([
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+      ]);
+      expect(row.n_needed).toEqual({ '0.02': null, '0.05': null });
+      expect(row.p_randomization).toBe(1);
+      expect(row.note).toMatch(/no query changed/);
+    }
   });
 
   it('refuses bad input with a clear message, before reading any run', async () => {
@@ -349,6 +589,8 @@ describe('fliplab significance', () => {
       [['--candidate', runs[0]!, '--correction', 'sidak'], /--correction expects one of holm, bonferroni, bh, none/],
       [['--candidate', runs[0]!, '--risk-alpha', '1,x'], /--risk-alpha expects/],
       [['--candidate', runs[0]!, '--permutations', '0'], /--permutations expects/],
+      [['--candidate', runs[0]!, '--power', '1.5'], /--power expects a number between 0\.05 and 1/],
+      [['--candidate', runs[0]!, '--delta', '0.02,x'], /--delta expects comma-separated numbers > 0/],
       [['--candidate', '/nonexistent/run'], /nonexistent/],
     ];
     for (const [extra, message] of cases) {

@@ -1,8 +1,9 @@
 /**
  * `fliplab significance`: is a measure's difference real? Each candidate run against the reference on each
  * chosen measure, paired over the queries both are evaluated on (trec_eval's per-query values, without
- * `-c`): paired t-test, sign-flip randomization test, bootstrap interval, effect size, wins/ties/losses,
- * URisk/TRisk, the p values corrected over the call's family, and on request a randomized Tukey HSD. Runs
+ * `-c`): paired t-test, sign-flip randomization test, Wilcoxon signed-rank and sign tests, bootstrap interval,
+ * effect size, wins/ties/losses, URisk/TRisk, the t-test's power (observed, MDE, queries needed), the p values
+ * corrected over the call's family, and on request a randomized Tukey HSD and GeoRisk over the track. Runs
  * are evaluated as `fliplab eval` does (cli/evaluate-file.ts: any size, streamed from their bytes).
  */
 import { errorMessage } from '../../core/error-message.ts';
@@ -10,6 +11,7 @@ import type { Command } from 'commander';
 import { EvalPlan, parseMeasures, parseTrecEvalVersion } from '../../core/metrics/index.ts';
 import { CORRECTIONS, type Correction } from '../../core/stats/corrections.ts';
 import { formatSignificance } from '../../core/stats/format.ts';
+import { DEFAULT_DELTAS, DEFAULT_POWER, POWER_ALPHA } from '../../core/stats/paired.ts';
 import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, DEFAULT_RISK_ALPHAS, DEFAULT_SEED, significance } from '../../core/stats/significance.ts';
 import { significanceJson, systemValues } from '../../report/significance.ts';
 import { collect, parseIntFlag } from '../args.ts';
@@ -30,10 +32,31 @@ interface SignificanceOpts {
   correction: string;
   riskAlpha: number[];
   tukey?: boolean;
+  georisk?: boolean;
+  power: number;
+  delta: string[];
   json?: boolean;
   l: number;
   judgedOnly?: boolean;
   trecEval: string;
+}
+
+/** "0.8" → 0.8: the power asked of the MDE and the queries needed (strictly between 0.05 and 1). */
+function parsePower(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n > POWER_ALPHA && n < 1))
+    throw new UsageError(`--power expects a number between 0.05 and 1, got "${value}"`);
+  return n;
+}
+
+/** "0.02,0.05" → ["0.02", "0.05"]: the differences n_needed answers for, kept as written (each > 0). */
+function parseDeltas(value: string): string[] {
+  return value.split(',').map((part) => {
+    const d = part.trim();
+    if (d === '' || !(Number(d) > 0) || !Number.isFinite(Number(d)))
+      throw new UsageError(`--delta expects comma-separated numbers > 0, got "${value}"`);
+    return d;
+  });
 }
 
 /** trec_eval syntax of the default measures: nDCG@10 and reciprocal rank. */
@@ -53,8 +76,9 @@ export function registerSignificance(program: Command, io: Io, _setExit: (code: 
   program
     .command('significance')
     .description(
-      'is the difference real? paired t-test, randomization test, bootstrap interval, effect size and risk (URisk/TRisk) ' +
-        'of each candidate against the reference, per measure, corrected over the family; --tukey for all systems at once',
+      'is the difference real? paired t-test, randomization, Wilcoxon and sign tests, bootstrap interval, effect size, ' +
+        'risk (URisk/TRisk) and power of each candidate against the reference, per measure, corrected over the family; ' +
+        '--tukey and --georisk for all systems at once',
     )
     .argument('[qrels]', 'TREC qrels or BEIR qrels TSV (or give them with --qrels)')
     .option('--qrels <file>', QRELS_HELP, collect, [])
@@ -88,10 +112,20 @@ export function registerSignificance(program: Command, io: Io, _setExit: (code: 
     .option('--correction <method>', `multiple-comparison correction over every candidate × measure: ${CORRECTIONS.join(', ')}`, 'holm')
     .option('--risk-alpha <list>', 'α values of URisk/TRisk: a loss weighs 1 + α (comma-separated)', parseAlphas, [...DEFAULT_RISK_ALPHAS])
     .option('--tukey', 'also run a randomized Tukey HSD over the reference and every candidate, per measure')
+    .option('--georisk', 'also score every run by GeoRisk over the whole track (the reference and every candidate), per measure and α')
+    .option(
+      '--power <p>',
+      'power asked of the minimum detectable effect and the queries needed (paired t-test, α = 0.05)',
+      parsePower,
+      DEFAULT_POWER,
+    )
+    .option('--delta <list>', 'differences to give the queries needed for (comma-separated, as written in the JSON keys)', parseDeltas, [
+      ...DEFAULT_DELTAS,
+    ])
     .option('-l <n>', 'minimum grade that counts as relevant for binary measures', parseIntFlag('-l', -1000000), 1)
     .option('-J, --judged-only', 'evaluate only judged documents, as trec_eval -J')
     .option('--trec-eval <release>', 'trec_eval release whose measures are compared: 10.0 or 9.0.8', '10.0')
-    .option('--json', 'print JSON: reference, family, rows[] (one per candidate × measure), tukey')
+    .option('--json', 'print JSON: reference, family, rows[] (one per candidate × measure), tukey, georisk')
     .action(async (qrelsArg: string | undefined, opts: SignificanceOpts) => {
       const qrelsFiles = qrelsPaths(qrelsArg, opts.qrels);
       if (opts.candidate.length === 0) throw new UsageError('significance needs at least one --candidate run');
@@ -145,6 +179,9 @@ export function registerSignificance(program: Command, io: Io, _setExit: (code: 
           correction: opts.correction as Correction,
           riskAlphas: opts.riskAlpha,
           tukey: opts.tukey === true,
+          georisk: opts.georisk === true,
+          power: opts.power,
+          deltas: opts.delta,
         });
       } catch (e) {
         if (e instanceof RangeError) throw new UsageError(e.message);

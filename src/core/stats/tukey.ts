@@ -2,7 +2,8 @@
  * The randomized Tukey HSD test (Carterette, TOIS 2012) over m systems on one measure's per-query values:
  * under the null hypothesis the systems are exchangeable within each query, so each trial shuffles every
  * query's m values among the systems and records the largest difference between two systems' means; the p
- * of a pair is the share of trials whose largest difference reaches the pair's observed one. One family:
+ * of a pair is (hits + 1)/(N + 1), hits the trials of N whose largest difference reaches the pair's observed
+ * one (never 0: the observed assignment is one of the possible ones). One family:
  * every pair is covered at once, no further correction. The groups are the maximal runs of systems, in
  * order of mean, that the test cannot tell apart pairwise at `alpha` (homogeneous subsets).
  */
@@ -88,7 +89,8 @@ export function randomizedTukey(
         if (ranges[mid]! < reach) first = mid + 1;
         else last = mid;
       }
-      pairs.push({ a: names[a]!, b: names[b]!, diff, p: (ranges.length - first) / ranges.length });
+      // (hits + 1)/(N + 1), as the randomization test: the observed assignment is one of the trials, so p > 0.
+      pairs.push({ a: names[a]!, b: names[b]!, diff, p: (ranges.length - first + 1) / (ranges.length + 1) });
     }
   }
   const order = names.map((_, i) => i).sort((x, y) => means[y]! - means[x]! || x - y);

@@ -50,10 +50,13 @@ describe('the sign-flip randomization test', () => {
     expect(Math.abs(mc.p - exact)).toBeLessThan(0.03);
   });
 
-  it('is 1 when nothing changed, and small when every query gains', () => {
+  it('is 1 when nothing changed, and 1/(N + 1), never 0, when every query gains', () => {
     expect(signFlipTest([0, 0, 0, 0], 1000, randomStream(1, 'a')).p).toBe(1);
     const gains = Array.from({ length: 40 }, (_, i) => 0.1 + i / 1000);
-    expect(signFlipTest(gains, 2000, randomStream(1, 'b')).p).toBe(0);
+    const all = signFlipTest(gains, 2000, randomStream(1, 'b'));
+    expect(all.p).toBe(1 / 2001);
+    // the Monte Carlo interval is of the share of hits, 0 of 2000
+    expect(all.ci95[0]).toBeLessThan(1e-12);
   });
 });
 
@@ -96,8 +99,26 @@ describe('pairedTest', () => {
     expect([one.t, one.p_t, one.d_z, one.risk['1']!.trisk]).toEqual([null, null, null, null]);
     const same = pairedTest([0.3, 0.4], [0.3, 0.4], options);
     expect([same.t, same.p_t, same.d_z, same.p_randomization]).toEqual([null, 1, null, 1]);
+    expect([same.p_wilcoxon, same.p_sign, same.power_observed, same.mde, same.n_needed]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      { '0.02': null, '0.05': null },
+    ]);
+    expect(same.note).toMatch(/no query changed/);
     const shifted = pairedTest([0.25, 0.5, 0.75], [0.375, 0.625, 0.875], options);
     expect([shifted.t, shifted.p_t, shifted.d_z]).toEqual([null, 0, null]);
+    // A shift that rounding leaves an sd of ~1e-17: still no variation, so no t of 1e16.
+    const reference = [0.1, 0.7, 0.3, 0.9, 0.2];
+    const rounded = pairedTest(
+      reference,
+      reference.map((x) => x + 0.1),
+      options,
+    );
+    expect([rounded.t, rounded.d_z, rounded.risk['1']!.trisk, rounded.power_observed, rounded.mde]).toEqual([null, null, null, null, null]);
+    expect(rounded.note).toMatch(/every query moved by the same \+0\.1000/);
+    expect(rounded.p_t).toBe(0);
     expect(() => pairedTest([], [], options)).toThrow(/no query/);
     expect(() => pairedTest([1], [1, 2], options)).toThrow(/1 reference values against 2/);
   });
