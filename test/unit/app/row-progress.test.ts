@@ -18,3 +18,14 @@ describe('an encoding row', () => {
     expect(describeRowProgress('encoding', { ...base, oomRetries: 1 })).toMatch(/· 1 out-of-memory retry$/);
   });
 });
+
+describe('counts in a row', () => {
+  it('name one query or passage in the singular and the rest in the plural, with thousands separators', () => {
+    const one: JobProgress = { done: 0, total: 1, cached: 0, etaMs: null, unit: 'queries' };
+    expect(describeRowProgress('confirm', one)).toBe('1 query to encode once the model is loaded');
+    expect(describeRowProgress('checking', { ...one, unit: 'documents', checked: 0 })).toBe('0 of 1 passage looked up · none stored yet');
+    expect(describeRowProgress('confirm', { ...one, total: 5183, unit: 'documents' })).toBe(
+      '5,183 passages to encode once the model is loaded',
+    );
+  });
+});
