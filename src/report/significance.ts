@@ -64,7 +64,8 @@ export function significanceOfResults(
 
 /**
  * A whole track's tests (the lab's track table): one measure, every run against the reference, 10,000 sign
- * flips and a randomized Tukey HSD with as many trials, 1,000 bootstrap resamples, Holm over the runs — what
- * `fliplab significance -m <measure> --bootstrap 1000 --tukey` prints for the same files.
+ * flips and a randomized Tukey HSD with as many trials, 1,000 bootstrap resamples, Holm over the runs, GeoRisk
+ * over them all — what `fliplab significance -m <measure> --bootstrap 1000 --tukey --georisk` prints for the
+ * same files.
  */
-export const TRACK_SIGNIFICANCE: SignificanceOptions = { ...LAB_SIGNIFICANCE, tukey: true };
+export const TRACK_SIGNIFICANCE: SignificanceOptions = { ...LAB_SIGNIFICANCE, tukey: true, georisk: true };

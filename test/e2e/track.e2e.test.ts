@@ -2,7 +2,7 @@
  * A whole track, as a TREC track's organisers or a reader of its overview paper would open it: TREC DL 2019's
  * qrels and 37 runs at its scale (43 judged queries × 1,000 passages each: Anserini's BM25 and 36 runs derived
  * from it by fixed rules), dropped on the lab with no corpus (the production build in Debian's chromium). The
- * track table lists every run against BM25; its tests, exported, are `fliplab significance --tukey` on the
+ * track table lists every run against BM25; its tests, exported, are `fliplab significance --tukey --georisk` on the
  * same files, its Tukey HSD groups (the reference's too) the letters that command prints; its flips at k are
  * `fliplab flips`'; it sorts; on a phone nothing in it is cut off; a row's "Analyse" makes that run the candidate.
  */
@@ -112,10 +112,18 @@ describe('a whole track', () => {
         '--bootstrap',
         '1000',
         '--tukey',
+        '--georisk',
         '--json',
       ]);
       expect(out.code, out.stderr).toBe(0);
       expect(portableReport(exported)).toEqual(portableReport(JSON.parse(out.stdout) as Tests));
+      // GeoRisk (α = 1) over the whole track, the reference's included, as the CLI computes it
+      const geo = (JSON.parse(out.stdout) as SignificanceReport).georisk!['ndcg_cut_10']!.alpha['1']!;
+      expect(await p.getByTestId('track-reference-geo').textContent()).toBe(geo[0]!.georisk.toFixed(4));
+      const geoShown = await runRows.evaluateAll((rows) =>
+        Object.fromEntries(rows.map((r) => [r.getAttribute('data-run'), r.querySelectorAll('td')[9]?.textContent ?? ''])),
+      );
+      expect(geoShown).toEqual(Object.fromEntries(geo.slice(1).map((g) => [g.name, g.georisk.toFixed(4)])));
 
       // The Tukey HSD groups as the CLI prints them ("  a: Anserini, run3, …"): the reference's row shows its own
       // letters, and every run's row its letters.
@@ -127,7 +135,7 @@ describe('a whole track', () => {
       expect(await p.getByTestId('track-reference').locator('tr[data-reference="Anserini"]').count()).toBe(1);
       expect(await p.getByTestId('track-reference-group').textContent()).toBe(letters['Anserini']);
       const shown = await runRows.evaluateAll((rows) =>
-        Object.fromEntries(rows.map((r) => [r.getAttribute('data-run'), r.querySelectorAll('td')[9]?.textContent ?? ''])),
+        Object.fromEntries(rows.map((r) => [r.getAttribute('data-run'), r.querySelectorAll('td')[10]?.textContent ?? ''])),
       );
       expect(shown).toEqual(Object.fromEntries(order.map((name) => [name, letters[name] ?? ''])));
 

@@ -3,7 +3,7 @@
  * that does not repeat its heading; the track table shows the reference's own Tukey HSD groups, with the letters
  * `fliplab significance --tukey` prints (formatSignificance, the CLI's text) for every run.
  */
-import { render, within } from '@testing-library/svelte';
+import { fireEvent, render, within } from '@testing-library/svelte';
 import { describe, expect, test } from 'vitest';
 import SignificanceTable from '../../../src/app/views/analysis/SignificanceTable.svelte';
 import TrackTable from '../../../src/app/views/analysis/TrackTable.svelte';
@@ -57,6 +57,50 @@ describe('paired tests of the measures', () => {
   });
 });
 
+describe('the tests shown and the power', () => {
+  const [ref, ...candidates] = systems();
+  const report = significance(ref!, candidates, ['ndcg_cut_10'], { ...OPTIONS, tukey: false });
+  const columns = (container: HTMLElement) =>
+    [...container.querySelectorAll('thead th[data-test]')].map((th) => th.getAttribute('data-test'));
+
+  test('t and randomization by default; Wilcoxon and sign on request, with the rows’ adjusted p', async () => {
+    const { container } = render(SignificanceTable, { significance: report });
+    expect(columns(container)).toEqual(['t', 'rand']);
+    const chooser = within(container).getByTestId('significance-tests');
+    await fireEvent.click(within(chooser).getByLabelText('Wilcoxon'));
+    await fireEvent.click(within(chooser).getByLabelText('sign'));
+    await fireEvent.click(within(chooser).getByLabelText('t'));
+    expect(columns(container)).toEqual(['rand', 'wilcoxon', 'sign']);
+    const row = report.rows.find((r) => r.candidate === 'a')!;
+    const cell = (test: string) => container.querySelector(`tr[data-candidate="a"] td[data-test="${test}"]`)!.textContent;
+    expect(cell('wilcoxon')).toBe(row.p_wilcoxon_adjusted!.toFixed(4));
+  });
+
+  test('a candidate better on every query reads "≤" at the randomization floor, raw and adjusted', () => {
+    const row = report.rows.find((r) => r.candidate === 'c')!;
+    expect(row.p_randomization).toBe(1 / 2001);
+    const { container } = render(SignificanceTable, { significance: report });
+    const text = container.querySelector('tr[data-candidate="c"] td[data-test="rand"]')!.textContent!;
+    expect(text).toBe(`≤ ${row.p_randomization_adjusted.toFixed(4)}`);
+    expect(row.p_randomization_adjusted).toBeGreaterThanOrEqual(3 / 2001 - 1e-15); // Holm over 3 tests
+  });
+
+  test('says per candidate what the collection could have seen, from the rows’ power numbers', () => {
+    const { container } = render(SignificanceTable, { significance: report });
+    const power = within(container).getByTestId('significance-power');
+    const a = report.rows.find((r) => r.candidate === 'a')!;
+    const line = visibleText(power.querySelector('li[data-candidate="a"]')!);
+    expect(line).toMatch(
+      new RegExp(`^a: With 40 queries this collection detects a change of nDCG@10 ≥ ${a.mde!.toFixed(3)} with 80% power`),
+    );
+    for (const [delta, n] of Object.entries(a.n_needed)) {
+      expect(line).toContain(
+        n! <= 40 ? `a change of ${delta} is within its reach` : `to detect ${delta} you would need ${n!.toLocaleString('en-US')} queries`,
+      );
+    }
+  });
+});
+
 describe('track table', () => {
   test("shows the reference's Tukey HSD group beside every run's, with the CLI's letters", () => {
     const [ref, ...candidates] = systems();
@@ -73,7 +117,7 @@ describe('track table', () => {
     expect(within(container).getByTestId('track-reference-group').textContent).toBe(expected['ref']);
     for (const run of ['a', 'b', 'c']) {
       const cells = container.querySelectorAll(`tr[data-run="${run}"] td`);
-      expect(cells[9]?.textContent, run).toBe(expected[run]);
+      expect(cells[10]?.textContent, run).toBe(expected[run]);
     }
     expect(visibleText(container.querySelector('caption')!)).toMatch(/^nDCG@10 of 3 runs against ref, flips at k = 10\./);
   });

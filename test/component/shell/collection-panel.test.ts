@@ -68,9 +68,31 @@ describe('CollectionPanel', () => {
     expect(text(screen.getByTestId('collection-summary'))).toBe('SciFact: 5,183 passages, 1,109 queries, 300 judged (test)');
     const details = screen.getByText('2 warnings while reading').closest('details')!;
     expect(within(details).getAllByRole('listitem').map(text)).toEqual([
-      'corpus.jsonl:12: duplicate _id "42": the first one is kept',
+      'corpus.jsonl, line 12: duplicate _id "42": the first one is kept',
       'README.txt: ignored: not a collection file',
     ]);
+    expect(screen.queryByTestId('collection-problems')).toBeNull();
+  });
+
+  test('files left out are shown unfolded, each with its file and line; warnings stay folded', async () => {
+    const { lab } = setup();
+    lab.collection = summary({
+      name: 'formula',
+      diagnostics: [
+        { severity: 'error', file: 'nan.run', line: 1, message: 'run left out: expected a finite number as score in column 5, got "inf"' },
+        { severity: 'error', file: 'empty.run', message: 'run left out: expected at least one run line, found none' },
+        { severity: 'warning', file: 'README.txt', message: 'ignored: not a collection file' },
+      ],
+    });
+    const problems = await screen.findByTestId('collection-problems');
+    expect(problems.getAttribute('role')).toBe('alert');
+    expect(problems.closest('details')).toBeNull();
+    expect(text(problems)).toMatch(/^2 files were left out; the rest opened\./);
+    expect(within(problems).getAllByRole('listitem').map(text)).toEqual([
+      'nan.run, line 1: run left out: expected a finite number as score in column 5, got "inf"',
+      'empty.run: run left out: expected at least one run line, found none',
+    ]);
+    expect(screen.getByText('1 warning while reading')).toBeTruthy();
   });
 
   test('a collection without judgments says it is compared by overlap', async () => {
@@ -136,11 +158,11 @@ describe('CollectionPanel', () => {
     expect(screen.getByRole('button', { name: 'NFCorpus' }).hasAttribute('disabled')).toBe(true);
   });
 
-  test('stored collections: a table with sizes; Open and Delete act on that id', async () => {
+  test('stored collections: a table with sizes and last use, most recent first; Open and Delete act on that id', async () => {
     const { collections } = setup();
     expect(screen.queryByRole('table')).toBeNull();
     const stored: CollectionMeta[] = [
-      { id: 'beir:scifact', name: 'SciFact', source: 'catalog', files: [], totalBytes: 3 * MiB + MiB / 2, addedAt: 1 },
+      { id: 'beir:scifact', name: 'SciFact', source: 'catalog', files: [], totalBytes: 3 * MiB + MiB / 2, addedAt: 1, lastUsed: 5000 },
       {
         id: 'files:notes-1a2b3c',
         name: 'notes',
@@ -158,6 +180,10 @@ describe('CollectionPanel', () => {
       ['catalog', '3.5 MiB'],
       ['your files', '900 B'],
     ]);
+    // last use: a date for SciFact; notes was stored before uses were kept, so it says when it was stored
+    const used = rows.map((row) => text(within(row).getAllByRole('cell')[2]!));
+    expect(used[0]).toBe(new Date(5000).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
+    expect(used[1]).toMatch(/^stored /);
     await fireEvent.click(within(rows[1]!).getByRole('button', { name: /^Delete / }));
     expect(collections.remove).toHaveBeenCalledWith('files:notes-1a2b3c');
     await fireEvent.click(within(rows[0]!).getByRole('button', { name: /^Open / }));
