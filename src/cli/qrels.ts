@@ -4,6 +4,7 @@
  * judgments layer does (core/io/judgments.ts). The first file is TREC or BEIR qrels; a later one may also be
  * fliplab's JSON Lines of added judgments. Each disagreement between files is reported as a warning.
  */
+import { countOf } from '../core/count.ts';
 import { judgmentsToQrels, mergeQrels, parseJudgments, type JudgmentConflict } from '../core/io/judgments.ts';
 import { parseQrels, type ParseResult } from '../core/io/trec.ts';
 import type { Diagnostic, Qrels } from '../core/types.ts';
@@ -55,7 +56,7 @@ function conflictWarning(conflicts: readonly JudgmentConflict[]): Diagnostic {
     severity: 'warning',
     file: last,
     message:
-      `${conflicts.length} judgment${conflicts.length === 1 ? '' : 's'} graded differently by the qrels files; ` +
+      `${countOf(conflicts.length, 'judgment')} graded differently by the qrels files; ` +
       `the later file wins:\n${[...listed, ...more].join('\n')}`,
   };
 }

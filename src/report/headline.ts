@@ -10,7 +10,7 @@
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { Qrels } from '../core/types.ts';
 import type { MetricsRow } from './metrics.ts';
-import { formatCount, formatSigned } from './numbers.ts';
+import { countOf, formatCount, formatSigned } from './numbers.ts';
 
 export interface HeadlineSentence {
   readonly candidate: string;
@@ -64,7 +64,7 @@ export function headlineSentences(
     const ndcg = before !== undefined && after !== undefined ? `; nDCG@10 ${before.toFixed(3)} → ${after.toFixed(3)}` : '';
     const text =
       `Replacing ${reference} by ${c.name} at k = ${block.k} fixes ${formatCount(c.fixed)} and breaks ${formatCount(c.broken)} ` +
-      `of ${formatCount(report.queries)} queries (net ${formatSigned(c.fixed - c.broken)})${ndcg}.` +
+      `of ${countOf(report.queries, 'query')} (net ${formatSigned(c.fixed - c.broken)})${ndcg}.` +
       (options.holes === false ? '' : holesSentence(c, block.k));
     return { candidate: c.name, text };
   });

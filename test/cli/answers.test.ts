@@ -104,7 +104,7 @@ describe('fliplab answers score', () => {
     );
     const predictions = file('p2.jsonl', jsonl([{ query_id: 'q1', prediction: 'eiffel tower' }]));
     const r = await cli('answers', 'score', '--gold', queries, '--predictions', predictions, '--json');
-    expect(r.stderr).toMatch(/1 queries carry no answer in metadata/);
+    expect(r.stderr).toMatch(/1 query carries no answer in metadata/);
     expect(JSON.parse(r.stdout)).toMatchObject({ correct: 1, total: 1 });
   });
 });

@@ -5,6 +5,7 @@
  * and gold answers carried by a BEIR queries.jsonl in `metadata` (HotpotQA's BEIR queries have
  * `metadata.answer`; `metadata.answers` as a list is taken too). Every problem names file and line.
  */
+import { countOf } from '../count.ts';
 import { errorMessage } from '../error-message.ts';
 import type { Diagnostic } from '../types.ts';
 import { InputError, quote } from './errors.ts';
@@ -96,11 +97,12 @@ export async function parseGoldFromQueries(source: TextSource, file: string): Pr
     if (answers.length === 0) without++;
     else gold.set(String(id), answers);
   });
+  const carry = `${countOf(without, 'query')} ${without === 1 ? 'carries' : 'carry'}`;
   const warnings: Diagnostic[] =
     gold.size === 0
       ? [{ severity: 'warning', file, message: 'no query carries an answer in metadata.answer or metadata.answers' }]
       : without > 0
-        ? [{ severity: 'warning', file, message: `${without} queries carry no answer in metadata (left out of answer checks)` }]
+        ? [{ severity: 'warning', file, message: `${carry} no answer in metadata (left out of answer checks)` }]
         : [];
   return { value: gold, warnings };
 }
