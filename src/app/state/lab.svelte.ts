@@ -320,7 +320,7 @@ export class Lab {
 
   /**
    * BM25 as Anserini runs it (Lucene's BM25 and English analyzer; k1 = 0.9, b = 0.4 and the flat documents
-   * unless given): an instant candidate whose run is byte for byte `fliplab bm25 --preset anserini`'s. Throws a
+   * unless given): an instant candidate whose run is `fliplab bm25 --preset anserini`'s, byte for byte. Throws a
    * RangeError for k1 < 0, b outside [0, 1] or unknown fields, before anything starts.
    */
   async addAnserini(params: Partial<AnseriniParams> = {}): Promise<void> {

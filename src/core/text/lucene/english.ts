@@ -5,7 +5,7 @@
  *   StandardTokenizer → EnglishPossessiveFilter → LowerCaseFilter → StopFilter(ENGLISH_STOP_WORDS_SET)
  *   → PorterStemFilter
  *
- * - StandardTokenizer: `standard-tokenizer.ts` (UAX#29 words, Unicode 9, 255-unit cut).
+ * - StandardTokenizer: `standard-tokenizer.ts` (UAX#29 words, Unicode 12.1 with 14.0 emoji data, 255-unit cut).
  * - EnglishPossessiveFilter: a token ending in ' or U+2019 or U+FF07 followed by s or S loses those two
  *   units. It runs before lowercasing, as in Anserini.
  * - LowerCaseFilter: Java's `Character.toLowerCase` per code point, the simple (one-to-one) mapping: "İ"

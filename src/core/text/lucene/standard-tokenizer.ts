@@ -1,7 +1,8 @@
 /**
  * Lucene's StandardTokenizer (org.apache.lucene.analysis.standard, the JFlex grammar
  * StandardTokenizerImpl.jflex): word boundaries of Unicode UAX#29 as Lucene implements them, over the
- * Unicode 9.0 character database and emoji data 11.0, with Lucene's token types and its 255-character limit.
+ * Unicode 12.1 character database and Unicode 14.0 emoji data (the versions Lucene 9 and 10 compile the grammar
+ * against; uax29-classes.ts is generated from them), with Lucene's token types and its 255-character limit.
  *
  * The grammar is written below rule for rule as the .jflex file has it, compiled once (on first use) into a
  * deterministic automaton over the character classes of `uax29-classes.ts`, and run the way a JFlex scanner
