@@ -1,7 +1,9 @@
 /**
  * Exact dense top-k on ONNX Runtime: MatMul + TopK (scripts/graphs/dense-topk.ts) over document blocks,
- * merged with the core's top-k heap. This is the fast path: onnxruntime-web's WASM (SIMD, threads when
- * the page is cross-origin isolated) or WebGPU in browsers, onnxruntime-node natively. ONNX TopK and our
+ * merged with the core's top-k heap. The documents are a `DenseIndex` (transposed blocks, made once and kept
+ * across searches) and the session is made once for any number of searches. This is the fast path:
+ * onnxruntime-web's WASM (SIMD, threads when the page is cross-origin isolated) or WebGPU in browsers,
+ * onnxruntime-node natively. ONNX TopK and our
  * merge both break ties by the lower index, so the ranking equals the JS path's whenever the float32 sums
  * agree (they differ only in accumulation order).
  */
@@ -23,7 +25,7 @@ export interface OrtLike {
   InferenceSession: { create(model: Uint8Array, options?: object): Promise<OrtSession> };
   Tensor: new (type: 'float32' | 'int64', data: Float32Array | BigInt64Array, dims: readonly number[]) => unknown;
 }
-interface OrtSession {
+export interface OrtSession {
   run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown }>>;
   release(): Promise<void>;
 }
@@ -35,15 +37,51 @@ function decodeBase64(b64: string): Uint8Array {
   return out;
 }
 
-/** Rows [d0, d0 + n) of a row-major matrix as a [dim, n] row-major block. */
-function transposeRows(m: DenseMatrix, d0: number, n: number): Float32Array {
-  const { dim, data } = m;
-  const out = new Float32Array(dim * n);
-  for (let r = 0; r < n; r++) {
-    const src = (d0 + r) * dim;
-    for (let j = 0; j < dim; j++) out[j * n + r] = data[src + j]!;
+/**
+ * A document matrix as the search reads it: [dim, n] blocks of at most `blockRows` documents (the transpose the
+ * MatMul wants), filled once — from a whole row-major matrix (`from`) or rows at a time as they arrive (`setRows`:
+ * the caller never needs the row-major matrix whole) — and kept for every search after. Holds the vectors once.
+ */
+export class DenseIndex {
+  readonly blocks: readonly Float32Array[];
+
+  constructor(
+    readonly rows: number,
+    readonly dim: number,
+    readonly blockRows = DOC_BLOCK_ROWS,
+  ) {
+    if (!Number.isInteger(rows) || rows < 0 || !Number.isInteger(dim) || dim < 1) {
+      throw new RangeError(`a dense index needs rows ≥ 0 and dim ≥ 1, got ${rows} × ${dim}`);
+    }
+    this.blocks = Array.from(
+      { length: Math.ceil(rows / blockRows) },
+      (_, b) => new Float32Array(dim * Math.min(blockRows, rows - b * blockRows)),
+    );
   }
-  return out;
+
+  /** The index of a row-major matrix. */
+  static from(docs: DenseMatrix, blockRows = DOC_BLOCK_ROWS): DenseIndex {
+    const index = new DenseIndex(docs.rows, docs.dim, blockRows);
+    index.setRows(0, docs.data.subarray(0, docs.rows * docs.dim));
+    return index;
+  }
+
+  /** Rows [first, first + data.length/dim) of the matrix, row-major, written into their blocks transposed. */
+  setRows(first: number, data: Float32Array): void {
+    const { dim, blockRows } = this;
+    const count = data.length / dim;
+    if (!Number.isInteger(count) || first < 0 || first + count > this.rows) {
+      throw new RangeError(`rows ${first}…${first + count} (${data.length} values of ${dim}) do not fit a ${this.rows}-row index`);
+    }
+    for (let r = 0; r < count; r++) {
+      const row = first + r;
+      const block = this.blocks[Math.floor(row / blockRows)]!;
+      const n = block.length / dim;
+      const col = row % blockRows;
+      const src = r * dim;
+      for (let j = 0; j < dim; j++) block[j * n + col] = data[src + j]!;
+    }
+  }
 }
 
 export interface OnnxDenseOptions {
@@ -54,6 +92,56 @@ export interface OnnxDenseOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
+/** The MatMul + TopK session, to run any number of searches (release it when done). */
+export function denseSession(ort: OrtLike, sessionOptions: object = {}): Promise<OrtSession> {
+  return ort.InferenceSession.create(decodeBase64(DENSE_TOPK_ONNX_BASE64), sessionOptions);
+}
+
+/** Exact top-k of each query over an index, on a session made by `denseSession`. */
+export async function searchDenseIndex(
+  ort: OrtLike,
+  session: OrtSession,
+  index: DenseIndex,
+  queries: DenseMatrix,
+  k: number,
+  options: Omit<OnnxDenseOptions, 'sessionOptions' | 'docBlockRows'> = {},
+): Promise<TopK<Float32Array>[]> {
+  if (index.dim !== queries.dim) throw new RangeError(`query dimension ${queries.dim} differs from document dimension ${index.dim}`);
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+  const queryBlock = options.queryBlockRows ?? QUERY_BLOCK_ROWS;
+  const dim = index.dim;
+  const kk = Math.min(k, index.rows);
+  const out: TopK<Float32Array>[] = [];
+  const heaps: TopKHeap[] = [];
+  for (let q0 = 0; q0 < queries.rows; q0 += queryBlock) {
+    const qn = Math.min(queryBlock, queries.rows - q0);
+    const qTensor = new ort.Tensor('float32', queries.data.subarray(q0 * dim, (q0 + qn) * dim), [qn, dim]);
+    for (let i = 0; i < qn; i++) (heaps[i] ??= new TopKHeap(kk)).reset(kk);
+    for (let b = 0, d0 = 0; b < index.blocks.length; b++, d0 += index.blockRows) {
+      options.signal?.throwIfAborted();
+      const block = index.blocks[b]!;
+      const dn = block.length / dim;
+      const kb = Math.min(kk, dn);
+      const result = await session.run({
+        queries: qTensor,
+        docs_t: new ort.Tensor('float32', block, [dim, dn]),
+        k: new ort.Tensor('int64', BigInt64Array.of(BigInt(kb)), [1]),
+      });
+      const values = result.values!.data as Float32Array;
+      const indices = result.indices!.data as BigInt64Array;
+      for (let i = 0; i < qn; i++) {
+        const h = heaps[i]!;
+        // + 0 turns a -0 (e.g. -1 × 0) into 0, as the JS path sums it.
+        for (let j = 0; j < kb; j++) h.push(d0 + Number(indices[i * kb + j]!), values[i * kb + j]! + 0);
+      }
+    }
+    for (let i = 0; i < qn; i++) out.push(heaps[i]!.drain((n) => new Float32Array(n)));
+    options.onProgress?.(q0 + qn, queries.rows);
+  }
+  return out;
+}
+
+/** One search over a row-major matrix: index it, make a session, search, release (the CLI's path). */
 export async function denseTopKOnnx(
   ort: OrtLike,
   docs: DenseMatrix,
@@ -63,41 +151,11 @@ export async function denseTopKOnnx(
 ): Promise<TopK<Float32Array>[]> {
   if (docs.dim !== queries.dim) throw new RangeError(`query dimension ${queries.dim} differs from document dimension ${docs.dim}`);
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
-  const session = await ort.InferenceSession.create(decodeBase64(DENSE_TOPK_ONNX_BASE64), options.sessionOptions ?? {});
-  const docBlock = options.docBlockRows ?? DOC_BLOCK_ROWS;
-  const queryBlock = options.queryBlockRows ?? QUERY_BLOCK_ROWS;
-  const dim = docs.dim;
-  const kk = Math.min(k, docs.rows);
-  const out: TopK<Float32Array>[] = [];
-  const heaps: TopKHeap[] = [];
-  const transposed: Float32Array[] = [];
+  const index = DenseIndex.from(docs, options.docBlockRows);
+  const session = await denseSession(ort, options.sessionOptions);
   try {
-    for (let q0 = 0; q0 < queries.rows; q0 += queryBlock) {
-      const qn = Math.min(queryBlock, queries.rows - q0);
-      const qTensor = new ort.Tensor('float32', queries.data.subarray(q0 * dim, (q0 + qn) * dim), [qn, dim]);
-      for (let i = 0; i < qn; i++) (heaps[i] ??= new TopKHeap(kk)).reset(kk);
-      for (let b = 0, d0 = 0; d0 < docs.rows; b++, d0 += docBlock) {
-        options.signal?.throwIfAborted();
-        const dn = Math.min(docBlock, docs.rows - d0);
-        const kb = Math.min(kk, dn);
-        const result = await session.run({
-          queries: qTensor,
-          docs_t: new ort.Tensor('float32', (transposed[b] ??= transposeRows(docs, d0, dn)), [dim, dn]),
-          k: new ort.Tensor('int64', BigInt64Array.of(BigInt(kb)), [1]),
-        });
-        const values = result.values!.data as Float32Array;
-        const indices = result.indices!.data as BigInt64Array;
-        for (let i = 0; i < qn; i++) {
-          const h = heaps[i]!;
-          // + 0 turns a -0 (e.g. -1 × 0) into 0, as the JS path sums it.
-          for (let j = 0; j < kb; j++) h.push(d0 + Number(indices[i * kb + j]!), values[i * kb + j]! + 0);
-        }
-      }
-      for (let i = 0; i < qn; i++) out.push(heaps[i]!.drain((n) => new Float32Array(n)));
-      options.onProgress?.(q0 + qn, queries.rows);
-    }
+    return await searchDenseIndex(ort, session, index, queries, k, options);
   } finally {
     await session.release();
   }
-  return out;
 }

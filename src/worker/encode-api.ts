@@ -9,7 +9,7 @@
  */
 import { transfer } from 'comlink';
 import { answerWithCache } from '../encoders/answer-job.ts';
-import { denseTopKOnnx, type OrtLike } from '../encoders/dense-onnx.ts';
+import { DenseIndex, denseSession, searchDenseIndex, type OrtLike, type OrtSession } from '../encoders/dense-onnx.ts';
 import type { EncodedBatch } from '../encoders/encoder.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import type { LoadedReader } from '../encoders/reader.ts';
@@ -51,6 +51,16 @@ export interface EncodeApiOptions {
 /** The encode worker's calls, with their own models in memory (one encoder and one reader at a time: models.ts). */
 export function createEncodeApi(options: EncodeApiOptions = {}) {
   const models = new WorkerModels(options);
+  /**
+   * The document matrix kept for searches (one at a time: keeping another replaces it), as transposed blocks,
+   * and its search session per runtime device, made once.
+   */
+  let kept: { id: string; index: DenseIndex; sessions: Map<string, Promise<OrtSession>> } | null = null;
+  const dropKept = async (): Promise<void> => {
+    const sessions = kept?.sessions;
+    kept = null;
+    for (const s of sessions?.values() ?? []) await (await s.catch(() => null))?.release();
+  };
   const api = {
     /** Optional: runtime settings. Calling `load` first applies the defaults. */
     async init(opts: WorkerInitOptions = {}): Promise<void> {
@@ -148,15 +158,52 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
     },
 
     /**
-     * Exact dense top-k (MatMul + TopK on ONNX Runtime) on WebGPU when an adapter is granted, else WASM.
-     * Rows are row-major float32; results come back transferred.
+     * Keep a document matrix of `rows` × `dim` for searches, under `id` (replacing any kept before), filled by
+     * `keepDenseRows`: the rows arrive in pieces (transferred) and go straight into the transposed blocks the
+     * search reads, so neither side ever holds the matrix twice.
      */
-    async denseSearch(docs: DenseRows, queries: DenseRows, k: number, device: WorkerDevice): Promise<DenseSearchResult> {
+    async keepDenseDocs(id: string, rows: number, dim: number): Promise<void> {
+      await dropKept();
+      kept = { id, index: new DenseIndex(rows, dim), sessions: new Map() };
+    },
+
+    /** Rows [first, first + data.length/dim) of the kept matrix `id`, row-major. */
+    async keepDenseRows(id: string, first: number, data: Float32Array): Promise<void> {
+      if (kept?.id !== id) throw new Error(`no dense matrix "${id}" is kept (keepDenseDocs first)`);
+      kept.index.setRows(first, data);
+    },
+
+    /** Forget the kept matrix (and its sessions). */
+    dropDenseDocs(): Promise<void> {
+      return dropKept();
+    },
+
+    /**
+     * Exact dense top-k (MatMul + TopK on ONNX Runtime) on WebGPU when an adapter is granted, else WASM, over the
+     * kept matrix `docs` names, or over rows given with the call (row-major float32, indexed for this call only).
+     * Results come back transferred.
+     */
+    async denseSearch(docs: DenseRows | string, queries: DenseRows, k: number, device: WorkerDevice): Promise<DenseSearchResult> {
       models.ready();
-      if (options.ort === undefined) throw new Error('denseSearch needs an ONNX Runtime (createEncodeApi({ ort }))');
+      const ort = options.ort;
+      if (ort === undefined) throw new Error('denseSearch needs an ONNX Runtime (createEncodeApi({ ort }))');
+      if (typeof docs === 'string' && kept?.id !== docs) throw new Error(`no dense matrix "${docs}" is kept (keepDenseDocs first)`);
       const { device: used, reason } = await pickSearchDevice(device);
-      const executionProviders = [models.runtimeDevice(used)];
-      const hits = await denseTopKOnnx(options.ort, docs, queries, k, { sessionOptions: { executionProviders } });
+      const runtime = models.runtimeDevice(used);
+      const sessionOptions = { executionProviders: [runtime] };
+      let hits;
+      if (typeof docs === 'string' && kept !== null) {
+        let session = kept.sessions.get(runtime);
+        if (session === undefined) kept.sessions.set(runtime, (session = denseSession(ort, sessionOptions)));
+        hits = await searchDenseIndex(ort, await session, kept.index, queries, k);
+      } else {
+        const session = await denseSession(ort, sessionOptions);
+        try {
+          hits = await searchDenseIndex(ort, session, DenseIndex.from(docs as DenseRows), queries, k);
+        } finally {
+          await session.release();
+        }
+      }
       const result = { indices: hits.map((h) => h.indices), scores: hits.map((h) => h.scores), device: used, reason };
       return transfer(
         result,
@@ -164,7 +211,8 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
       );
     },
 
-    dispose(): Promise<void> {
+    async dispose(): Promise<void> {
+      await dropKept();
       return models.dispose();
     },
   };

@@ -7,7 +7,7 @@
  * imported (src/worker/encode-api.ts, encode-types.ts): no worker code is bundled into the page.
  */
 import { errorMessage } from '../../core/error-message.ts';
-import { proxy, releaseProxy, wrap, type Remote } from 'comlink';
+import { proxy, releaseProxy, transfer, wrap, type Remote } from 'comlink';
 import { installErrorTransfer } from '../../lab/errors.ts';
 import type { EncodedBatch } from '../../encoders/encoder.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
@@ -225,8 +225,38 @@ export class EncodeBridge {
     return handle ? handle.api.loseWebGpuDeviceForTesting() : Promise.resolve(false);
   }
 
-  /** Exact dense top-k in the worker (WebGPU when granted, else WASM). */
-  denseSearch(docs: DenseRows, queries: DenseRows, k: number, device: WorkerDevice, signal?: AbortSignal): Promise<DenseSearchResult> {
+  /**
+   * Keep a document matrix in the worker for any number of searches (`denseSearch(id, …)`), sent in pieces of
+   * `chunkRows` rows that are transferred, not copied: `rowsOf(first, count)` gives each piece (row-major), so the
+   * caller need not hold the matrix whole either. One matrix is kept at a time.
+   */
+  async keepDenseDocs(
+    id: string,
+    rows: number,
+    dim: number,
+    rowsOf: (first: number, count: number) => Float32Array,
+    chunkRows = 4096,
+  ): Promise<void> {
+    await this.#run(undefined, (api) => api.keepDenseDocs(id, rows, dim));
+    for (let first = 0; first < rows; first += chunkRows) {
+      const piece = rowsOf(first, Math.min(chunkRows, rows - first));
+      await this.#run(undefined, (api) => api.keepDenseRows(id, first, transfer(piece, [piece.buffer as ArrayBuffer])));
+    }
+  }
+
+  /** Forget the kept matrix (the worker also drops it when it ends: idle, Cancel or a failure). */
+  dropDenseDocs(): Promise<void> {
+    return this.#run(undefined, (api) => api.dropDenseDocs());
+  }
+
+  /** Exact dense top-k in the worker (WebGPU when granted, else WASM), over a kept matrix (its id) or rows given now. */
+  denseSearch(
+    docs: DenseRows | string,
+    queries: DenseRows,
+    k: number,
+    device: WorkerDevice,
+    signal?: AbortSignal,
+  ): Promise<DenseSearchResult> {
     return this.#run(signal, (api) => api.denseSearch(docs, queries, k, device));
   }
 

@@ -8,7 +8,7 @@ import * as ortWeb from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
 import { denseTopKModelBase64 } from '../../../scripts/graphs/dense-topk.ts';
 import { denseMatrix, denseTopK } from '../../../src/core/retrieve/dense.ts';
-import { DENSE_TOPK_ONNX_BASE64, denseTopKOnnx, type OrtLike } from '../../../src/encoders/dense-onnx.ts';
+import { DENSE_TOPK_ONNX_BASE64, DenseIndex, denseTopKOnnx, type OrtLike } from '../../../src/encoders/dense-onnx.ts';
 
 ortWeb.env.wasm.numThreads = 1;
 
@@ -50,4 +50,18 @@ describe('dense top-k on ONNX Runtime', () => {
     },
     60_000,
   );
+
+  it('an index filled in pieces, in any order, holds the same blocks as one made from the whole matrix', () => {
+    fc.assert(
+      fc.property(arbCase, fc.integer({ min: 1, max: 7 }), ({ docs, docBlockRows }, piece) => {
+        const D = denseMatrix(docs);
+        const whole = DenseIndex.from(D, docBlockRows);
+        const pieces = new DenseIndex(D.rows, D.dim, docBlockRows);
+        const starts = Array.from({ length: Math.ceil(D.rows / piece) }, (_, i) => i * piece).reverse();
+        for (const first of starts) pieces.setRows(first, D.data.slice(first * D.dim, Math.min(D.rows, first + piece) * D.dim));
+        expect(pieces.blocks).toEqual(whole.blocks);
+      }),
+    );
+    expect(() => new DenseIndex(2, 3).setRows(1, new Float32Array(6))).toThrow(/do not fit a 2-row index/);
+  });
 });

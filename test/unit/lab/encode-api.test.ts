@@ -173,5 +173,17 @@ describe('createEncodeApi over comlink (onnxruntime-node)', () => {
       [2, 0],
       [3, 1],
     ]);
+
+    // Kept in the worker, sent in pieces, searched twice (and at other depths) without sending it again.
+    await api.keepDenseDocs('m', 4, 3);
+    await api.keepDenseRows('m', 0, d.data.slice(0, 3 * 3));
+    await api.keepDenseRows('m', 3, d.data.slice(3 * 3));
+    for (const k of [2, 4]) {
+      const kept = await api.denseSearch('m', q, k, 'wasm');
+      expect(kept.indices.map((i) => Array.from(i))).toEqual(denseTopK(d, q, k).map((e) => Array.from(e.indices)));
+    }
+    await api.dropDenseDocs();
+    await expect(api.denseSearch('m', q, 2, 'wasm')).rejects.toThrow(/no dense matrix "m" is kept/);
+    await expect(api.keepDenseRows('m', 0, d.data.slice(0, 3))).rejects.toThrow(/no dense matrix "m" is kept/);
   });
 });
