@@ -4,6 +4,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 
 /** A gzip file of `mib` MiB of zeros (1 GiB compresses to about 1 MB), with no line break. */
 export async function gzipBomb(path: string, mib: number): Promise<void> {
@@ -97,4 +98,53 @@ export async function zipBomb(path: string, name: string, mib: number, sizes: Zi
   end.writeUInt32LE(cdOffset, 16);
   await writeFile(path, Buffer.concat([local, file, extra, deflated, central, file, extra, ...tail, end]));
   await rm(gz);
+}
+
+/** Zigzag varint of a thrift compact i32. */
+function varint(n: number): number[] {
+  let z = (n << 1) ^ (n >> 31);
+  const out: number[] = [];
+  do {
+    let b = z & 0x7f;
+    z >>>= 7;
+    if (z !== 0) b |= 0x80;
+    out.push(b);
+  } while (z !== 0);
+  return out;
+}
+
+/** The page size a parquet page bomb's header declares: 134,000,000 bytes (128 MiB as the refusal rounds it). */
+export const PARQUET_BOMB_DECLARED_BYTES = 134_000_000;
+
+/**
+ * A corpus parquet (`_id`, `text`) of one row whose text page holds 1.1 MB of text in ~50 KB of snappy (its
+ * declared size a 4-byte varint), and the same file with that page header's uncompressed size raised in place
+ * to PARQUET_BOMB_DECLARED_BYTES: `honest` reads, `bomb` asks the reader to allocate 128 MiB for the page.
+ */
+export function parquetPageBomb(): { readonly honest: Uint8Array; readonly bomb: Uint8Array } {
+  const text = 'a'.repeat(1_100_000);
+  const honest = new Uint8Array(
+    parquetWriteBuffer({
+      columnData: [
+        { name: '_id', data: ['d1'], type: 'STRING' },
+        { name: 'text', data: [text], type: 'STRING' },
+      ],
+    }),
+  );
+  const bomb = honest.slice();
+  let patched = 0;
+  for (let i = 0; i + 10 < bomb.length; i++) {
+    if (bomb[i] !== 0x15) continue;
+    // uncompressed_page_size (field 2, i32) then compressed_page_size (field 3, i32), each a 4-byte varint
+    let u = 0;
+    let j = i + 1;
+    for (let s = 0; s < 28; s += 7, j++) u |= (bomb[j]! & 0x7f) << s;
+    if ((bomb[i + 4]! & 0x80) !== 0 || bomb[j] !== 0x15) continue;
+    const size = (u >>> 1) ^ -(u & 1);
+    if (size < 1_100_000 || size > 1_200_000) continue;
+    bomb.set(varint(PARQUET_BOMB_DECLARED_BYTES), i + 1);
+    patched++;
+  }
+  if (patched !== 1) throw new Error(`expected one text page header to patch, found ${patched}`);
+  return { honest, bomb };
 }

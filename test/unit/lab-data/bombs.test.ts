@@ -7,11 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { zipSync } from 'fflate';
+import { inflateSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { isInputError } from '../../../src/core/io/errors.ts';
 import { INFLATE_FREE_BYTES, readLines } from '../../../src/core/io/lines.ts';
 import { parseRun } from '../../../src/core/io/trec.ts';
+import { unzipChecked } from '../../../src/core/io/zip.ts';
 import { maybeGunzip } from '../../../src/lab/data/bytes.ts';
 import { expandArchives } from '../../../src/lab/data/files.ts';
 import { loadCollection } from '../../../src/worker/load.ts';
@@ -21,6 +22,19 @@ import { tempDir } from '../../support/temp.ts';
 const MB = 1 << 20;
 const zeros = (n: number) => new Uint8Array(n);
 const enc = (s: string) => new TextEncoder().encode(s);
+
+/** fflate's raw inflate as expandArchives calls it, counting the bytes it writes. */
+function countingInflate(): { bytes: number; inflate: (data: Uint8Array, out: Uint8Array) => Uint8Array } {
+  const counter = {
+    bytes: 0,
+    inflate: (data: Uint8Array, out: Uint8Array) => {
+      const got = inflateSync(data, { out });
+      counter.bytes += got.length;
+      return got;
+    },
+  };
+  return counter;
+}
 
 async function refusal(p: Promise<unknown>): Promise<string> {
   try {
@@ -39,6 +53,10 @@ describe('zip bombs', () => {
     expect(zip.length).toBeLessThan(MB);
     const message = await refusal(Promise.resolve().then(() => expandArchives([{ path: 'bomb.zip', bytes: zip }])));
     expect(message).toMatch(/^bomb\.zip\/corpus\.jsonl: refused as a decompression bomb: it inflates past 64 MiB from 0\.\d+ MiB/);
+    // before a byte of it is inflated
+    const counted = countingInflate();
+    expect(await refusal(Promise.resolve().then(() => unzipChecked(zip, 'bomb.zip', counted.inflate)))).toBe(message);
+    expect(counted.bytes).toBe(0);
     // and through the whole loader, as the lab's worker calls it
     expect(await refusal(loadCollection([{ path: 'bomb.zip', bytes: zip }]))).toMatch(/decompression bomb/);
   });
@@ -70,13 +88,19 @@ describe('ZIP64 and lying directories', () => {
     const path = join(work, `${sizes}.zip`);
     await zipBomb(path, 'corpus.jsonl', 64, sizes);
     const zip = new Uint8Array(readFileSync(path));
-    const message = await refusal(Promise.resolve().then(() => expandArchives([{ path: 'bomb.zip', bytes: zip }])));
+    const counted = countingInflate();
+    const message = await refusal(Promise.resolve().then(() => unzipChecked(zip, 'bomb.zip', counted.inflate)));
     expect(message).toMatch(/^bomb\.zip\/corpus\.jsonl: refused as a decompression bomb: it inflates past 64 MiB from 0\.\d+ MiB/);
+    expect(counted.bytes).toBe(0);
+    expect(await refusal(Promise.resolve().then(() => expandArchives([{ path: 'bomb.zip', bytes: zip }])))).toBe(message);
   });
 
   it('a ZIP64 member that is no bomb is read whole', async () => {
     const path = join(work, 'small64.zip');
     await zipBomb(path, 'corpus.jsonl', 1, 'zip64');
+    const counted = countingInflate();
+    expect(unzipChecked(new Uint8Array(readFileSync(path)), 'small.zip', counted.inflate).get('corpus.jsonl')!.length).toBe(MB);
+    expect(counted.bytes).toBe(MB); // the counter counts
     const [entry] = expandArchives([{ path: 'small.zip', bytes: new Uint8Array(readFileSync(path)) }]);
     expect(entry!.path).toBe('small.zip/corpus.jsonl');
     expect(entry!.bytes.length).toBe(MB);
