@@ -15,6 +15,8 @@
  *                                              SPLADE-base, BGE-small and BGE-large shapes on WASM and WebGPU:
  *                                              batches, out-of-memory retries, readback, rate, agreement with
  *                                              Node and the browser's memory (bench/encode-real-shapes.ts)
+ *   npm run bench:encode -- --abort [--trials N] how promptly an aborted call rejects and an idle worker ends, tiny
+ *                                              model (bench/encode-abort.ts); also printed after the default run
  *   npm run bench:encode -- --fiqa-sized [--json] [--passages N] [--layers N] [--max-length N] [--k 100,1000]
  *                                  [--no-ua-memory]
  *                                              57,638 passages × 1,024 floats end to end in the browser: encode
@@ -35,6 +37,7 @@ import { testConfig } from '../test/e2e/pages/configs.ts';
 import type { EncoderDtype } from '../src/encoders/presets.ts';
 import { runRealShapes } from './encode-real-shapes.ts';
 import { runFiqaSized } from './encode-fiqa-sized.ts';
+import { runAbortBench } from './encode-abort.ts';
 
 const BASE_MODEL = 'fliplab/bert-base-random';
 const DTYPES = ['fp32', 'q8'] as const satisfies readonly EncoderDtype[];
@@ -234,5 +237,17 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-  } else await runEncodeBench({ smoke: process.argv.includes('--smoke'), webgpu: process.argv.includes('--webgpu') });
+  } else {
+    const abort = process.argv.includes('--abort');
+    if (!abort) await runEncodeBench({ smoke: process.argv.includes('--smoke'), webgpu: process.argv.includes('--webgpu') });
+    if (abort || !process.argv.includes('--smoke')) {
+      const work = await mkdtemp(join(tmpdir(), 'fliplab-bench-abort-'));
+      try {
+        const trials = flagNumber('--trials');
+        await runAbortBench(work, (l) => console.log(l), trials === undefined ? {} : { trials });
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    }
+  }
 }

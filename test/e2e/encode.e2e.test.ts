@@ -25,8 +25,6 @@ const SETUP_TIMEOUT_MS = 120_000;
 const WASM_TEST_TIMEOUT_MS = 60_000;
 /** SwiftShader WebGPU: seconds of shader compilation per model on the first call. */
 const WEBGPU_TEST_TIMEOUT_MS = 120_000;
-/** An aborted call must reject within this, even while the worker is busy compiling/loading. */
-const ABORT_PROMPT_MS = 500;
 const TOLERANCE = 1e-4;
 
 const TINY_BERT = 'fliplab/tiny-bert';
@@ -295,16 +293,19 @@ describe('abort', () => {
   it('an already-aborted signal rejects at once without starting a worker', async () => {
     const got = await abortAfter(0);
     expect(got).toMatchObject({ error: { name: 'AbortError' }, workerStarts: 0 });
-    expect(got.elapsedMs).toBeLessThan(ABORT_PROMPT_MS);
+    // At once: in the task that aborted, before the page's next one. (How long that is: npm run bench:encode -- --abort.)
+    expect(got.events).toEqual(['abort', 'rejected AbortError', 'next task']);
   });
 
   it(
-    'aborting a running call rejects promptly with AbortError and ends the worker; the next call works',
+    'aborting a running call rejects with AbortError before the worker can answer again, and ends it; the next call works',
     async () => {
-      // 300 ms in, the fresh worker is still compiling ORT's wasm / loading the model.
+      // 300 ms in, the fresh worker is still compiling ORT's wasm / loading the model (it takes seconds).
       const got = await abortAfter(300);
       expect(got).toMatchObject({ error: { name: 'AbortError' }, workerStarts: 1 });
-      expect(got.elapsedMs).toBeLessThan(ABORT_PROMPT_MS);
+      // The rejection comes in the task that aborted: no message from the worker (a result, the next batch) is
+      // handled before it, and the call never completes.
+      expect(got.events).toEqual(['abort', 'rejected AbortError', 'next task']);
       expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(false);
 
       const next = await encodeWith(page, 'wasm', TINY_BERT, 'mean', TEXTS, 'passage');
@@ -319,20 +320,24 @@ describe('abort', () => {
 describe('idle shutdown', () => {
   const IDLE_MS = 300;
   it(
-    'the worker ends after idleMs without calls',
+    'the worker ends after idleMs without calls, not before; the next call starts a fresh one',
     async () => {
       const context = await browser.newContext();
       try {
         const page = await openTestPage(context, `&idleMs=${IDLE_MS}`);
-        const got = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
-        const returned = Date.now();
-        if (isError(got)) throw new Error(`browser: ${got.error.message}`);
+        // A generous ceiling: what is asserted is that it ends by itself, not how soon (bench:encode -- --abort).
+        const got = await page.evaluate(([m, ceiling]) => window.fliplabTest.encodeThenIdle('wasm', m, 'cls', ['moon'], 'query', ceiling), [
+          TINY_BERT,
+          30_000,
+        ] as const);
         expect(got.workerStarts).toBe(1);
-        // Right after the call the worker is still there (a test that passes when no worker ever ran proves nothing),
-        expect(await page.evaluate(() => window.fliplabTest.workerRunning('wasm'))).toBe(true);
-        // then it is gone within a few idle periods, and not before one has passed.
-        await page.waitForFunction(() => !window.fliplabTest.workerRunning('wasm'), undefined, { timeout: 10 * IDLE_MS, polling: 20 });
-        expect(Date.now() - returned).toBeGreaterThanOrEqual(IDLE_MS - 100);
+        // Still there as the call returns (a test that passes when no worker ever ran proves nothing) and half an
+        // idle period later (a timer due before the bridge's), then gone with no call made.
+        expect(got.events).toEqual(['returned: running true', 'half idle: running true', 'ended']);
+        const next = await encodeWith(page, 'wasm', TINY_BERT, 'cls', ['moon'], 'query');
+        if (isError(next)) throw new Error(`browser: ${next.error.message}`);
+        expect(next.workerStarts).toBe(2);
+        expectSameVectors(next, await encodeInNode('cls', TINY_BERT, ['moon'], 'query'));
       } finally {
         await context.close();
       }

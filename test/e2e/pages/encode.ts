@@ -269,7 +269,12 @@ const fliplabTest = {
     }
   },
 
-  /** Start a call and abort it after `abortAfterMs` (0: abort before the call starts); times from the abort. */
+  /**
+   * Start a call and abort it after `abortAfterMs` (0: abort before the call starts); times from the abort.
+   * `events`: what the page saw, in order: `abort`, the call settling (`rejected <name>` or `completed`), and
+   * `next task`, a timer set at the abort: whatever comes after it came at least one task later (a message from
+   * the worker, a batch's result), so a rejection before it arrived before the worker could say anything more.
+   */
   async encodeThenAbort(
     device: WorkerDevice,
     modelId: string,
@@ -279,19 +284,54 @@ const fliplabTest = {
     abortAfterMs: number,
   ) {
     const controller = new AbortController();
+    const events: string[] = [];
     let abortedAt = performance.now();
+    let nextTask: Promise<void> | undefined;
     const abort = () => {
       abortedAt = performance.now();
+      events.push('abort');
+      nextTask = new Promise((resolve) => setTimeout(() => resolve(void events.push('next task')), 0));
       controller.abort();
     };
     if (abortAfterMs <= 0) abort();
     else setTimeout(abort, abortAfterMs);
+    let result: { readonly completed: true; readonly elapsedMs: number; readonly workerStarts: number } | PlainError;
     try {
       await encodeWith(device, modelId, kind, texts, role, controller.signal);
-      return { completed: true, elapsedMs: performance.now() - abortedAt, workerStarts: bridgeFor(device).workerStarts };
+      result = { completed: true, elapsedMs: performance.now() - abortedAt, workerStarts: bridgeFor(device).workerStarts };
+      events.push('completed');
     } catch (error) {
-      return plainError(error, abortedAt, device);
+      result = plainError(error, abortedAt, device);
+      events.push(`rejected ${result.error.name}`);
     }
+    await nextTask;
+    return { ...result, events };
+  },
+
+  /**
+   * One call, then the worker left idle: whether it runs as the call returns, and half an idle period later (a
+   * timer set as the call returns, so due before the bridge's own idle timer, set just before it), then whether
+   * it ends by itself within `ceilingMs`. `events` in the order the page saw them; `endedAfterMs` for the bench.
+   * Needs the page's `idleMs`.
+   */
+  async encodeThenIdle(
+    device: WorkerDevice,
+    modelId: string,
+    kind: TestKind,
+    texts: readonly string[],
+    role: 'query' | 'passage',
+    ceilingMs: number,
+  ) {
+    if (idleMs === undefined) throw new Error('encodeThenIdle needs the page opened with ?idleMs=');
+    const bridge = bridgeFor(device);
+    await encodeWith(device, modelId, kind, texts, role);
+    const returned = performance.now();
+    const events = [`returned: running ${bridge.running}`];
+    await new Promise<void>((resolve) => setTimeout(() => resolve(void events.push(`half idle: running ${bridge.running}`)), idleMs / 2));
+    while (bridge.running && performance.now() - returned < ceilingMs) await new Promise((resolve) => setTimeout(resolve, 5));
+    const endedAfterMs = performance.now() - returned;
+    events.push(bridge.running ? `still running after ${ceilingMs} ms` : 'ended');
+    return { events, endedAfterMs, workerStarts: bridge.workerStarts };
   },
 
   workerRunning: (device: WorkerDevice) => bridgeFor(device).running,
