@@ -74,7 +74,11 @@ describe('the lab as an instrument', () => {
         expect(await p.getByTestId('collection-summary').textContent()).toMatch(/fliplab classroom collection.*88 passages.*32 judged/s);
         // It sweeps only depths every run reaches: no depth warning on the first screen.
         await expect.poll(() => p.evaluate(() => location.hash), { timeout: 5_000 }).toMatch(/[#&]d=1,3(,\d+)*(&|$)/);
-        await p.waitForTimeout(500); // the warnings follow the depths within a task or two
+        const depths = /[#&]d=([\d,]+)/.exec(await p.evaluate(() => location.hash))![1]!;
+        // The warnings were worked out for the three runs at these depths (the section says what they cover): none.
+        await expect
+          .poll(() => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-depth-notes-for'), { timeout: 30_000 })
+          .toBe(`bm25,bm25-rm3,ql@${depths}`);
         expect(await p.getByTestId('depth-notes').count()).toBe(0);
         // Nothing was downloaded: no dataset, no model.
         expect(seen.filter((path) => path.startsWith('/datasets/') || path.includes('/resolve/'))).toEqual([]);

@@ -22,6 +22,11 @@ export class Agreement {
   shown: readonly DepthWarning[] = $state.raw([]);
   /** Passages in the open collection (a depth beyond it is beyond every run). */
   corpus = $state(0);
+  /**
+   * The compared runs and depths the warnings above were worked out for (`bm25,bm25-rm3@1,3,5`; '' before any):
+   * no warning means "none" only once this names what is shown (the page says so in `data-depth-notes-for`).
+   */
+  checked = $state('');
   readonly #stop: () => void;
 
   constructor(lab: Lab) {
@@ -37,6 +42,7 @@ export class Agreement {
           this.report = null;
           this.warnings = [];
           this.shown = [];
+          this.checked = '';
           return;
         }
         let stale = false;
@@ -50,6 +56,7 @@ export class Agreement {
             this.warnings = notes.warnings;
             this.shown = notes.cut;
             this.corpus = notes.corpus;
+            this.checked = `${runs.join(',')}@${depths.join(',')}`;
             this.report = report;
             this.error = null;
           },
