@@ -19,6 +19,7 @@ import { clsPool, l2Normalize, meanPool, sparsify, spladePool, type Dims3, type 
 import { appendPooling, pooledOutput, type SessionPooling } from './onnx-pooling.ts';
 import { externalizeWeights, WEIGHTS_FILE, type ExternalizedModel } from './onnx-weights.ts';
 import { modelShape, type ModelShape } from './device-plan.ts';
+import { errorMessage } from '../core/error-message.ts';
 
 export type EncoderDevice = 'wasm' | 'webgpu' | 'cpu' | 'cuda';
 
@@ -73,6 +74,8 @@ export interface MountableWeights {
   readonly data: Uint8Array;
   readonly tensors: number;
   readonly bytes: number;
+  /** The whole file, in memory: what is mounted instead when the runtime cannot read it through `data`. */
+  read(): Promise<Uint8Array>;
 }
 
 /** Where a session hook finds the weights a load's cache handed out graphs for (`LazyWeightsRegistry`). */
@@ -99,6 +102,8 @@ export interface SessionPreparation {
   readonly pooled: boolean;
   /** The weights were read from the stored file as the runtime asked for them (lazy-weights.ts). */
   readonly lazy: boolean;
+  /** Why weights that were to be read from the stored file were read into memory instead (`lazy` is then false). */
+  readonly lazyFallback?: string;
 }
 
 /** The pooling a session can do in its own graph for `config`. */
@@ -107,26 +112,27 @@ export function sessionPooling(config: EncoderConfig): SessionPooling {
 }
 
 /**
- * `load` (a transformers.js `from_pretrained`) with `prepareSessions` installed when `options.ort` is given,
- * and what it did to the first session made (null: nothing, as in Node, where the runtime gets a path).
+ * `load` (a transformers.js `from_pretrained`, given the session options to pass on as its `session_options`)
+ * with `prepareSessions` holding when `options.ort` is given, and what it did to the first session made (null:
+ * nothing, as in Node, where the runtime gets a path).
  */
 export async function withPreparedSessions<T>(
   options: { readonly ort?: SessionFactory; readonly lazyWeights?: WeightsToMount },
   pooling: SessionPooling | null,
-  load: () => Promise<T>,
+  load: (sessionOptions: object | undefined) => Promise<T>,
 ): Promise<{ value: T; prepared: SessionPreparation | null }> {
   let prepared: SessionPreparation | null = null;
-  const restore = options.ort
+  const hook = options.ort
     ? prepareSessions(options.ort, {
         pooling,
         onPrepared: (p) => (prepared ??= p),
         ...(options.lazyWeights ? { lazyWeights: options.lazyWeights } : {}),
       })
-    : () => {};
+    : null;
   try {
-    return { value: await load(), prepared };
+    return { value: await load(hook?.sessionOptions), prepared };
   } finally {
-    restore();
+    hook?.release();
   }
 }
 
@@ -144,18 +150,78 @@ function withoutPrepacking(options: unknown): unknown {
   return { ...given, extra: { ...given.extra, session: { disable_prepacking: '1', ...given.extra?.session } } };
 }
 
+type Create = (model: unknown, options?: unknown) => Promise<HookedSession>;
+/** A load's preparation of one session made with its options; `create` is the runtime's own. */
+type SessionHandler = (model: unknown, options: Record<PropertyKey, unknown>, create: Create) => Promise<HookedSession>;
+
+/** Where a load's session options carry its handler (`prepareSessions`); taken out before the runtime sees them. */
+const SESSION_HOOK = Symbol('fliplab.sessionHook');
+
+/** The dispatcher installed on a runtime's `InferenceSession`, the `create` it replaced, and the loads holding it. */
+const installed = new WeakMap<object, { readonly dispatcher: Create; readonly original: Create; holds: number }>();
+
 /**
- * While the returned function is not called, every session `ort` creates from model bytes (the browser's
- * path: Node hands the runtime a file path, which is left as is):
+ * Puts a dispatcher in place of `sessions.create` (once, however many loads hold it): a call whose options carry
+ * a handler goes to that handler, with the options without it; any other call (a dense search's, transformers.js's
+ * own small sessions) goes to the original `create` untouched. The returned function lets go; the last to let
+ * go puts the original back. So a load prepares exactly the sessions made with its own options, whatever else is
+ * loading or searching meanwhile: the hook is the load's, not the process's.
+ */
+function holdDispatcher(sessions: { create: Create }): () => void {
+  let entry = installed.get(sessions);
+  if (entry === undefined) {
+    const original = sessions.create;
+    const dispatcher: Create = (model, options) => {
+      const handler = (options as { [SESSION_HOOK]?: unknown } | undefined)?.[SESSION_HOOK];
+      if (typeof handler !== 'function') return original.call(sessions, model, options);
+      const rest: Record<PropertyKey, unknown> = { ...(options as object) };
+      delete rest[SESSION_HOOK];
+      return (handler as SessionHandler)(model, rest, (m, o) => original.call(sessions, m, o));
+    };
+    entry = { dispatcher, original, holds: 0 };
+    installed.set(sessions, entry);
+    sessions.create = dispatcher;
+  }
+  const held = entry;
+  held.holds++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--held.holds > 0) return;
+    installed.delete(sessions);
+    // Replaced since by someone else: leave theirs (the dispatcher under it passes unmarked calls through).
+    if (sessions.create === held.dispatcher) sessions.create = held.original;
+  };
+}
+
+/** A load's session hook (`prepareSessions`). */
+export interface SessionHook {
+  /**
+   * Options for the load's sessions (transformers.js's `session_options`): exactly the sessions made with them
+   * are prepared. They hold a symbol-keyed handler, which the runtime never sees.
+   */
+  readonly sessionOptions: object;
+  /** The load is done: once no load holds it, the runtime's own `create` is back in place. */
+  release(): void;
+}
+
+/**
+ * Until `release`, every session `ort` creates from model bytes with `sessionOptions` (the browser's path: Node
+ * hands the runtime a file path, which is left as is):
  * - gets its weights as external data pointing into the bytes it was given (`externalizeWeights`), so the
  *   runtime copies each weight once into its tensor instead of the whole file into its heap and parsing it
  *   (and, for a model of `NO_PREPACKING_BYTES` or more, keeps no prepacked second copy);
+ * - with `lazyWeights`, mounts the stored files its graph names (lazy-weights.ts); should the runtime fail to
+ *   make the session from them, the same graph is made again with each file read into memory, and
+ *   `lazyFallback` says why (an upgrade that broke the mounted-file contract fails no load);
  * - with `pooling`, gets that pooling appended (SPLADE's max, CLS or mean), and a run that names no outputs
  *   (transformers.js's) fetches the pooled rows alone, [batch, width], handed back under the name the model
  *   class keeps (`logits` for SPLADE's masked LM, `last_hidden_state` for an encoder): `encode` tells pooled
  *   rows (2 dimensions) from raw outputs (3). A model the pooling cannot extend (no such output, say) is
  *   loaded as it is, and pooled on the CPU.
- * `onPrepared` hears what was done to each.
+ * Sessions made without `sessionOptions` (another load's, a dense search's) are not touched. `onPrepared`
+ * hears what was done to each.
  */
 export function prepareSessions(
   ort: SessionFactory,
@@ -165,11 +231,9 @@ export function prepareSessions(
     /** Weights a `lazyWeightsCache` served graphs for: mounted, on disk, with the next session. */
     readonly lazyWeights?: WeightsToMount;
   },
-): () => void {
-  const sessions = ort.InferenceSession as unknown as { create: (model: unknown, options?: unknown) => Promise<HookedSession> };
-  const create = sessions.create;
-  sessions.create = async (model: unknown, sessionOptions?: unknown) => {
-    if (!(model instanceof Uint8Array)) return create.call(sessions, model, sessionOptions);
+): SessionHook {
+  const handler: SessionHandler = async (model, sessionOptions, create) => {
+    if (!(model instanceof Uint8Array)) return create(model, sessionOptions);
     let external: ExternalizedModel | null = null;
     try {
       external = externalizeWeights(model);
@@ -177,36 +241,48 @@ export function prepareSessions(
       // not a protobuf message: the runtime's own error says more
     }
     const graph = external?.graph ?? model;
-    let pooled = options.pooling === null ? null : appendPooling(graph, options.pooling);
+    const pooledGraph = options.pooling === null ? null : appendPooling(graph, options.pooling);
     const lazy = options.lazyWeights?.take(model) ?? [];
-    const given = (sessionOptions ?? {}) as { externalData?: readonly unknown[] };
-    const mounts = [
-      ...(external === null ? [] : [{ path: WEIGHTS_FILE, data: external.weights }]),
-      ...lazy.map((w) => ({ path: w.location, data: w.data })),
-    ];
-    const withWeights = mounts.length === 0 ? sessionOptions : { ...given, externalData: [...(given.externalData ?? []), ...mounts] };
+    const given = sessionOptions as { externalData?: readonly unknown[] };
     const lazyTensors = lazy.reduce((n, w) => n + w.tensors, 0);
     const lazyBytes = lazy.reduce((n, w) => n + w.bytes, 0);
     const big = model.length + lazyBytes >= NO_PREPACKING_BYTES;
-    const createWith = (bytes: Uint8Array) => create.call(sessions, bytes, big ? withoutPrepacking(withWeights) : withWeights);
-    let session: HookedSession;
+    const own = external === null ? [] : [{ path: WEIGHTS_FILE, data: external.weights }];
+    /** The session with `mounts` as its files: pooled when the graph takes the pooling, else the model as it is. */
+    const attempt = async (mounts: readonly { path: string; data: Uint8Array }[]) => {
+      const all = [...own, ...mounts];
+      const withWeights = all.length === 0 ? sessionOptions : { ...given, externalData: [...(given.externalData ?? []), ...all] };
+      const createWith = (bytes: Uint8Array) => create(bytes, big ? withoutPrepacking(withWeights) : withWeights);
+      if (pooledGraph === null) return { session: await createWith(graph), pooled: false };
+      try {
+        return { session: await createWith(pooledGraph), pooled: true };
+      } catch (error) {
+        // the model as it is; if that fails too, the pooling was not the problem: say what failed first
+        const session = await createWith(graph).catch(() => {
+          throw error;
+        });
+        return { session, pooled: false };
+      }
+    };
+    let lazyFallback: string | undefined;
+    let made: { session: HookedSession; pooled: boolean };
     try {
-      session = await createWith(pooled ?? graph);
+      made = await attempt(lazy.map((w) => ({ path: w.location, data: w.data })));
     } catch (error) {
-      if (pooled === null) throw error;
-      pooled = null;
-      // the model as it is; if that fails too, the pooling was not the problem: say what failed first
-      session = await createWith(graph).catch(() => {
-        throw error;
-      });
+      if (lazy.length === 0) throw error;
+      // The runtime could not read the stored file through the view (lazy-contract.ts): its bytes in memory.
+      lazyFallback = `the runtime could not read the weights from the stored file (${errorMessage(error)}): read into memory instead`;
+      made = await attempt(await Promise.all(lazy.map(async (w) => ({ path: w.location, data: await w.read() }))));
     }
+    const { session, pooled } = made;
     options.onPrepared?.({
       externalTensors: (external?.tensors ?? 0) + lazyTensors,
       externalBytes: (external?.bytes ?? 0) + lazyBytes,
-      pooled: pooled !== null,
-      lazy: lazy.length > 0,
+      pooled,
+      lazy: lazy.length > 0 && lazyFallback === undefined,
+      ...(lazyFallback === undefined ? {} : { lazyFallback }),
     });
-    if (pooled !== null && options.pooling !== null) {
+    if (pooled && options.pooling !== null) {
       const output = pooledOutput(options.pooling);
       const as = options.pooling === 'splade' ? 'logits' : 'last_hidden_state';
       const run = session.run.bind(session);
@@ -218,9 +294,8 @@ export function prepareSessions(
     }
     return session;
   };
-  return () => {
-    sessions.create = create;
-  };
+  const release = holdDispatcher(ort.InferenceSession as unknown as { create: Create });
+  return { sessionOptions: { [SESSION_HOOK]: handler }, release };
 }
 
 /** One file a load reads: its size when the host (or the cache) says, and whether this machine has it already. */
@@ -380,7 +455,7 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
   const tokenizer: PreTrainedTokenizer = await AutoTokenizer.from_pretrained(config.model, common);
   const Model = config.pooling === 'splade-max' ? AutoModelForMaskedLM : AutoModel;
   const subfolder = options.onnxFolder ?? 'onnx';
-  const { value: model, prepared } = await withPreparedSessions(options, sessionPooling(config), () =>
+  const { value: model, prepared } = await withPreparedSessions(options, sessionPooling(config), (session_options) =>
     Model.from_pretrained(config.model, {
       ...common,
       dtype,
@@ -388,6 +463,7 @@ export async function loadEncoder(config: EncoderConfig, options: LoadOptions): 
       subfolder,
       // Weights past 2 GB come as `<weights>.onnx_data` beside the graph (the plan finds it).
       ...(options.externalData ? { use_external_data_format: true } : {}),
+      ...(session_options ? { session_options } : {}),
     }),
   );
 

@@ -13,7 +13,10 @@
  * loader asks a mounted file for two things only, `byteLength` and `subarray(offset, offset + length)`,
  * whose result it copies into the tensor (the wasm heap, or a GPU buffer). It does so synchronously, on the
  * thread making the session: the encode worker, where `FileReaderSync` reads a Blob's slice synchronously.
- * So each weight passes through JavaScript once, alone, on its way to its tensor.
+ * So each weight passes through JavaScript once, alone, on its way to its tensor. That is an internal of
+ * onnxruntime-web, so it is guarded: the encode worker self-tests it before the first lazy load
+ * (lazy-contract.ts), and a session the runtime cannot make from the view is made again with the file in memory
+ * (`prepareSessions` in encoder.ts, through `MountableWeights.read`).
  *
  * `lazyWeightsCache` does this as the custom cache transformers.js consults before any download: a hit on a
  * `.onnx` file is answered with its graph (and the weights registered for the session hook in encoder.ts to
@@ -191,7 +194,13 @@ export function lazyWeightsCache(options: LazyWeightsCacheOptions): LazyWeightsC
       return null; // not an ONNX model: the runtime's own error says more
     }
     if (graph === null) return null;
-    registry.add({ location, data: lazyBytes(blob, readSync), tensors: graph.tensors, bytes: graph.bytes });
+    registry.add({
+      location,
+      data: lazyBytes(blob, readSync),
+      tensors: graph.tensors,
+      bytes: graph.bytes,
+      read: async () => new Uint8Array(await blob.arrayBuffer()),
+    });
     const file = fileOf(key);
     served.add(file);
     options.onDownload?.({ file, loaded: blob.size, total: blob.size });

@@ -91,12 +91,13 @@ export async function loadReader(config: ReaderConfig, options: ReaderLoadOption
         '(a preset, or a repo whose tokenizer_config.json has a chat_template).',
     );
   }
-  const { value: model, prepared } = await withPreparedSessions(options, null, () =>
+  const { value: model, prepared } = await withPreparedSessions(options, null, (session_options) =>
     AutoModelForCausalLM.from_pretrained(config.model, {
       ...common,
       dtype,
       device: options.device,
       subfolder: options.onnxFolder ?? 'onnx',
+      ...(session_options ? { session_options } : {}),
     }),
   );
   const contextLength = contextOf(model.config as unknown as Record<string, unknown>);

@@ -316,7 +316,7 @@ describe('LazyWeightsRegistry', () => {
   it('hands a session only the weights its graph names', () => {
     const registry = new LazyWeightsRegistry();
     const [a, b] = [registry.nextLocation(), registry.nextLocation()];
-    const entry = (location: string) => ({ location, data: new Uint8Array(0), tensors: 1, bytes: 1 });
+    const entry = (location: string) => ({ location, data: new Uint8Array(0), tensors: 1, bytes: 1, read: async () => new Uint8Array(0) });
     registry.add(entry(a));
     registry.add(entry(b));
     const graphNaming = (location: string) => new Writer().message(7, (g) => g.string(1, location)).finish();
@@ -334,14 +334,14 @@ describe('the session hook', () => {
     const location = registry.nextLocation();
     const moved = externalizeGraph(bytes, { location })!;
     // onnxruntime-node copies a mounted buffer natively: the file's bytes stand in for the Blob's view
-    registry.add({ location, data: bytes, tensors: moved.tensors, bytes: moved.bytes });
+    registry.add({ location, data: bytes, tensors: moved.tensors, bytes: moved.bytes, read: async () => bytes });
     const prepared: SessionPreparation[] = [];
-    const restore = prepareSessions(ort as never, { pooling: 'cls', onPrepared: (p) => prepared.push(p), lazyWeights: registry });
+    const hook = prepareSessions(ort as never, { pooling: 'cls', onPrepared: (p) => prepared.push(p), lazyWeights: registry });
     let session: ort.InferenceSession;
     try {
-      session = await ort.InferenceSession.create(moved.graph);
+      session = await ort.InferenceSession.create(moved.graph, hook.sessionOptions as never);
     } finally {
-      restore();
+      hook.release();
     }
     expect(prepared).toEqual([{ externalTensors: moved.tensors, externalBytes: moved.bytes, pooled: true, lazy: true }]);
     expect(registry.take()).toEqual([]);

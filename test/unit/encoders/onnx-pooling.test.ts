@@ -103,12 +103,12 @@ describe('prepareSessions: the hook a SPLADE load runs under', () => {
     const cpu = spladePool(logits.data as Float32Array, mask, { batch: texts.length, seq, width }, null);
 
     const prepared: unknown[] = [];
-    const restore = prepareSessions(ort as never, { pooling: 'splade', onPrepared: (p) => prepared.push(p) });
+    const hook = prepareSessions(ort as never, { pooling: 'splade', onPrepared: (p) => prepared.push(p) });
     let hooked: ort.InferenceSession;
     try {
-      hooked = await ort.InferenceSession.create(model);
+      hooked = await ort.InferenceSession.create(model, hook.sessionOptions as never);
     } finally {
-      restore();
+      hook.release();
     }
     // the weights went in as external data pointing into the given bytes, and the pooling was appended
     expect(prepared).toEqual([{ externalTensors: expect.any(Number), externalBytes: expect.any(Number), pooled: true, lazy: false }]);
@@ -166,15 +166,15 @@ describe('dense pooling appended to the graph (CLS, mean)', () => {
     const bert = new Uint8Array(readFileSync(join(DEFAULT_MODELS_DIR, BERT, 'onnx/model.onnx')));
     const { feeds } = await feedsFor(['tides and the moon'], BERT);
     const prepared: { pooled: boolean }[] = [];
-    const restore = prepareSessions(ort as never, { pooling: 'mean', onPrepared: (p) => prepared.push(p) });
+    const hook = prepareSessions(ort as never, { pooling: 'mean', onPrepared: (p) => prepared.push(p) });
     let hooked: ort.InferenceSession;
     let masked: ort.InferenceSession;
     try {
-      hooked = await ort.InferenceSession.create(bert);
+      hooked = await ort.InferenceSession.create(bert, hook.sessionOptions as never);
       // the MLM model has no last_hidden_state: the appended mean pooling cannot attach, so it loads unpooled
-      masked = await ort.InferenceSession.create(model);
+      masked = await ort.InferenceSession.create(model, hook.sessionOptions as never);
     } finally {
-      restore();
+      hook.release();
     }
     const out = await hooked.run(feeds);
     expect(Object.keys(out)).toEqual(['last_hidden_state']);
