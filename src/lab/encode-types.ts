@@ -146,6 +146,12 @@ export interface WorkerLoadResult {
     readonly bytes: number;
     /** Read from the stored file as the runtime asked for them: the file was never whole in the tab. */
     readonly lazy: boolean;
+    /**
+     * Why they were read into memory although the stored file was there (the runtime failed the lazy path's
+     * self-test or could not load from it: lazy-contract.ts), or, when lazy, that the runtime's version is not
+     * the one tested; absent otherwise.
+     */
+    readonly reason?: string;
   } | null;
   readonly dtype: EncoderDtype;
   readonly model: string;

@@ -5,7 +5,15 @@
  */
 import { errorMessage } from '../core/error-message.ts';
 import { loadEncoder, planModelDownload, type LoadedEncoder, type ModelFileCacheLike, type SessionFactory } from '../encoders/encoder.ts';
-import { fileReaderSync, hubFileOf, lazyWeightsCache, LazyWeightsRegistry, type LazyWeightsCache } from '../encoders/lazy-weights.ts';
+import { checkLazyContract, type LazyContractCheck, type SelfTestRuntime } from '../encoders/lazy-contract.ts';
+import {
+  fileReaderSync,
+  hubFileOf,
+  lazyWeightsCache,
+  LazyWeightsRegistry,
+  type LazyWeightsCache,
+  type ReadSync,
+} from '../encoders/lazy-weights.ts';
 import { MODEL_FILE_CACHE } from '../encoders/presets.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import { loadReader, type LoadedReader } from '../encoders/reader.ts';
@@ -44,7 +52,12 @@ const loadKey = (config: EncoderConfig, options: WorkerLoadOptions) =>
 export class WorkerModels {
   readonly #cpuDevice: 'wasm' | 'cpu';
   readonly #wasmPaths: OrtWasmPaths | undefined;
-  readonly #ort: SessionFactory | undefined;
+  readonly #ort: (SessionFactory & SelfTestRuntime) | undefined;
+  readonly #readSync: ReadSync | null;
+  /** The lazy path's self-test (lazy-contract.ts), run at its first use and kept. */
+  #lazyContract: Promise<LazyContractCheck> | undefined;
+  /** Loads (encoders and readers) one at a time: transformers.js's env, which each load sets, is the worker's. */
+  #loads: Promise<unknown> = Promise.resolve();
   #initialized = false;
   #useBrowserCache = true;
   #encoder: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
@@ -55,11 +68,28 @@ export class WorkerModels {
   /**
    * `cpuDevice`: what the contract's 'wasm' is called by this runtime ('cpu' for onnxruntime-node). `ort`: the
    * ONNX Runtime module transformers.js runs on, so SPLADE models pool in their session (encoder.ts).
+   * `readSync`: how this thread reads a Blob synchronously, for the lazy path (default: `FileReaderSync`,
+   * which only a worker has; tests give their own).
    */
-  constructor(options: { readonly cpuDevice?: 'wasm' | 'cpu'; readonly wasmPaths?: OrtWasmPaths; readonly ort?: SessionFactory } = {}) {
+  constructor(
+    options: {
+      readonly cpuDevice?: 'wasm' | 'cpu';
+      readonly wasmPaths?: OrtWasmPaths;
+      readonly ort?: SessionFactory & SelfTestRuntime;
+      readonly readSync?: ReadSync | null;
+    } = {},
+  ) {
     this.#cpuDevice = options.cpuDevice ?? 'wasm';
     this.#wasmPaths = options.wasmPaths;
     this.#ort = options.ort;
+    this.#readSync = options.readSync === undefined ? fileReaderSync() : options.readSync;
+  }
+
+  /** `load` once every load asked for before it has settled. */
+  #oneAtATime<T>(load: () => Promise<T>): Promise<T> {
+    const turn = this.#loads.then(load);
+    this.#loads = turn.catch(() => {});
+    return turn;
   }
 
   /** Runtime settings; a load before any call applies the defaults. */
@@ -94,7 +124,11 @@ export class WorkerModels {
   }
 
   /** Load (or keep, when identical) the encoder for `config`; reports the device actually used. */
-  async loadEncoder(config: EncoderConfig, load: WorkerLoadOptions, onDownload?: ModelCallback): Promise<WorkerLoadResult> {
+  loadEncoder(config: EncoderConfig, load: WorkerLoadOptions, onDownload?: ModelCallback): Promise<WorkerLoadResult> {
+    return this.#oneAtATime(() => this.#loadEncoder(config, load, onDownload));
+  }
+
+  async #loadEncoder(config: EncoderConfig, load: WorkerLoadOptions, onDownload?: ModelCallback): Promise<WorkerLoadResult> {
     this.ready();
     const key = loadKey(config, load);
     if (this.#encoder?.key === key) return this.#encoder.result;
@@ -118,16 +152,19 @@ export class WorkerModels {
       }
     }
     let encoder: LoadedEncoder;
+    let lazyNotes: { declined: string | null; untested: string | null };
     try {
       const source = this.sourceFor(load.source);
       // A load without a plan (a calibration batch) finds the weights' folder itself.
       const plan = load.onnxFolder !== undefined || local ? null : await planModelDownload(config, dtype, source);
       const onnxFolder = load.onnxFolder ?? plan?.onnxFolder ?? undefined;
       const externalData = load.externalData ?? plan?.externalData ?? false;
+      const { notes, ...sessionOptions } = await this.#sessionOptions(load.source, onDownload);
+      lazyNotes = notes;
       encoder = await loadEncoder(config, {
         device: this.runtimeDevice(device),
         dtype,
-        ...(await this.#sessionOptions(load.source, onDownload)),
+        ...sessionOptions,
         ...(onnxFolder === undefined ? {} : { onnxFolder }),
         ...(externalData ? { externalData } : {}),
       });
@@ -147,8 +184,17 @@ export class WorkerModels {
       );
     }
     const prepared = encoder.prepared ?? null;
+    // why the weights were read into memory although the stored file was there, or what is unusual about the lazy read
+    const why = prepared?.lazyFallback ?? lazyNotes.declined ?? (prepared?.lazy ? lazyNotes.untested : null);
     const externalWeights =
-      prepared === null ? null : { tensors: prepared.externalTensors, bytes: prepared.externalBytes, lazy: prepared.lazy };
+      prepared === null
+        ? null
+        : {
+            tensors: prepared.externalTensors,
+            bytes: prepared.externalBytes,
+            lazy: prepared.lazy,
+            ...(why === null ? {} : { reason: why }),
+          };
     const result: WorkerLoadResult = { device, reason, adapterInfo, limits, externalWeights, dtype, model: config.model };
     this.#encoder = { key, encoder, result };
     return result;
@@ -156,7 +202,8 @@ export class WorkerModels {
 
   /**
    * What a model load (encoder or reader) is given: its source, with the lazy cache where it can work (the
-   * model file then stays on disk), its byte progress, and the runtime whose sessions are prepared.
+   * model file then stays on disk), its byte progress, and the runtime whose sessions are prepared; and, for the
+   * load result, why the lazy path was declined and whether the runtime is an untested version (null: neither).
    */
   async #sessionOptions(loadSource: WorkerLoadOptions['source'], onModel: ModelCallback | undefined) {
     const local = isLocalLoad(loadSource);
@@ -164,13 +211,16 @@ export class WorkerModels {
     const progress = onModel ? throttled(onModel) : undefined;
     // downloads here only for loads from a host alone (a local path is looked at first; allowRemote: false never fetches)
     const download = !local && loadSource.localModelPath === undefined && loadSource.allowRemote !== false;
-    const lazy = await this.#lazyWeights(local, download, progress);
+    const found = await this.#lazyWeights(local, download, progress);
+    const lazy = found !== null && 'cache' in found ? found : null;
+    const declined = found !== null && 'declined' in found ? found.declined : null;
     return {
       source: lazy === null ? source : { ...source, customCache: lazy.cache },
       // transformers.js reports the graph of a file the lazy cache serves; the cache reports the file
       ...(progress ? { onDownload: lazy === null ? progress : (p: DownloadProgress) => lazy.cache.served.has(p.file) || progress(p) } : {}),
       ...(this.#ort ? { ort: this.#ort } : {}),
       ...(lazy === null ? {} : { lazyWeights: lazy.registry }),
+      notes: { declined, untested: lazy?.untested ?? null },
     };
   }
 
@@ -178,14 +228,18 @@ export class WorkerModels {
    * The cache that keeps a model file on disk while the runtime loads it (lazy-weights.ts): over
    * the browser's Cache Storage, or a picked folder's files. Null where it cannot work: no session hook (Node),
    * no synchronous Blob reads (not a worker), or the browser cache turned off (nothing to keep the file in).
+   * Before its first use the runtime is self-tested (lazy-contract.ts): when it fails, only why comes back, and
+   * the model file is read into memory, as where the lazy path cannot work; `untested` notes a passing runtime of
+   * another version than the one tested.
    */
   async #lazyWeights(
     local: boolean,
     download: boolean,
     onDownload: ((p: DownloadProgress) => void) | undefined,
-  ): Promise<{ cache: LazyWeightsCache; registry: LazyWeightsRegistry } | null> {
-    const readSync = fileReaderSync();
-    if (this.#ort === undefined || readSync === null) return null;
+  ): Promise<{ cache: LazyWeightsCache; registry: LazyWeightsRegistry; untested: string | null } | { declined: string } | null> {
+    const readSync = this.#readSync;
+    const ort = this.#ort;
+    if (ort === undefined || readSync === null) return null;
     let inner: ModelFileCacheLike = this.#localCache;
     if (!local) {
       if (!this.#useBrowserCache || typeof caches === 'undefined') return null;
@@ -195,6 +249,8 @@ export class WorkerModels {
         return null; // storage refused (an opaque origin, say): transformers.js goes without a cache too
       }
     }
+    const check = await (this.#lazyContract ??= checkLazyContract(ort, readSync, { executionProviders: [this.#cpuDevice] }));
+    if (!check.ok) return { declined: check.reason ?? 'the runtime failed the lazy-weights self-test' };
     const registry = new LazyWeightsRegistry();
     const cache = lazyWeightsCache({
       inner,
@@ -207,11 +263,20 @@ export class WorkerModels {
           : {}),
       ...(onDownload ? { onDownload } : {}),
     });
-    return { cache, registry };
+    return { cache, registry, untested: check.reason };
   }
 
   /** Load (or keep) a reader on the device `load` asks for; says the device it got and why it differs. */
-  async loadReader(
+  loadReader(
+    config: ReaderConfig,
+    load: WorkerLoadOptions,
+    dtype: ReaderConfig['dtype'],
+    onModel?: ModelCallback,
+  ): Promise<{ reader: LoadedReader; device: WorkerDevice; reason: string | null }> {
+    return this.#oneAtATime(() => this.#loadReader(config, load, dtype, onModel));
+  }
+
+  async #loadReader(
     config: ReaderConfig,
     load: WorkerLoadOptions,
     dtype: ReaderConfig['dtype'],
@@ -223,11 +288,8 @@ export class WorkerModels {
     if (this.#reader?.key !== key) {
       await this.#reader?.reader.dispose();
       this.#reader = undefined;
-      const reader = await loadReader(config, {
-        device: this.runtimeDevice(device),
-        dtype,
-        ...(await this.#sessionOptions(load.source, onModel)),
-      });
+      const { notes: _, ...sessionOptions } = await this.#sessionOptions(load.source, onModel);
+      const reader = await loadReader(config, { device: this.runtimeDevice(device), dtype, ...sessionOptions });
       this.#reader = { key, reader };
     }
     return { reader: this.#reader.reader, device, reason };
