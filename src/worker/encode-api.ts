@@ -133,7 +133,10 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
         used.device = device;
         used.reason = reason;
         const p = reader.prepared ?? null;
-        used.externalWeights = p === null ? null : { tensors: p.externalTensors, bytes: p.externalBytes, lazy: p.lazy };
+        used.externalWeights =
+          p === null
+            ? null
+            : { tensors: p.externalTensors, bytes: p.externalBytes, lazy: p.lazy, ...(p.lazyFallback ? { reason: p.lazyFallback } : {}) };
         return reader;
       };
       const store = await AnswerStore.open(request.dbName);
