@@ -17,6 +17,7 @@ import { answerFlipJson } from '../../report/answers.ts';
 import { EncodeBridge, type WorkerInitOptions } from '../bridge/encode-bridge.ts';
 import { allowedOrigins } from '../settings.ts';
 import { answersBlocker, METADATA_GOLD, type AnswersBlocker } from './answers-blocker.ts';
+import { pageIsolation } from './isolation.svelte.ts';
 import { errorInfo, errorText } from './errors.ts';
 import { KeptAnswers, type AnswerInputsAccess } from './kept-answers.ts';
 import type { Lab } from './lab.svelte.ts';
@@ -52,7 +53,7 @@ export class AnswerLab {
       if (id === lab.collectionId) void this.#restore(id);
     });
     // A worker of its own, with the same network policy as the lab's workers (the app's origin and the hosts
-    // in Settings): a reader job and an encoding job do not queue behind each other.
+    // in Settings) and the encoders' WASM threads: a reader job and an encoding job do not queue behind each other.
     this.reading = new ReaderJobs(
       {
         get modelHost() {
@@ -62,7 +63,8 @@ export class AnswerLab {
         answersOf: (run) => this.answers[run],
         publish: (run, answers) => (this.answers = { ...this.answers, [run]: answers }),
       },
-      options.bridge ?? new EncodeBridge({ init: options.init ?? { numThreads: 1, allowOrigins: allowedOrigins(lab.settings) } }),
+      options.bridge ??
+        new EncodeBridge({ init: options.init ?? { numThreads: pageIsolation.wasm.threads, allowOrigins: allowedOrigins(lab.settings) } }),
     );
   }
 

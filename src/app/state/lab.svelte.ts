@@ -40,6 +40,7 @@ import { Track } from './track.svelte.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import type { ReadingProgress } from '../../worker/reading.ts';
 import { allowedOrigins, loadSettings, type Settings } from '../settings.ts';
+import { pageIsolation } from './isolation.svelte.ts';
 import type { TermExplanation } from '../../lab/types.ts';
 import type { Judgment } from '../../core/io/judgments.ts';
 import { DEFAULT_VIEW, type MetricsRow, type QueryDetail, type RetrieverInfo, type ViewState } from '../types.ts';
@@ -119,8 +120,7 @@ export class Lab {
       new Worker(new URL('../../../workers/lab.worker.ts', import.meta.url), { type: 'module', name: 'fliplab-lab' });
     this.lab = wrap<LabApi>(this.#worker);
     void this.lab.allowOrigins(allowedOrigins(this.settings));
-    const threads = globalThis.crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency || 1) : 1;
-    const init = { numThreads: threads, allowOrigins: allowedOrigins(this.settings) };
+    const init = { numThreads: pageIsolation.wasm.threads, allowOrigins: allowedOrigins(this.settings) };
     const host: EncoderHost = {
       get settings() {
         return lab.settings;
