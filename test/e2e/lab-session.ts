@@ -35,6 +35,15 @@ export const MODEL = 'fliplab/tiny-bert';
 /** Short truncation keeps WASM encoding of SciFact's 5,183 passages to seconds on 2 cores. */
 export const MAX_TOKENS = 24;
 
+/**
+ * The visitors' tabs have had their one reload for cross-origin isolation (src/app/isolation.ts), so the page does
+ * not reload under a test's steps when the service worker first takes control (isolation.e2e.test.ts tests that
+ * reload); pages the worker serves are isolated all the same.
+ */
+async function skipIsolationReload(c: BrowserContext): Promise<void> {
+  await c.addInitScript(() => sessionStorage.setItem('fliplab.isolation-reloaded', '1'));
+}
+
 /** One lab file's world (`e2e`: its folder, server and browser), and what its visitors asked for. */
 export class Lab {
   /** What the running test's browser contexts asked for, those that use the default hosts (the local server). */
@@ -71,6 +80,7 @@ export class Lab {
       },
       [host, settings] as const,
     );
+    await skipIsolationReload(c);
     return c;
   }
 
@@ -99,6 +109,7 @@ export class Lab {
       modelHost: hosts.modelHost ?? host,
       dataHost: hosts.dataHost ?? host,
     });
+    await skipIsolationReload(c);
     return { c, p: await c.newPage(), seen, origins };
   }
 
