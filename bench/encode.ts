@@ -4,8 +4,10 @@
  * headless Chromium (the real worker and bridge) against onnxruntime-node on the same model files, same
  * machine, same run. Goal: browser WASM ≥ 0.8× native.
  *
- *   npm run bench:encode                       BERT-base, fp32 and q8, WASM (threads = cores, cross-origin
- *                                              isolated) vs native, as ratios per dtype and q8 / fp32 per engine
+ *   npm run bench:encode                       BERT-base, fp32 and q8, WASM at 1 thread and at the lab page's
+ *                                              count (src/lab/wasm-threads.ts: cores, at most 4; cross-origin
+ *                                              isolated) side by side, vs native, as ratios per dtype, threads
+ *                                              against 1 thread, and q8 / fp32 per engine
  *   npm run bench:encode -- --webgpu           also WebGPU, batch sweep 8/16/32: fp32, and fp16 (the model's
  *                                              onnx/model_fp16.onnx, generated too) when the adapter has
  *                                              shader-f16, else a line saying it was skipped and why; for a
@@ -35,6 +37,7 @@ import { launchChromium } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
 import { testConfig } from '../test/e2e/pages/configs.ts';
 import type { EncoderDtype } from '../src/encoders/presets.ts';
+import { wasmThreads } from '../src/lab/wasm-threads.ts';
 import { runRealShapes } from './encode-real-shapes.ts';
 import { runFiqaSized } from './encode-fiqa-sized.ts';
 import { runAbortBench } from './encode-abort.ts';
@@ -53,6 +56,9 @@ export interface EncodeBenchRow {
   readonly batch: number;
   readonly tokensPerSecond: number;
 }
+
+/** A browser WASM row's engine: `browser wasm fp32, 2 threads`. */
+const wasmEngine = (dtype: EncoderDtype, threads: number) => `browser wasm ${dtype}, ${threads} ${threads === 1 ? 'thread' : 'threads'}`;
 
 /** Passages of ~`words` words (≈ 1.3 tokens each with the generated vocabulary). */
 function passages(count: number, words: number): string[] {
@@ -121,69 +127,90 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
     }
 
     // Browser: the real worker + bridge, models from a local hub-layout server, cross-origin isolated for threads.
+    // WASM at 1 thread and at the lab page's count, each on a page of its own (a bridge keeps its worker's
+    // threads); WebGPU once, on the second.
+    const pageThreads = wasmThreads(cpus().length, 'isolated').threads;
+    const threadCounts = pageThreads > 1 ? [1, pageThreads] : [1];
     const dist = join(work, 'dist');
     await buildTestPages(dist);
     const server = await startHubServer({ modelsRoot, staticRoot: dist, crossOriginIsolated: true });
     const browser = await launchChromium({ webgpu: true });
+    const browserRows: (EncodeBenchRow & { readonly order: number })[] = [];
     try {
-      const page = await browser.newPage();
-      await page.goto(`${server.url}encode.html?cache=0&threads=${cpus().length}`);
-      await page.waitForFunction(() => 'fliplabTest' in window);
-      const legs: { device: 'wasm' | 'webgpu'; dtype: EncoderDtype }[] = DTYPES.map((dtype) => ({ device: 'wasm', dtype }));
-      if (opts.webgpu) {
-        legs.push({ device: 'webgpu', dtype: 'fp32' });
-        // fp16 weights need shader-f16; without it the worker would run them on WASM, which is no WebGPU number.
-        const gpu = await page.evaluate(() => window.fliplabTest.webgpuFeatures());
-        if (gpu.shaderF16) legs.push({ device: 'webgpu', dtype: 'fp16' });
-        else
-          log(`webgpu fp16: skipped: ${gpu.adapter ? `the adapter (${gpu.description || 'unnamed'}) lacks shader-f16` : gpu.description}`);
-      }
-      for (const { device, dtype } of legs) {
-        for (const batch of batches) {
-          const r = await page.evaluate(
-            async ([dev, m, t, b, dt]) => {
-              // No named helpers in here: tsx's keepNames would wrap them in a __name() the page lacks.
-              const api = window.fliplabTest;
-              const warm = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(0, b), 'passage', dt); // compiles wasm / shaders
-              if ('error' in warm) throw new Error(`${dev} ${dt}: ${warm.error.name}: ${warm.error.message}`);
-              let tokens = 0;
-              let used = dev as string;
-              const started = performance.now();
-              for (let i = 0; i < t.length; i += b) {
-                const out = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(i, i + b), 'passage', dt);
-                if ('error' in out) throw new Error(`${dev} ${dt}: ${out.error.name}: ${out.error.message}`);
-                tokens += out.tokens.reduce((x, y) => x + y, 0);
-                used = out.device;
-              }
-              return { tokens, ms: performance.now() - started, used, isolated: crossOriginIsolated };
-            },
-            [device, model, texts, batch, dtype] as const,
-          );
-          rows.push({
-            engine: `browser ${r.used} ${dtype}${r.used === 'wasm' ? (r.isolated ? `, ${cpus().length} threads` : ', 1 thread') : ''}`,
-            batch,
-            tokensPerSecond: r.tokens / (r.ms / 1000),
-          });
+      for (const threads of threadCounts) {
+        const page = await browser.newPage();
+        await page.goto(`${server.url}encode.html?cache=0&threads=${threads}`);
+        await page.waitForFunction(() => 'fliplabTest' in window);
+        const legs: { device: 'wasm' | 'webgpu'; dtype: EncoderDtype }[] = DTYPES.map((dtype) => ({ device: 'wasm', dtype }));
+        if (opts.webgpu && threads === threadCounts.at(-1)) {
+          legs.push({ device: 'webgpu', dtype: 'fp32' });
+          // fp16 weights need shader-f16; without it the worker would run them on WASM, which is no WebGPU number.
+          const gpu = await page.evaluate(() => window.fliplabTest.webgpuFeatures());
+          if (gpu.shaderF16) legs.push({ device: 'webgpu', dtype: 'fp16' });
+          else
+            log(
+              `webgpu fp16: skipped: ${gpu.adapter ? `the adapter (${gpu.description || 'unnamed'}) lacks shader-f16` : gpu.description}`,
+            );
         }
+        for (const { device, dtype } of legs) {
+          for (const batch of batches) {
+            const r = await page.evaluate(
+              async ([dev, m, t, b, dt]) => {
+                // No named helpers in here: tsx's keepNames would wrap them in a __name() the page lacks.
+                const api = window.fliplabTest;
+                const warm = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(0, b), 'passage', dt); // compiles wasm / shaders
+                if ('error' in warm) throw new Error(`${dev} ${dt}: ${warm.error.name}: ${warm.error.message}`);
+                let tokens = 0;
+                let used = dev as string;
+                const started = performance.now();
+                for (let i = 0; i < t.length; i += b) {
+                  const out = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(i, i + b), 'passage', dt);
+                  if ('error' in out) throw new Error(`${dev} ${dt}: ${out.error.name}: ${out.error.message}`);
+                  tokens += out.tokens.reduce((x, y) => x + y, 0);
+                  used = out.device;
+                }
+                return { tokens, ms: performance.now() - started, used, isolated: crossOriginIsolated };
+              },
+              [device, model, texts, batch, dtype] as const,
+            );
+            // More than one thread needs isolation: a page without it would run one, whatever was asked.
+            if (r.used === 'wasm' && threads > 1 && !r.isolated)
+              throw new Error(`the bench page is not cross-origin isolated: no ${threads} threads`);
+            browserRows.push({
+              engine: r.used === 'wasm' ? wasmEngine(dtype, threads) : `browser ${r.used} ${dtype}`,
+              batch,
+              tokensPerSecond: r.tokens / (r.ms / 1000),
+              // Side by side: WASM rows by dtype, then threads; WebGPU after them.
+              order: device === 'wasm' ? DTYPES.indexOf(dtype as (typeof DTYPES)[number]) * 100 + threads : 10_000 + browserRows.length,
+            });
+          }
+        }
+        await page.close();
       }
     } finally {
       await browser.close();
       await server.close();
     }
+    rows.push(...browserRows.sort((a, b) => a.order - b.order).map(({ order: _order, ...row }) => row));
 
     log('engine                                   batch   tokens/s');
     for (const r of rows) log(`${r.engine.padEnd(40)} ${String(r.batch).padStart(5)} ${r.tokensPerSecond.toFixed(0).padStart(10)}`);
-    const best = (prefix: string, dtype: EncoderDtype) =>
-      Math.max(...rows.filter((r) => r.engine.startsWith(prefix) && r.engine.includes(dtype)).map((r) => r.tokensPerSecond));
+    // The browser's number is the lab page's: WASM at its thread count.
+    const rate = (engine: string) => Math.max(...rows.filter((r) => r.engine === engine).map((r) => r.tokensPerSecond));
+    const native = (dtype: EncoderDtype) => rate(`onnxruntime-node cpu ${dtype}`);
+    const wasm = (dtype: EncoderDtype, threads = pageThreads) => rate(wasmEngine(dtype, threads));
     const note = opts.smoke ? ' (smoke run: tiny model, not a measurement)' : '';
     for (const dtype of DTYPES) {
-      const ratio = best('browser wasm', dtype) / best('onnxruntime-node', dtype);
+      const ratio = wasm(dtype) / native(dtype);
       const verdict = opts.smoke ? '' : ratio >= 0.8 ? ' PASS (goal ≥ 0.8×)' : ' FAIL (goal ≥ 0.8×)';
       log(`browser WASM / native, ${dtype}: ${ratio.toFixed(2)}×${verdict}${note}`);
     }
-    for (const prefix of ['onnxruntime-node', 'browser wasm']) {
-      log(`q8 / fp32 on ${prefix}: ${(best(prefix, 'q8') / best(prefix, 'fp32')).toFixed(2)}×${note}`);
+    for (const dtype of DTYPES) {
+      if (pageThreads === 1) log(`browser WASM threads, ${dtype}: one core here, so the page's count is 1 thread: nothing to compare`);
+      else log(`browser WASM ${pageThreads} threads / 1 thread, ${dtype}: ${(wasm(dtype) / wasm(dtype, 1)).toFixed(2)}×${note}`);
     }
+    log(`q8 / fp32 on onnxruntime-node: ${(native('q8') / native('fp32')).toFixed(2)}×${note}`);
+    log(`q8 / fp32 on browser wasm: ${(wasm('q8') / wasm('fp32')).toFixed(2)}×${note}`);
     return rows;
   } finally {
     await rm(work, { recursive: true, force: true });

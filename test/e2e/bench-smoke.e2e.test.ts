@@ -3,10 +3,12 @@
  * Node + browser WASM + WebGPU. It proves the script a GPU machine would run still works end to end;
  * the numbers it prints mean nothing here.
  */
+import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { runEncodeBench } from '../../bench/encode.ts';
 import { runFiqaSized } from '../../bench/encode-fiqa-sized.ts';
 import { runReaderBench } from '../../bench/reader.ts';
+import { wasmThreads } from '../../src/lab/wasm-threads.ts';
 import { tempDir } from '../support/temp.ts';
 
 const SMOKE_TIMEOUT_MS = 180_000;
@@ -17,16 +19,24 @@ describe('bench/encode.ts --smoke --webgpu', () => {
     async () => {
       const lines: string[] = [];
       const rows = await runEncodeBench({ smoke: true, webgpu: true, log: (l) => lines.push(l) });
+      // WASM at 1 thread and at the lab page's count, side by side (one row each when the machine has one core).
+      const threads = wasmThreads(cpus().length, 'isolated').threads;
+      const wasm = (dtype: string) => [
+        `browser wasm ${dtype}, 1 thread`,
+        ...(threads > 1 ? [`browser wasm ${dtype}, ${threads} threads`] : []),
+      ];
       expect(rows.map((r) => r.engine)).toEqual([
         'onnxruntime-node cpu fp32',
         'onnxruntime-node cpu q8',
-        expect.stringMatching(/^browser wasm fp32/),
-        expect.stringMatching(/^browser wasm q8/),
+        ...wasm('fp32'),
+        ...wasm('q8'),
         'browser webgpu fp32',
       ]);
       for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
       expect(lines).toContainEqual(expect.stringMatching(/^browser WASM \/ native, fp32: [\d.]+× \(smoke run/));
       expect(lines).toContainEqual(expect.stringMatching(/^browser WASM \/ native, q8: [\d.]+× \(smoke run/));
+      if (threads > 1)
+        expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^browser WASM ${threads} threads / 1 thread, fp32: [\\d.]+×`)));
       expect(lines.at(-1)).toMatch(/^q8 \/ fp32 on browser wasm: [\d.]+× \(smoke run/);
     },
     SMOKE_TIMEOUT_MS,
