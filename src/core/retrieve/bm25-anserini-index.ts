@@ -1,13 +1,16 @@
 /**
  * The index of Anserini's BM25 (`bm25-anserini.ts` says what it reproduces): Lucene's numerics (SmallFloat
- * norms, BM25Similarity's idf, norm cache and term score, all in float) and the build, one field or two, with
- * documents numbered in their ids' code-point order (Lucene's tie order) and each posting's score for a
- * query weight of 1 precomputed.
+ * norms, BM25Similarity's idf, norm cache and term score, all in float) and the build, one field or two, into
+ * the shared BM25 postings (`bm25-postings.ts`): documents numbered in their ids' code-point order (Lucene's
+ * tie order), each posting's impact its Lucene score for a query weight of 1, and its term frequency kept
+ * beside it (a term repeated in the query is scored with the boost inside the formula). A multifield index
+ * holds both fields in one postings: the title field's terms follow the contents field's.
  */
 import type { Corpus } from '../types.ts';
 import { grow } from '../grow.ts';
 import { EnglishAnalyzer } from '../text/lucene/english.ts';
 import { checkAnseriniParams, type AnseriniParams } from './bm25-anserini-params.ts';
+import { checkLayout, layOutPostings, type Bm25LayoutOptions, type Bm25Postings } from './bm25-postings.ts';
 
 const f = Math.fround;
 
@@ -59,31 +62,19 @@ export function termScore(weight: number, freq: number, normInverse: number): nu
 // ---------------------------------------------------------------------------------------------------------
 // The index.
 
-/** One indexed field: term → postings in internal (id) order, with the field's statistics. */
+/** One indexed field's statistics; its postings are the index's terms [termBase, termBase + termCount). */
 export interface LuceneField {
   readonly name: 'contents' | 'title';
   /** Term → id, shared by the fields (a term absent from this field has df 0 here). */
   readonly vocabulary: ReadonlyMap<string, number>;
   readonly terms: readonly string[];
   readonly df: Uint32Array;
-  /** Length termCount + 1: term t's postings are [termStart[t], termStart[t + 1]). */
-  readonly termStart: Uint32Array;
-  /** Internal document numbers, ascending within a term. */
-  readonly postingDocs: Uint32Array;
-  readonly postingFreqs: Uint32Array;
-  /** The posting's score for a query weight of 1 (a term that occurs once in the query), float. */
-  readonly postingImpacts: Float32Array;
-  /** The largest posting score per term (for a query weight of 1): the pruned search's bound. */
+  /** Term t of this field is term termBase + t of the index's postings. */
+  readonly termBase: number;
+  /** The largest posting score per term (for a query weight of 1): the order in which clauses are added. */
   readonly maxImpact: Float32Array;
   /** The smallest posting score of the field (Infinity when it has none). */
   readonly minImpact: number;
-  /**
-   * Dense columns for common terms: column `denseColumn[t]` (−1: none) holds, at `densePostings[column · N
-   * + d]`, 1 + the position of internal document d's posting of t (0: d lacks t). "What does t add to
-   * candidate d" becomes one load instead of a search in a long list. 4·N bytes per column.
-   */
-  readonly denseColumn: Int32Array;
-  readonly densePostings: Uint32Array;
   /** Norm byte per internal document (0 where the field is empty). */
   readonly norms: Uint8Array;
   /** Documents with at least one token in the field. */
@@ -92,17 +83,23 @@ export interface LuceneField {
   readonly avgdl: number;
   readonly idf: Float32Array;
   readonly normInverse: Float32Array;
+  /** The least `normInverse` of the field's documents (Infinity without any): how near 1 a score's denominator comes. */
+  readonly minNormInverse: number;
 }
 
-export interface AnseriniIndex {
+/**
+ * The shared postings over internal document numbers (N = the documents in the corpus), impacts the float
+ * term scores for a query weight of 1, plus what the scorer needs beside them.
+ */
+export interface AnseriniIndex extends Bm25Postings {
   readonly params: AnseriniParams;
-  /** Documents in the corpus. */
-  readonly docCount: number;
   /** Internal number → corpus index (internal numbers follow the ids' code-point order). */
   readonly corpusIndexOf: Uint32Array;
   /** Corpus index → internal number. */
   readonly internalOf: Uint32Array;
   readonly fields: readonly LuceneField[];
+  /** The term frequency of each posting (parallel to `postingDocs`). */
+  readonly postingFreqs: Uint32Array;
   /**
    * Every posting scores above 0 (true unless k1 is so large that 1 + freq · cache rounds to 1): a zero sum
    * then means an unmatched document, which the exhaustive search uses to skip bookkeeping.
@@ -110,15 +107,13 @@ export interface AnseriniIndex {
   readonly positiveScores: boolean;
 }
 
-export interface AnseriniBuildOptions {
+/** Progress and abort, and the shared postings' layout knobs (speed and memory only, never results). */
+export interface AnseriniBuildOptions extends Bm25LayoutOptions {
   readonly onProgress?: (done: number, total: number) => void;
   readonly signal?: AbortSignal;
 }
 
 const PROGRESS_EVERY_DOCS = 1024;
-/** Terms in at least 1/DENSE_MIN_SHARE of the documents, and in at least DENSE_MIN_DF, get a dense column. */
-const DENSE_MIN_SHARE = 8;
-const DENSE_MIN_DF = 256;
 
 /** Code-point order of two strings (UTF-16 code-unit order differs only around surrogates). */
 export function compareCodePoints(a: string, b: string): number {
@@ -140,6 +135,7 @@ export function compareCodePoints(a: string, b: string): number {
 /** Indexes `corpus` as Anserini's IndexCollection would (flat or multifield); O(total tokens). */
 export function buildAnseriniIndex(corpus: Corpus, params: AnseriniParams, options: AnseriniBuildOptions = {}): AnseriniIndex {
   const p = checkAnseriniParams(params);
+  checkLayout(options);
   const n = corpus.ids.length;
   options.signal?.throwIfAborted();
   const corpusIndexOf = Uint32Array.from({ length: n }, (_, i) => i);
@@ -171,10 +167,44 @@ export function buildAnseriniIndex(corpus: Corpus, params: AnseriniParams, optio
       options.onProgress?.(i + 1, n);
     }
   }
-  const fields = builders.map((b) => b.finish(p, analyzer));
+  const termCount = analyzer.terms.length;
+  const built = builders.map((b, fi) => b.finish(p, analyzer, fi * termCount));
+  const fields = built.map((b) => b.field);
+  // One postings for the fields: the title field's terms after the contents field's.
+  const termOffsets = new Uint32Array(built.length * termCount + 1);
+  let pairs = 0;
+  built.forEach((b, fi) => {
+    for (let t = 1; t <= termCount; t++) termOffsets[fi * termCount + t] = pairs + b.termStart[t]!;
+    pairs += b.postingDocs.length;
+  });
+  const postingDocs = concat(
+    built.map((b) => b.postingDocs),
+    () => new Uint32Array(pairs),
+  );
+  const postingFreqs = concat(
+    built.map((b) => b.postingFreqs),
+    () => new Uint32Array(pairs),
+  );
+  const postingImpacts = concat(
+    built.map((b) => b.postingImpacts),
+    () => new Float64Array(pairs),
+  );
+  const postings = layOutPostings(n, termOffsets, postingDocs, postingImpacts, options, [postingFreqs]);
   options.onProgress?.(n, n);
   const positiveScores = fields.every((field) => field.minImpact > 0);
-  return { params: p, docCount: n, corpusIndexOf, internalOf, fields, positiveScores };
+  return { ...postings, params: p, corpusIndexOf, internalOf, fields, postingFreqs, positiveScores };
+}
+
+/** The one part itself, or all of them copied into a new array. */
+function concat<A extends Uint32Array | Float64Array>(parts: readonly A[], make: () => A): A {
+  if (parts.length === 1) return parts[0]!;
+  const out = make();
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** Collects one field's document-major (term, freq) pairs, then turns them into term-major postings. */
@@ -235,7 +265,12 @@ class FieldBuilder {
     this.#pairs = pairs;
   }
 
-  finish(p: AnseriniParams, analyzer: EnglishAnalyzer): LuceneField {
+  /** The field's statistics, and its term-major postings (internal numbers ascending within a term). */
+  finish(
+    p: AnseriniParams,
+    analyzer: EnglishAnalyzer,
+    termBase: number,
+  ): { field: LuceneField; termStart: Uint32Array; postingDocs: Uint32Array; postingFreqs: Uint32Array; postingImpacts: Float64Array } {
     const docs = this.#doc;
     this.#docStart[docs] = this.#pairs;
     const termCount = analyzer.terms.length;
@@ -262,9 +297,12 @@ class FieldBuilder {
     }
     const avgdl = docCount === 0 ? 0 : f(sumTotalTermFreq / docCount);
     const normInverse = normCache(p.k1, p.b, avgdl);
+    let minNormInverse = Infinity;
+    for (let d = 0; d < docs; d++)
+      if (this.#lengths[d]! > 0 && normInverse[norms[d]!]! < minNormInverse) minNormInverse = normInverse[norms[d]!]!;
     const idf = new Float32Array(termCount);
     for (let t = 0; t < termCount; t++) idf[t] = luceneIdf(df[t]!, docCount);
-    const postingImpacts = new Float32Array(this.#pairs);
+    const postingImpacts = new Float64Array(this.#pairs);
     const maxImpact = new Float32Array(termCount);
     let minImpact = Infinity;
     for (let t = 0; t < termCount; t++) {
@@ -278,34 +316,22 @@ class FieldBuilder {
       }
       maxImpact[t] = max;
     }
-    const denseColumn = new Int32Array(termCount).fill(-1);
-    let columns = 0;
-    for (let t = 0; t < termCount; t++) if (df[t]! >= DENSE_MIN_DF && df[t]! * DENSE_MIN_SHARE >= docs) denseColumn[t] = columns++;
-    const densePostings = new Uint32Array(columns * docs);
-    for (let t = 0; t < termCount; t++) {
-      const column = denseColumn[t]!;
-      if (column < 0) continue;
-      for (let x = termStart[t]!; x < termStart[t + 1]!; x++) densePostings[column * docs + postingDocs[x]!] = x + 1;
-    }
-    return {
+    const field: LuceneField = {
       name: this.name,
       vocabulary: analyzer.vocabulary,
       terms: analyzer.terms,
       df,
-      termStart,
-      postingDocs,
-      postingFreqs,
-      postingImpacts,
+      termBase,
       maxImpact,
       minImpact,
-      denseColumn,
-      densePostings,
       norms,
       docCount,
       sumTotalTermFreq,
       avgdl,
       idf,
       normInverse,
+      minNormInverse,
     };
+    return { field, termStart, postingDocs, postingFreqs, postingImpacts };
   }
 }

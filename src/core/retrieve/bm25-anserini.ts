@@ -29,7 +29,8 @@ import type { Corpus, DocId, Queries, QueryId, RankedList, Run } from '../types.
 import { termScore, type AnseriniIndex } from './bm25-anserini-index.ts';
 import { anseriniRunName } from './bm25-anserini-params.ts';
 import { anseriniQuery, searchAnserini } from './bm25-anserini-search.ts';
-import { gallop } from './bm25-search.ts';
+import type { Bm25ScoreExplanation } from './bm25-explain.ts';
+import { findPosting } from './bm25-postings.ts';
 
 export * from './bm25-anserini-params.ts';
 export {
@@ -49,6 +50,7 @@ export {
   type AnseriniQueryTerm,
   type AnseriniSearchOptions,
 } from './bm25-anserini-search.ts';
+export type { Bm25ScoreExplanation, Bm25TermExplanation } from './bm25-explain.ts';
 
 const f = Math.fround;
 
@@ -165,31 +167,19 @@ export function runAnserini(
 // ---------------------------------------------------------------------------------------------------------
 // Explanation.
 
-export interface AnseriniTermExplanation {
-  /** The analyzed term; "title:term" for the title field of the multifield index. */
-  readonly term: string;
-  readonly count: number;
-  readonly tf: number;
-  readonly df: number;
-  readonly idf: number;
-  /** What the clause adds to the document's score (Lucene's float term score, boost included). */
-  readonly weight: number;
-}
-
 /**
  * Why the index scored corpus document `d` as it did for `queryText`: one row per (field, term) clause, in
- * query order, computed as the search computes it; the rows' double sum, rounded to float, is the score.
+ * query order, computed as the search computes it (the row type is the paper's BM25's, `bm25-explain.ts`);
+ * the rows' double sum, rounded to float, is the score.
  */
-export function explainAnserini(index: AnseriniIndex, queryText: string, d: number): { terms: AnseriniTermExplanation[]; total: number } {
+export function explainAnserini(index: AnseriniIndex, queryText: string, d: number): Bm25ScoreExplanation {
   const internal = index.internalOf[d];
   if (internal === undefined) throw new RangeError(`document index ${d} is outside the ${index.docCount} documents`);
   let sum = 0;
   const terms = anseriniQuery(index, queryText).map(({ field: fi, term: t, count }) => {
     const field = index.fields[fi]!;
-    const lo = field.termStart[t]!;
-    const hi = field.termStart[t + 1]!;
-    const a = gallop(field.postingDocs, lo, hi, internal);
-    const tf = a < hi && field.postingDocs[a] === internal ? field.postingFreqs[a]! : 0;
+    const at = findPosting(index, field.termBase + t, internal);
+    const tf = at < 0 ? 0 : index.postingFreqs[at]!;
     const weight = tf === 0 ? 0 : termScore(f(count * field.idf[t]!), tf, field.normInverse[field.norms[internal]!]!);
     sum += weight;
     const name = field.name === 'contents' ? field.terms[t]! : `${field.name}:${field.terms[t]!}`;

@@ -1,25 +1,28 @@
 /**
- * The pruned BM25 search: exact top-k by MaxScore (see `searchMaxScore`), returning exactly what the
- * reference algorithm (`searchExhaustive` in `bm25-search.ts`) returns, lists and scores.
+ * The pruned search both BM25 scorers share: exact top-k by MaxScore (see `searchMaxScore`) over the shared
+ * postings (`bm25-postings.ts`), returning exactly what the exhaustive search (`searchExhaustive` in
+ * `bm25-scoring.ts`) returns under the scorer's rule, lists and scores.
  */
 import { grow } from '../grow.ts';
-import { DENSE_CODES as INDEX_DENSE_CODES, type Bm25Index } from './bm25-index.ts';
+import { gallop, type Bm25Postings } from './bm25-postings.ts';
 import {
-  drainHits,
-  gallop,
-  HIST_BUCKETS as SEARCH_HIST_BUCKETS,
-  MASK_SLOTS as SEARCH_MASK_SLOTS,
+  HIST_BUCKETS as SCORING_HIST_BUCKETS,
+  MASK_SLOTS as SCORING_MASK_SLOTS,
+  rescoreSurvivors,
   scratchFor,
   type Bm25Hits,
+  type Bm25Query,
+  type Bm25ScoreRule,
   type Scratch,
-} from './bm25-search.ts';
+} from './bm25-scoring.ts';
+import { addDenseImpactsToSurvivors, boundCandidatesByCodes, codeLowerBounds, orderSlotsToSettle } from './bm25-maxscore-codes.ts';
+import { planMaxScore } from './bm25-maxscore-plan.ts';
 import { kthLargestBounded, kthLargestGathered } from './topk.ts';
 
 // Module-local copies of the shared constants the hot loops read: V8 folds a module's own constants into
 // optimized code but loads an imported binding each time (5% of the FiQA-sized query pass, measured).
-const DENSE_CODES = INDEX_DENSE_CODES;
-const HIST_BUCKETS = SEARCH_HIST_BUCKETS;
-const MASK_SLOTS = SEARCH_MASK_SLOTS;
+const HIST_BUCKETS = SCORING_HIST_BUCKETS;
+const MASK_SLOTS = SCORING_MASK_SLOTS;
 
 /**
  * Probing a list for one candidate (galloping search) costs about this many sequential posting reads,
@@ -47,10 +50,10 @@ function histogramEdge(hist: Int32Array, k: number, scale: number): number {
 /**
  * Exact top-k with MaxScore pruning (Turtle & Flood 1995) over impact-layered lists, term at a time:
  *
- * 1. The query's lists (each layer of each unique term) are read in decreasing bound U = (occurrences of
- *    the term in the query) × (largest impact in the layer), accumulating float64 partial sums over every
- *    document they touch. A document lies in at most one layer per term, so what an untouched document
- *    can still gain is R = Σ over terms of the bound of the term's highest unread layer.
+ * 1. The query's lists (each layer of each slot's term) are read in decreasing bound U = (the slot's
+ *    multiplier) × (largest impact in the layer), accumulating float64 partial sums (multiplier × impact)
+ *    over every document they touch. A document lies in at most one layer per term, so what an untouched
+ *    document can still gain is R = Σ over terms of the bound of the term's highest unread layer.
  * 2. Once a lower bound θ on the k-th best partial sum exceeds R, no untouched document can reach the top
  *    k. From then on only candidates count: touched documents whose partial sum plus what the unread layers
  *    can still add to them (nothing from a term they already matched, by a per-document bit mask) can reach
@@ -64,33 +67,36 @@ function histogramEdge(hist: Int32Array, k: number, scale: number): number {
  *    Before phase 1 reads a list longer than the touched set, θ is also raised from the touched documents'
  *    code lower bounds, which often ends phase 1 early (queries made of very common terms, where partial
  *    sums alone give a weak θ).
- * 3. The survivors of partial sum ≥ θ (exact k-th) are rescored exactly as the reference does (query-token
- *    order, float32 rounding per addition) and selected by (score desc, index asc).
+ * 3. The survivors of partial sum ≥ θ (exact k-th) are rescored exactly by the scorer's rule (its steps in
+ *    order, its rounding: `rescoreSurvivors`) and selected by (score desc, number asc).
  *
  * The steps are the methods of `MaxScoreSearch`, called in order below: `readWholeLists` (1), then
  * `readListsForCandidates` (2: `settleDenseSlots`, `scanListForCandidates`, `probeListForCandidates`),
- * `cutToExactThreshold` and `rescoreSurvivors` (3).
+ * `cutToExactThreshold` and `rescore` (3). What the scorer plugs in (`Bm25Query`, `Bm25ScoreRule`): its
+ * impacts (in the postings), each slot's multiplier, the steps of its final sum and what each adds, and its
+ * rounding; the plan is `planMaxScore`.
  *
- * Every bound is widened by ε = (m + 2)·2⁻²³ (m query tokens), more than the relative difference between a
- * float64 sum and its float32 accumulation in another order, and a document is dropped only when even its
- * widened bound is strictly below the narrowed θ, so it scores strictly below the final k-th score: the
- * result is identical to the exhaustive search (tests check this on random and real collections). Code
- * bounds are real impacts (the extremes of a code), summed like the partial sums, so the same ε covers
- * them; a regression test fails if the code step drops the widening. Under 'float64', ε = (m + 2)·2⁻⁵⁰.
+ * Every bound is widened by ε, more than the relative difference between a document's float64 partial sum
+ * and its final score under the rule (m steps: (m + 2)·2⁻²³ under float32 accumulation, the paper's;
+ * 2⁻²³ + (m + 2)·2⁻⁵⁰ for a double sum rounded to float32, Lucene's; (m + 2)·2⁻⁵⁰ in double; plus the rule's
+ * slack), and a document is dropped only when even its widened bound is strictly below the narrowed θ, so it
+ * scores strictly below the final k-th score and cannot tie it: the result is identical to the exhaustive
+ * search (tests check this on random and real collections, for both scorers, and fail if Lucene's 2⁻²³ or
+ * its slack is dropped). Code bounds are real impacts (the extremes of a code),
+ * summed like the partial sums, so the same ε covers them; a regression test fails if the code step drops
+ * the widening.
  */
-export function searchMaxScore(index: Bm25Index, terms: readonly number[], k: number): Bm25Hits {
-  const search = new MaxScoreSearch(index, terms, k);
+export function searchMaxScore(postings: Bm25Postings, query: Bm25Query, rule: Bm25ScoreRule, k: number): Bm25Hits {
+  const search = new MaxScoreSearch(postings, query, rule, k);
   search.collectDenseSlots();
   const candidatesOnly = search.readWholeLists();
   search.takeTouchedAsCandidates();
   if (candidatesOnly) search.readListsForCandidates();
   search.cutToExactThreshold();
-  return search.rescoreSurvivors();
+  return search.rescore();
 }
 
 const LAST_BUCKET = HIST_BUCKETS - 1;
-/** Longest list count ordered by insertion sort in `readOrderOf`. */
-const INSERTION_SORT_MAX_LISTS = 64;
 
 /** Slot's bit in the match mask (0 for untracked slots ≥ 32). */
 function slotBit(slot: number): number {
@@ -109,62 +115,35 @@ function bucketOf(sum: number, scale: number): number {
 }
 
 /**
- * List indices by decreasing bound, ties by index (so a term's layers keep their order). Queries have few
- * lists: an insertion sort, which spares a comparator closure per query; long queries use the library sort.
- */
-function readOrderOf(listBound: readonly number[]): number[] {
-  const count = listBound.length;
-  if (count > INSERTION_SORT_MAX_LISTS) {
-    return Array.from({ length: count }, (_, i) => i).sort((a, b) => listBound[b]! - listBound[a]! || a - b);
-  }
-  const order: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const bound = listBound[i]!;
-    order.push(i);
-    let j = i;
-    for (; j > 0 && listBound[order[j - 1]!]! < bound; j--) order[j] = order[j - 1]!;
-    order[j] = i;
-  }
-  return order;
-}
-
-/**
  * One query's pruned search (see `searchMaxScore`): the plan (slots, lists, bounds) and the state the
  * phases hand on to each other. Hot loops copy the fields they use into locals and write back once.
  */
 class MaxScoreSearch {
-  private readonly index: Bm25Index;
+  private readonly postings: Bm25Postings;
   private readonly scratch: Scratch;
   private readonly k: number;
-  private readonly float32: boolean;
+  private readonly rule: Bm25ScoreRule;
+  private readonly steps: Int32Array;
 
-  // The plan. A slot is a unique query term; a list is one layer of one slot's term.
-  /** Term id per slot, in first-occurrence order. */
-  private readonly slotTerm: number[];
-  /** How often the slot's term occurs in the query: its impacts count that many times. */
-  private readonly slotMult: number[];
-  /** Slot of each query token, in query order. */
-  private readonly tokenSlot: Int32Array;
+  // The plan (`planMaxScore`). A slot is a distinct query term; a list is one layer of one slot's term.
+  private readonly slotMult: readonly number[];
+  private readonly slotWeight: readonly (((position: number) => number) | null)[];
+  private readonly slotColumn: Int32Array;
   private readonly slotCount: number;
-  /** Per list: layer, slot, bound U = multiplicity × the layer's largest impact. A slot's lists are adjacent. */
-  private readonly listLayer: number[];
-  private readonly listSlot: number[];
-  private readonly listBound: number[];
+  private readonly listLayer: readonly number[];
+  private readonly listSlot: readonly number[];
+  private readonly listBound: readonly number[];
   private readonly listCount: number;
-  /** Lists by decreasing bound (a term's layers keep their order). */
-  private readonly readOrder: number[];
-  /** Bound of the slot's highest unread layer (0 once all are read or settled). */
-  private readonly slotUnreadBound: Float64Array;
-  private readonly slotLayersLeft: Int32Array;
-  /** No partial sum exceeds Σ of the slots' top bounds. */
+  private readonly readOrder: readonly number[];
   private readonly sumCeiling: number;
-  /** Bounds are multiplied by `widen` and thresholds by `narrow`: 1 ± ε, see `searchMaxScore`. */
   private readonly widen: number;
   private readonly narrow: number;
-  /** Histogram buckets per unit of partial sum. */
   private readonly bucketScale: number;
 
   // The state handed from step to step.
+  /** Bound of the slot's highest unread layer (0 once all are read or settled). */
+  private readonly slotUnreadBound: Float64Array;
+  private readonly slotLayersLeft: Int32Array;
   /** R: what a document can still gain from unread lists, Σ of `slotUnreadBound`. */
   private unreadBound: number;
   /** θ: a lower bound on the k-th best final score (never above it, by margins). */
@@ -179,65 +158,30 @@ class MaxScoreSearch {
   /** Bits of the dense slots whose every layer `settleDenseSlots` has resolved. */
   private settledSlots = 0;
 
-  /** Plans the query: slots, lists, read order, bounds and margins. */
-  constructor(index: Bm25Index, terms: readonly number[], k: number) {
-    this.index = index;
-    this.scratch = scratchFor(index);
+  constructor(index: Bm25Postings, query: Bm25Query, rule: Bm25ScoreRule, k: number) {
+    this.scratch = scratchFor(index, rule);
+    const postings = this.scratch.postings; // one shape for every scorer's index
+    this.postings = postings;
     this.k = k;
-    this.float32 = index.params.precision === 'float32';
-    const { termLayers, layerMaxImpact } = index;
-    const m = terms.length;
-
-    const slotTerm: number[] = [];
-    const slotMult: number[] = [];
-    const tokenSlot = new Int32Array(m);
-    for (let i = 0; i < m; i++) {
-      const t = terms[i]!;
-      let u = slotTerm.indexOf(t);
-      if (u < 0) {
-        u = slotTerm.length;
-        slotTerm.push(t);
-        slotMult.push(0);
-      }
-      slotMult[u]!++;
-      tokenSlot[i] = u;
-    }
-    const slotCount = slotTerm.length;
-
-    const listLayer: number[] = [];
-    const listSlot: number[] = [];
-    const listBound: number[] = [];
-    for (let u = 0; u < slotCount; u++) {
-      const t = slotTerm[u]!;
-      for (let l = termLayers[t]!; l < termLayers[t + 1]!; l++) {
-        listLayer.push(l);
-        listSlot.push(u);
-        listBound.push(slotMult[u]! * layerMaxImpact[l]!);
-      }
-    }
-    const listCount = listLayer.length;
-    const slotUnreadBound = new Float64Array(slotCount);
-    for (let i = listCount - 1; i >= 0; i--) slotUnreadBound[listSlot[i]!] = listBound[i]!; // first layer of each slot
-    const slotLayersLeft = new Int32Array(slotCount);
-    for (let i = 0; i < listCount; i++) slotLayersLeft[listSlot[i]!]!++;
-
-    this.slotTerm = slotTerm;
-    this.slotMult = slotMult;
-    this.tokenSlot = tokenSlot;
-    this.slotCount = slotCount;
-    this.listLayer = listLayer;
-    this.listSlot = listSlot;
-    this.listBound = listBound;
-    this.listCount = listCount;
-    this.readOrder = readOrderOf(listBound);
-    this.slotUnreadBound = slotUnreadBound;
-    this.slotLayersLeft = slotLayersLeft;
-    this.unreadBound = this.sumOfUnreadBounds();
-    this.sumCeiling = this.unreadBound;
-    const eps = (m + 2) * (this.float32 ? 2 ** -23 : 2 ** -50);
-    this.widen = 1 + eps;
-    this.narrow = 1 - eps;
-    this.bucketScale = HIST_BUCKETS / this.sumCeiling;
+    this.rule = rule;
+    this.steps = query.steps;
+    const plan = planMaxScore(postings, query, rule);
+    this.slotMult = query.slotMult;
+    this.slotWeight = query.slotWeight;
+    this.slotColumn = plan.slotColumn;
+    this.slotCount = plan.slotCount;
+    this.listLayer = plan.listLayer;
+    this.listSlot = plan.listSlot;
+    this.listBound = plan.listBound;
+    this.listCount = plan.listCount;
+    this.readOrder = plan.readOrder;
+    this.sumCeiling = plan.sumCeiling;
+    this.widen = plan.widen;
+    this.narrow = plan.narrow;
+    this.bucketScale = plan.bucketScale;
+    this.slotUnreadBound = plan.slotFirstBound.slice();
+    this.slotLayersLeft = plan.slotLayerCount.slice();
+    this.unreadBound = plan.sumCeiling;
   }
 
   /** Σ of the slots' unread bounds, in slot order: a sum of non-negative terms (no cancellation). */
@@ -268,10 +212,9 @@ class MaxScoreSearch {
   /** Fills `Scratch.denseSlot`... with the query's dense slots (< 32), in slot order. */
   collectDenseSlots(): void {
     const { denseSlot, denseSlotColumn, denseSlotMult } = this.scratch;
-    const denseColumn = this.index.denseColumn;
     let count = 0;
     for (let u = 0; u < this.slotCount && u < MASK_SLOTS; u++) {
-      const column = denseColumn[this.slotTerm[u]!]!;
+      const column = this.slotColumn[u]!;
       if (column < 0) continue;
       denseSlot[count] = u;
       denseSlotColumn[count] = column;
@@ -289,7 +232,7 @@ class MaxScoreSearch {
    */
   readWholeLists(): boolean {
     const { listLayer, listSlot, listBound, slotUnreadBound, slotLayersLeft, readOrder, listCount, k, widen, narrow } = this;
-    const layerOffsets = this.index.layerOffsets;
+    const layerOffsets = this.postings.layerOffsets;
     this.scratch.histogram.fill(0);
     while (this.nextRank < listCount) {
       const list = readOrder[this.nextRank]!;
@@ -299,7 +242,9 @@ class MaxScoreSearch {
       if (this.denseSlotCount > 0 && this.touchedCount >= k && length > this.touchedCount * CODE_THETA_LIST_RATIO) {
         // Before a list longer than the touched set: θ from the touched documents' partial sums plus their
         // dense codes' lower bounds (k documents score at least that). Often enough to stop reading here.
-        this.raiseThreshold(this.touchedCodeLowerBoundThreshold());
+        const { lowerBounds, work } = this.scratch;
+        codeLowerBounds(this.postings, this.scratch, this.touchedCount, this.denseSlotCount);
+        this.raiseThreshold(kthLargestBounded(lowerBounds, this.touchedCount, k, this.sumCeiling, work));
         if (this.untouchedAreOut()) return true;
       }
       // A document first met in this list can gain at most R' (R after this list) later. If even w + R'
@@ -326,7 +271,7 @@ class MaxScoreSearch {
    * `admitCut` is skipped (−∞: every document is admitted, and the loop skips the bound arithmetic).
    */
   private accumulateList(list: number, unreadAfter: number, admitCut: number): void {
-    const { postingDocs, postingImpacts, layerOffsets } = this.index;
+    const { postingDocs, postingImpacts, layerOffsets } = this.postings;
     const { partialSums, matchedSlots, touched, histogram } = this.scratch;
     const layer = this.listLayer[list]!;
     const slot = this.listSlot[list]!;
@@ -355,26 +300,6 @@ class MaxScoreSearch {
     this.touchedCount = touchedCount;
   }
 
-  /** The k-th largest of (partial sum + the unmatched dense slots' code lower bounds) over the touched set. */
-  private touchedCodeLowerBoundThreshold(): number {
-    const { partialSums, matchedSlots, touched, lowerBounds, denseSlot, denseSlotColumn, denseSlotMult } = this.scratch;
-    const { denseCodes, denseCodeLow, docCount: n } = this.index;
-    const denseCount = this.denseSlotCount;
-    const touchedCount = this.touchedCount;
-    for (let q = 0; q < touchedCount; q++) {
-      const doc = touched[q]!;
-      const matched = matchedSlots[doc]!;
-      let low = partialSums[doc]!;
-      for (let j = 0; j < denseCount; j++) {
-        if ((matched & (1 << denseSlot[j]!)) !== 0) continue;
-        const column = denseSlotColumn[j]!;
-        low += denseSlotMult[j]! * denseCodeLow[column * DENSE_CODES + denseCodes[column * n + doc]!]!;
-      }
-      lowerBounds[q] = low;
-    }
-    return kthLargestBounded(lowerBounds, touchedCount, this.k, this.sumCeiling, this.scratch.work);
-  }
-
   /** The touched documents become the candidates (in touch order). */
   takeTouchedAsCandidates(): void {
     this.scratch.candidates.set(this.scratch.touched.subarray(0, this.touchedCount));
@@ -390,8 +315,8 @@ class MaxScoreSearch {
    * cannot reach θ were dropped (partial sum −∞).
    */
   readListsForCandidates(): void {
-    const { listLayer, listSlot, slotTerm, slotUnreadBound, readOrder, listCount } = this;
-    const { layerOffsets, denseColumn } = this.index;
+    const { listLayer, listSlot, slotColumn, slotUnreadBound, readOrder, listCount } = this;
+    const layerOffsets = this.postings.layerOffsets;
     const { denseSlot } = this.scratch;
     let denseUnsettled = false;
     for (let j = 0; j < this.denseSlotCount; j++) if (slotUnreadBound[denseSlot[j]!]! > 0) denseUnsettled = true;
@@ -401,7 +326,7 @@ class MaxScoreSearch {
       if ((this.settledSlots & slotBit(slot)) !== 0) continue;
       // A dense column holds the term's impact whatever the layer: only usable when the mask can tell
       // whether the document already matched another layer of the term (slots < 32).
-      const column = slot < MASK_SLOTS ? denseColumn[slotTerm[slot]!]! : -1;
+      const column = slot < MASK_SLOTS ? slotColumn[slot]! : -1;
       if (denseUnsettled && column >= 0) {
         denseUnsettled = false;
         this.settleDenseSlots();
@@ -425,13 +350,14 @@ class MaxScoreSearch {
    * fully accounted for in every surviving candidate's partial sum, and R drops to the other slots' bounds.
    */
   private settleDenseSlots(): void {
-    const settling = this.orderSlotsToSettle();
-    const otherBound = this.scratch.settleRest[settling]!;
-    this.boundCandidatesByCodes(settling, otherBound);
+    const { postings, scratch, widen, narrow } = this;
+    const settling = orderSlotsToSettle(scratch, this.slotColumn, this.slotMult, this.slotUnreadBound, this.slotCount);
+    const otherBound = scratch.settleRest[settling]!;
+    this.candidateCount = boundCandidatesByCodes(postings, scratch, this.candidateCount, settling, this.threshold * narrow, widen);
     if (this.candidateCount >= this.k) {
-      this.raiseThreshold(kthLargestBounded(this.scratch.lowerBounds, this.candidateCount, this.k, this.sumCeiling, this.scratch.work));
+      this.raiseThreshold(kthLargestBounded(scratch.lowerBounds, this.candidateCount, this.k, this.sumCeiling, scratch.work));
     }
-    this.addDenseImpactsToSurvivors(settling);
+    this.candidateCount = addDenseImpactsToSurvivors(postings, scratch, this.candidateCount, settling, this.threshold * narrow, widen);
     const { settleSlot } = this.scratch;
     for (let j = 0; j < settling; j++) {
       const slot = settleSlot[j]!;
@@ -442,123 +368,9 @@ class MaxScoreSearch {
     this.unreadBound = otherBound;
   }
 
-  /**
-   * Fills `Scratch.settle*` with the dense slots (< 32) that have unread layers, by decreasing bound (the
-   * most selective codes are read first), and settleRest[j] = what slots j.. and all others can still add
-   * (a sum of non-negative terms, no subtraction; settleRest[count] is the other slots' R). Returns the count.
-   */
-  private orderSlotsToSettle(): number {
-    const { settleSlot, settleColumn, settleMult, settleBound, settleRest } = this.scratch;
-    const { slotTerm, slotMult, slotUnreadBound } = this;
-    const denseColumn = this.index.denseColumn;
-    let count = 0;
-    let otherBound = 0;
-    for (let v = 0; v < this.slotCount; v++) {
-      const column = v < MASK_SLOTS ? denseColumn[slotTerm[v]!]! : -1;
-      const bound = slotUnreadBound[v]!;
-      if (column < 0 || !(bound > 0)) {
-        otherBound += bound;
-        continue;
-      }
-      // insertion by decreasing bound (equal bounds keep slot order)
-      let j = count++;
-      for (; j > 0 && settleBound[j - 1]! < bound; j--) {
-        settleSlot[j] = settleSlot[j - 1]!;
-        settleColumn[j] = settleColumn[j - 1]!;
-        settleMult[j] = settleMult[j - 1]!;
-        settleBound[j] = settleBound[j - 1]!;
-      }
-      settleSlot[j] = v;
-      settleColumn[j] = column;
-      settleMult[j] = slotMult[v]!;
-      settleBound[j] = bound;
-    }
-    settleRest[count] = otherBound;
-    for (let j = count - 1; j >= 0; j--) settleRest[j] = settleRest[j + 1]! + settleBound[j]!;
-    return count;
-  }
-
-  /**
-   * First pass of a settle: drops (−∞) candidates whose code upper bound falls below θ and records, for the
-   * rest in candidate order, lower bounds (partial sum + code lows) and upper bounds (+ code highs + the
-   * other slots' R). Guarantees: no dropped candidate can reach θ; kept ones are unchanged.
-   */
-  private boundCandidatesByCodes(settling: number, otherBound: number): void {
-    const { partialSums, matchedSlots, candidates, lowerBounds, upperBounds } = this.scratch;
-    const { settleSlot, settleColumn, settleMult, settleRest } = this.scratch;
-    const { denseCodes, denseCodeLow, denseCodeHigh, docCount: n } = this.index;
-    const widen = this.widen;
-    const cut = this.threshold * this.narrow;
-    const everything = settleRest[0]!;
-    const count = this.candidateCount;
-    let kept = 0;
-    for (let q = 0; q < count; q++) {
-      const doc = candidates[q]!;
-      const sum = partialSums[doc]!;
-      if ((sum + everything) * widen < cut) {
-        partialSums[doc] = -Infinity;
-        continue;
-      }
-      const matched = matchedSlots[doc]!;
-      let low = sum;
-      let high = sum;
-      let j = 0;
-      for (; j < settling; j++) {
-        if ((matched & (1 << settleSlot[j]!)) !== 0) continue;
-        const code = settleColumn[j]! * DENSE_CODES + denseCodes[settleColumn[j]! * n + doc]!;
-        low += settleMult[j]! * denseCodeLow[code]!;
-        high += settleMult[j]! * denseCodeHigh[code]!;
-        if ((high + settleRest[j + 1]!) * widen < cut) break;
-      }
-      if (j < settling) {
-        partialSums[doc] = -Infinity;
-        continue;
-      }
-      lowerBounds[kept] = low;
-      upperBounds[kept] = high + otherBound;
-      candidates[kept++] = doc;
-    }
-    this.candidateCount = kept;
-  }
-
-  /**
-   * Second pass of a settle (θ raised in between): candidates whose upper bound still reaches θ add their
-   * exact dense impacts. Guarantees: every kept candidate has each settled slot's weight and bit, once.
-   */
-  private addDenseImpactsToSurvivors(settling: number): void {
-    const { partialSums, matchedSlots, candidates, upperBounds, settleSlot, settleColumn, settleMult } = this.scratch;
-    const { denseImpacts, docCount: n } = this.index;
-    const widen = this.widen;
-    const cut = this.threshold * this.narrow;
-    const count = this.candidateCount;
-    let kept = 0;
-    for (let q = 0; q < count; q++) {
-      const doc = candidates[q]!;
-      if (upperBounds[q]! * widen < cut) {
-        partialSums[doc] = -Infinity;
-        continue;
-      }
-      let sum = partialSums[doc]!;
-      let matched = matchedSlots[doc]!;
-      for (let j = 0; j < settling; j++) {
-        const bit = 1 << settleSlot[j]!;
-        if ((matched & bit) !== 0) continue;
-        const impact = denseImpacts[settleColumn[j]! * n + doc]!;
-        if (impact !== 0) {
-          sum += settleMult[j]! * impact;
-          matched |= bit;
-        }
-      }
-      partialSums[doc] = sum;
-      matchedSlots[doc] = matched;
-      candidates[kept++] = doc;
-    }
-    this.candidateCount = kept;
-  }
-
   /** Reads a whole list. Guarantees: every candidate in it has the slot's weight and bit, added once. */
   private scanListForCandidates(list: number): void {
-    const { postingDocs, postingImpacts, layerOffsets } = this.index;
+    const { postingDocs, postingImpacts, layerOffsets } = this.postings;
     const { partialSums, matchedSlots } = this.scratch;
     const layer = this.listLayer[list]!;
     const slot = this.listSlot[list]!;
@@ -584,7 +396,7 @@ class MaxScoreSearch {
    * list has the slot's weight and bit, added once; dropped ones (−∞) cannot reach θ.
    */
   private probeListForCandidates(list: number, column: number): void {
-    const { postingDocs, postingImpacts, layerOffsets, denseImpacts, docCount: n } = this.index;
+    const { postingDocs, postingImpacts, layerOffsets, denseImpacts, docCount: n } = this.postings;
     const { partialSums, matchedSlots, candidates, histogram } = this.scratch;
     const { slotUnreadBound, widen, k } = this;
     const layer = this.listLayer[list]!;
@@ -675,51 +487,40 @@ class MaxScoreSearch {
   }
 
   /**
-   * Phase 3: exact rescoring of the survivors in query-token order (float32 rounding per addition under
-   * 'float32', as the reference), selected by (score desc, index asc). Leaves the scratch zeroed.
+   * Phase 3: the survivors' exact scores by the scorer's rule (`rescoreSurvivors`), selected by (score desc,
+   * number asc). Leaves the scratch zeroed.
    */
-  rescoreSurvivors(): Bm25Hits {
-    const replay = this.replaySurvivorImpacts();
+  rescore(): Bm25Hits {
+    const replay = this.replaySurvivorWeights();
     this.clearScratch();
     const { candidates, heap } = this.scratch;
-    const { tokenSlot, slotCount, float32 } = this;
-    const count = this.candidateCount;
-    const m = tokenSlot.length;
-    heap.reset(Math.min(this.k, count));
-    for (let q = 0; q < count; q++) {
-      const row = q * slotCount;
-      let score = 0;
-      for (let x = 0; x < m; x++) {
-        const w = replay[row + tokenSlot[x]!]!;
-        if (w !== 0) score = float32 ? Math.fround(score + w) : score + w;
-      }
-      heap.push(candidates[q]!, score);
-    }
-    return drainHits(this.index, heap);
+    return rescoreSurvivors(replay, this.slotCount, candidates, this.candidateCount, this.steps, this.rule, heap, this.k);
   }
 
   /**
-   * Guarantees: replay[q · slots + u] is survivor q's impact for slot u (0 where it lacks the term), read
-   * from the slot's dense column or by galloping through each layer in survivor (corpus) order.
+   * Guarantees: replay[q · slots + u] is what a step of slot u adds to survivor q's score (0 where it lacks
+   * the term): the impact, read from the slot's dense column or by galloping through each layer in survivor
+   * (number) order, or the slot's own weight of the posting found so.
    */
-  private replaySurvivorImpacts(): Float64Array {
+  private replaySurvivorWeights(): Float64Array {
     const s = this.scratch;
-    const { postingDocs, postingImpacts, layerOffsets, denseColumn, denseImpacts, docCount: n } = this.index;
-    const { listLayer, listSlot, slotTerm, slotCount, listCount } = this;
+    const { postingDocs, postingImpacts, layerOffsets, denseImpacts, docCount: n } = this.postings;
+    const { listLayer, listSlot, slotColumn, slotWeight, slotCount, listCount } = this;
     const { candidates, matchedSlots } = s;
     const count = this.candidateCount;
     if (s.replay.length < count * slotCount) s.replay = grow(s.replay, count * slotCount);
     const replay = s.replay;
     replay.fill(0, 0, count * slotCount);
     for (let u = 0; u < slotCount; u++) {
-      const column = denseColumn[slotTerm[u]!]!;
-      if (column < 0) continue;
+      const column = slotColumn[u]!;
+      if (column < 0 || slotWeight[u]) continue;
       const base = column * n;
       for (let q = 0; q < count; q++) replay[q * slotCount + u] = denseImpacts[base + candidates[q]!]!;
     }
     for (let i = 0; i < listCount; i++) {
       const slot = listSlot[i]!;
-      if (denseColumn[slotTerm[slot]!]! >= 0) continue;
+      const weight = slotWeight[slot] ?? null;
+      if (slotColumn[slot]! >= 0 && weight === null) continue;
       const layer = listLayer[i]!;
       const tracked = slot < MASK_SLOTS;
       const bit = slotBit(slot);
@@ -729,7 +530,7 @@ class MaxScoreSearch {
         const doc = candidates[q]!;
         if (tracked && (matchedSlots[doc]! & bit) === 0) continue; // no layer of this term holds doc
         pos = gallop(postingDocs, pos, end, doc);
-        if (pos < end && postingDocs[pos] === doc) replay[q * slotCount + slot] = postingImpacts[pos]!;
+        if (pos < end && postingDocs[pos] === doc) replay[q * slotCount + slot] = weight === null ? postingImpacts[pos]! : weight(pos);
       }
     }
     return replay;
@@ -739,7 +540,7 @@ class MaxScoreSearch {
   private clearScratch(): void {
     const { partialSums, matchedSlots, touched } = this.scratch;
     const touchedCount = this.touchedCount;
-    if (touchedCount > this.index.docCount / RESET_FILL_FRACTION) {
+    if (touchedCount > this.postings.docCount / RESET_FILL_FRACTION) {
       partialSums.fill(0);
       matchedSlots.fill(0);
     } else {

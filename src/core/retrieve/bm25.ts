@@ -22,20 +22,22 @@
  * reference rather than the textbook. 'float64' keeps idf, weights and sums in double precision (the
  * formula as written, query-token order) for users who do not need the reference's lists.
  *
- * The index (`bm25-index.ts`) holds bm25s-style precomputed impacts, built from the term–document pass
- * (`term-docs.ts`) that the instant candidates' index shares. Query evaluation is exact top-k: MaxScore-style
- * pruning (Turtle & Flood 1995) over term-at-a-time accumulation, then an exact rescoring of the survivors
- * in the reference's order (`bm25-maxscore.ts`). Queries with few postings skip the pruning and run the
- * reference algorithm directly (`bm25-search.ts`), and `strategy: 'exhaustive'` forces it (every posting,
- * query order, then selection). Both give identical lists and scores; the tests check both against a naive
- * oracle.
+ * The paper's BM25 is one scorer of the shared BM25 engine (`bm25-engine.ts`), beside Anserini's: its
+ * index (`bm25-index.ts`) holds the shared impact postings with the weights above, numbered by corpus index
+ * (its tie rule), built from the term–document pass (`term-docs.ts`) that the instant candidates' index
+ * shares; its query is a slot per distinct token and a step per token in query order (a repeated token adds
+ * its weight again); its rule is float32 accumulation (or float64). The engine returns exact top-k, by the
+ * reference algorithm (every posting, query order, then selection) for queries with few postings or under
+ * `strategy: 'exhaustive'`, and otherwise by MaxScore pruning with an exact rescoring of the survivors in the
+ * reference's order. Both give identical lists and scores; the tests check both against a naive oracle.
  *
  * This file is the public entry: `searchBm25`, `runBm25`, and everything callers need from the others.
  */
 import type { Corpus, Queries, QueryId, RankedList, Run } from '../types.ts';
+import { tokenize } from '../text/tokenize.ts';
 import type { Bm25Index } from './bm25-index.ts';
-import { searchMaxScore } from './bm25-maxscore.ts';
-import { checkDepth, emptyHits, queryTermIds, searchExhaustive, type Bm25Hits, type Bm25SearchOptions } from './bm25-search.ts';
+import { searchPostings, type Bm25Hits, type Bm25Query, type Bm25ScoreRule, type Bm25SearchOptions } from './bm25-engine.ts';
+import { checkDepth } from './bm25-scoring.ts';
 
 export {
   BM25_DEFAULT_DEPTH,
@@ -52,13 +54,39 @@ export {
   type Bm25Precision,
 } from './bm25-params.ts';
 export { bm25IndexFrom, buildBm25Index, type Bm25BuildOptions, type Bm25Index } from './bm25-index.ts';
-export { queryTermIds, type Bm25Hits, type Bm25SearchOptions } from './bm25-search.ts';
+export type { Bm25Hits, Bm25SearchOptions } from './bm25-engine.ts';
+export { explainBm25, type Bm25ScoreExplanation, type Bm25TermExplanation } from './bm25-explain.ts';
+
+/** The reference's score buffer is float32: every addition is rounded back (see Precision above). */
+const FLOAT32_RULE: Bm25ScoreRule = { accumulate: 'float32', roundFinal: false, positive: true, slack: 0 };
+const FLOAT64_RULE: Bm25ScoreRule = { accumulate: 'float64', roundFinal: false, positive: true, slack: 0 };
+
+/** Query tokens in query order (repeats kept), mapped to term ids; out-of-vocabulary tokens dropped. */
+export function queryTermIds(index: Bm25Index, queryText: string): number[] {
+  const out: number[] = [];
+  for (const tok of tokenize(queryText)) {
+    const t = index.vocabulary.get(tok);
+    if (t !== undefined) out.push(t);
+  }
+  return out;
+}
 
 /**
- * Queries whose lists hold at most this many postings per unit of depth run the reference algorithm: the
- * pruned search's fixed costs (planning, rescoring) outweigh what it could skip.
+ * The paper's query for the engine: a slot per distinct term in first appearance, a step per token (each
+ * adds the impact), so a term's multiplier is its count in the query.
  */
-const EXHAUSTIVE_POSTINGS_PER_DEPTH = 200;
+function paperQuery(terms: readonly number[]): Bm25Query {
+  const slotTerm: number[] = [];
+  const slotMult: number[] = [];
+  const steps = new Int32Array(terms.length);
+  for (let i = 0; i < terms.length; i++) {
+    let u = slotTerm.indexOf(terms[i]!);
+    if (u < 0) u = slotTerm.push(terms[i]!) - 1;
+    slotMult[u] = (slotMult[u] ?? 0) + 1;
+    steps[i] = u;
+  }
+  return { slotTerm, slotMult, steps, slotWeight: slotTerm.map(() => null) };
+}
 
 /**
  * The top `depth` documents for `queryText` (1 ≤ depth ≤ 1000; the paper uses 50), best first, ties to
@@ -68,17 +96,8 @@ const EXHAUSTIVE_POSTINGS_PER_DEPTH = 200;
  */
 export function searchBm25(index: Bm25Index, queryText: string, depth: number, options: Bm25SearchOptions = {}): Bm25Hits {
   checkDepth(depth);
-  const terms = queryTermIds(index, queryText);
-  if (terms.length === 0) return emptyHits(index);
-  const strategy = options.strategy ?? 'auto';
-  if (strategy === 'exhaustive') return searchExhaustive(index, terms, depth);
-  if (strategy === 'auto') {
-    let postings = 0;
-    const { termLayers, layerOffsets } = index;
-    for (const t of terms) postings += layerOffsets[termLayers[t + 1]!]! - layerOffsets[termLayers[t]!]!;
-    if (postings <= EXHAUSTIVE_POSTINGS_PER_DEPTH * depth) return searchExhaustive(index, terms, depth);
-  }
-  return searchMaxScore(index, terms, depth);
+  const rule = index.params.precision === 'float32' ? FLOAT32_RULE : FLOAT64_RULE;
+  return searchPostings(index, paperQuery(queryTermIds(index, queryText)), rule, depth, options);
 }
 
 /**

@@ -59,7 +59,7 @@ export function lexicalIndexFrom(pass: TermDocs, options: Pick<LexicalBuildOptio
 }
 
 /** The query's in-vocabulary terms, each once in first appearance, with its count in the query. */
-export function queryTermCounts(index: LexicalIndex, queryText: string): { terms: number[]; counts: number[] } {
+export function queryTermCounts(index: Pick<TermDocs, 'vocabulary'>, queryText: string): { terms: number[]; counts: number[] } {
   const terms: number[] = [];
   const counts: number[] = [];
   for (const tok of tokenize(queryText)) {
