@@ -6,6 +6,7 @@
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { QlExplanation as CoreQlExplanation } from '../core/retrieve/ql.ts';
 import type { AnseriniFields } from '../core/retrieve/bm25-anserini-params.ts';
+import type { Bm25ScoreExplanation } from '../core/retrieve/bm25-explain.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
 import type { Estimate } from '../core/stats/wilson.ts';
@@ -124,21 +125,13 @@ export interface QueryDetail {
   readonly lists: readonly { readonly run: string; readonly docs: readonly RankedDoc[]; readonly firstRelevant: number | null }[];
 }
 
-/** Why BM25 found a document: per distinct query term (see LabEngine.explainBm25). */
-export interface Bm25Explanation {
+/**
+ * Why BM25 found a document: per distinct query term, the core's rows (core/retrieve/bm25-explain.ts, the
+ * rows both BM25 scorers explain with; see LabEngine.explainBm25).
+ */
+export interface Bm25Explanation extends Bm25ScoreExplanation {
   readonly kind: 'bm25';
   readonly run: string;
-  readonly terms: readonly {
-    readonly term: string;
-    /** Occurrences in the query. */
-    readonly count: number;
-    readonly tf: number;
-    readonly df: number;
-    readonly idf: number;
-    /** What the term adds to the score (count × weight). */
-    readonly weight: number;
-  }[];
-  readonly total: number;
 }
 
 /**

@@ -18,8 +18,8 @@ import { DEFAULT_TREC_EVAL_VERSION, evaluate, parseMeasures, type EvalResult } f
 import type { SignificanceReport } from '../core/stats/significance.ts';
 import { significanceOfResults, systemValues, TRACK_SIGNIFICANCE } from '../report/significance.ts';
 import {
-  bm25Idf,
   bm25IndexFrom,
+  explainBm25,
   parseBm25RunName,
   resolveBm25Params,
   runBm25,
@@ -37,7 +37,7 @@ import {
   type AnseriniIndex,
   type AnseriniParams,
 } from '../core/retrieve/bm25-anserini.ts';
-import { lexicalIndexFrom, queryTermCounts, type LexicalIndex } from '../core/retrieve/lexical.ts';
+import { lexicalIndexFrom, type LexicalIndex } from '../core/retrieve/lexical.ts';
 import { countTermDocs, type TermDocs } from '../core/retrieve/term-docs.ts';
 import { explainQl, parseQlRunName, runQl } from '../core/retrieve/ql.ts';
 import { parseRm3RunName, resolveRm3Params, rm3Expand, runRm3, type ExpandedQuery, type Rm3Params } from '../core/retrieve/rm3.ts';
@@ -289,9 +289,10 @@ export class LabEngine {
 
   /**
    * Why a BM25 run scored a document: each distinct query term's tf, df, idf and weight (times its count in
-   * the query), for the explorer. Null when `run` is not a BM25 run or the query or document is unknown.
-   * Weights follow the paper's formula with the float32 idf; their sum equals the run's score up to the
-   * reference's float32 rounding of the running total.
+   * the query), for the explorer (core/retrieve/bm25-explain.ts `explainBm25`, from the term–document pass).
+   * Null when `run` is not a BM25 run or the query or document is unknown. Weights follow the paper's formula
+   * with the float32 idf; their sum equals the run's score up to the reference's float32 rounding of the
+   * running total.
    */
   explainBm25(qid: string, docId: string, run: string): Bm25Explanation | null {
     const params = parseBm25RunName(run);
@@ -299,21 +300,7 @@ export class LabEngine {
     const qi = c.queries.indexOf.get(qid as QueryId);
     const d = c.corpus.indexOf.get(docId as DocId);
     if (params === null || qi === undefined || d === undefined) return null;
-    this.#lexical ??= lexicalIndexFrom(this.#termDocs());
-    const lex = this.#lexical;
-    const { terms, counts } = queryTermCounts(lex, c.queries.texts[qi] ?? '');
-    const tfOf = new Map<number, number>();
-    for (let x = lex.docStart[d]!; x < lex.docStart[d + 1]!; x++) tfOf.set(lex.docTerms[x]!, lex.docTfs[x]!);
-    const { k1, b } = params;
-    const norm = k1 * (1 - b + (b * lex.docLengths[d]!) / lex.avgdl);
-    const rows = terms.map((t, i) => {
-      const df = lex.df[t]!;
-      const tf = tfOf.get(t) ?? 0;
-      const idf = Math.fround(bm25Idf(lex.docCount, df));
-      const weight = tf === 0 ? 0 : (idf * tf * (k1 + 1)) / (tf + norm);
-      return { term: lex.terms[t]!, count: counts[i]!, tf, df, idf, weight: counts[i]! * weight };
-    });
-    return { kind: 'bm25', run, terms: rows, total: rows.reduce((s, r) => s + r.weight, 0) };
+    return { kind: 'bm25', run, ...explainBm25(this.#termDocs(), params, c.queries.texts[qi] ?? '', d) };
   }
 
   /**
