@@ -319,6 +319,10 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
       ...memoryFields(rebuildMemory),
     });
 
+    // The vectors after the rebuild against a fresh encoding (before the search, which hands the page's vectors
+    // to the worker and drops them, as an app would).
+    const rebuildCheck = await compareSample(next);
+
     // 4. dense search over the rebuilt vectors, in the worker.
     const searched = await next.evaluate(([a, q, k]) => window.fliplabTest.searchKept('wasm', a[0], a[1], a[2], q, k), [
       args,
@@ -345,7 +349,6 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
     });
 
     // The vectors after resume and after rebuild against a fresh encoding of the same passages.
-    const rebuildCheck = await compareSample(next);
     emit({
       phase: 'check',
       sample: sample.length,

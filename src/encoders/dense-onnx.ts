@@ -15,8 +15,11 @@ export const DENSE_TOPK_ONNX_BASE64 =
   // eslint-disable-next-line max-len -- data, not prose
   'CAgSB2ZsaXBsYWIaATEyEWV4YWN0IGRlbnNlIHRvcC1rOq0CCikKB3F1ZXJpZXMKBmRvY3NfdBIGc2NvcmVzGgZzY29yZXMiBk1hdE11bApdCgZzY29yZXMKAWsSBnZhbHVlcxIHaW5kaWNlcxoEdG9wayIEVG9wSyoUCgRheGlzGP///////////wGgAQIqDgoHbGFyZ2VzdBgBoAECKg0KBnNvcnRlZBgBoAECEhJmbGlwbGFiX2RlbnNlX3RvcGtaHQoHcXVlcmllcxISChAIARIMCgMSAXEKBRIDZGltWhwKBmRvY3NfdBISChAIARIMCgUSA2RpbQoDEgFuWg8KAWsSCgoICAcSBAoCCAFiHgoGdmFsdWVzEhQKEggBEg4KAxIBcQoHEgVrX291dGIfCgdpbmRpY2VzEhQKEggHEg4KAxIBcQoHEgVrX291dEICEBE=';
 
-/** Documents scored per ONNX call: bounds the [queries × block] score matrix the runtime allocates. */
-export const DOC_BLOCK_ROWS = 65_536;
+/**
+ * Documents scored per ONNX call: bounds the [queries × block] score matrix the runtime allocates and the block
+ * it copies into its heap for the call (64 MB at 1,024 dimensions; on WASM that heap never shrinks).
+ */
+export const DOC_BLOCK_ROWS = 16_384;
 /** Queries per call. */
 export const QUERY_BLOCK_ROWS = 256;
 
