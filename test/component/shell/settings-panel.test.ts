@@ -1,11 +1,14 @@
 /**
  * SettingsPanel: hosts the lab's checker refuses are reported in place and nothing is saved; valid hosts and
- * the device are saved to localStorage (`fliplab.settings`, read back by `loadSettings`) and `onsaved` runs.
+ * the device are saved to localStorage (`fliplab.settings`, read back by `loadSettings`) and `onsaved` runs; the
+ * WASM threads line follows the page's isolation.
  */
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import SettingsPanel from '../../../src/app/views/shell/SettingsPanel.svelte';
 import { DEFAULT_SETTINGS, loadSettings } from '../../../src/app/settings.ts';
+import { pageIsolation } from '../../../src/app/state/isolation.svelte.ts';
+import { wasmThreads } from '../../../src/lab/wasm-threads.ts';
 import { asLab, FakeLab } from './fakes.svelte.ts';
 
 const KEY = 'fliplab.settings';
@@ -79,6 +82,17 @@ describe('SettingsPanel', () => {
     });
     expect(loadSettings(localStorage)).toEqual(saved);
     await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+  });
+
+  test('says how many WASM threads encoders and readers get, and why, as the page’s isolation changes', async () => {
+    setup();
+    const line = screen.getByTestId('wasm-threads');
+    const expected = (isolation: Parameters<typeof wasmThreads>[1]) => wasmThreads(pageIsolation.cores, isolation);
+    for (const isolation of ['pending', 'reload', 'isolated', 'no-service-worker'] as const) {
+      pageIsolation.isolation = isolation;
+      await waitFor(() => expect(line.textContent?.trim()).toBe(`WASM threads for encoders and readers: ${expected(isolation).reason}.`));
+      expect(line.getAttribute('data-threads')).toBe(String(expected(isolation).threads));
+    }
   });
 
   test('Defaults puts the hub and "auto" back in the form (saved only on Save)', async () => {
