@@ -5,6 +5,8 @@
  *   <outDir>/fliplab/tiny-splade   BertForMaskedLM  (logits):            stands in for SPLADE
  *   <outDir>/fliplab/tiny-gpt2     GPT2LMHeadModel  (logits, KV cache):  stands in for an instruct reader
  *   <outDir>/fliplab/tiny-gpt2-base  the same model without a chat template (a base model, refused as a reader)
+ *   <outDir>/fliplab/tiny-bert-offset, tiny-bert-overflow  BertModels whose fp16 file half precision gets wrong
+ *                                  (precision-traps.ts: disagreeing weights; NaN from overflowing arithmetic)
  *
  * the encoders with onnx/model.onnx (fp32), onnx/model_fp16.onnx (the same graph with fp16 weights, fp16.ts)
  * and onnx/model_quantized.onnx (q8.ts); the decoders with onnx/model.onnx and onnx/model_quantized.onnx.
@@ -29,6 +31,7 @@ import {
   type TinyBertOptions,
 } from './tiny-bert.ts';
 import { buildTinyGpt2, tinyGpt2Files, type TinyGpt2Options } from './tiny-gpt2.ts';
+import { offsetBert, overflowBert, trapFiles } from './precision-traps.ts';
 
 /**
  * Bump when the fixtures change in a way the source hash would not catch (it covers the generator files).
@@ -77,6 +80,21 @@ export const TINY_READER_BASE: ReaderFixtureSpec = {
 };
 export const READER_FIXTURES: readonly ReaderFixtureSpec[] = [TINY_READER, TINY_READER_BASE];
 
+/**
+ * Encoders whose fp16 file half precision really gets wrong (precision-traps.ts), for the agreement check: one
+ * whose fp16 weights disagree with its fp32 ones, one whose fp16 arithmetic overflows into NaN on the token `÷`.
+ */
+export const TINY_BERT_OFFSET: FixtureSpec = {
+  id: 'fliplab/tiny-bert-offset',
+  options: { head: 'none', seed: 1, name: 'fliplab/tiny-bert-offset' },
+  pooling: 'cls',
+};
+export const TINY_BERT_OVERFLOW: FixtureSpec = {
+  id: 'fliplab/tiny-bert-overflow',
+  options: { head: 'none', seed: 1, name: 'fliplab/tiny-bert-overflow' },
+  pooling: 'cls',
+};
+
 const MANIFEST = 'fixture-manifest.json';
 const GENERATOR_SOURCES = [
   'onnx-writer.ts',
@@ -86,6 +104,7 @@ const GENERATOR_SOURCES = [
   'wordpiece-vocab.ts',
   'tiny-gpt2.ts',
   'bytelevel-bpe.ts',
+  'precision-traps.ts',
   'make-fixtures.ts',
 ];
 
@@ -212,6 +231,18 @@ export async function makeModelFixtures(
   return writeFixtures(FIXTURE_MODELS.map(encoderSpec), outDir, opts.force ?? false);
 }
 
+/** Generate the precision-trap encoders under `outDir` ({@link TINY_BERT_OFFSET}, {@link TINY_BERT_OVERFLOW}), in the same way. */
+export async function makeTrapFixtures(
+  outDir: string = DEFAULT_MODELS_DIR,
+  opts: { readonly force?: boolean } = {},
+): Promise<FixtureResult[]> {
+  const specs: AnySpec[] = [
+    { ...TINY_BERT_OFFSET, files: () => trapFiles(offsetBert(TINY_BERT_OFFSET.options), 'weights') },
+    { ...TINY_BERT_OVERFLOW, files: () => trapFiles(overflowBert(TINY_BERT_OVERFLOW.options), 'arithmetic') },
+  ];
+  return writeFixtures(specs, outDir, opts.force ?? false);
+}
+
 /** Generate the decoder fixtures under `outDir` ({@link READER_FIXTURES}), in the same way. */
 export async function makeReaderFixtures(
   outDir: string = DEFAULT_MODELS_DIR,
@@ -223,7 +254,9 @@ export async function makeReaderFixtures(
 async function main(argv: readonly string[]): Promise<void> {
   const force = argv.includes('--force');
   const outDir = resolve(argv.find((a) => !a.startsWith('--')) ?? DEFAULT_MODELS_DIR);
-  for (const r of [...(await makeModelFixtures(outDir, { force })), ...(await makeReaderFixtures(outDir, { force }))]) {
+  const results = [];
+  for (const make of [makeModelFixtures, makeTrapFixtures, makeReaderFixtures]) results.push(...(await make(outDir, { force })));
+  for (const r of results) {
     const onnx = r.files['onnx/model.onnx'] ?? 0;
     const fp16 = r.files['onnx/model_fp16.onnx'] ?? 0;
     console.log(`${r.id}: ${r.status} (${r.dir}, onnx/model.onnx ${onnx} bytes, onnx/model_fp16.onnx ${fp16} bytes)`);
