@@ -1,13 +1,15 @@
 /**
  * Encoding a collection, cache first: texts whose vectors are stored are never encoded again; the rest
  * are encoded in length-grouped batches, each committed to the cache before the next starts (a reload
- * loses at most the batch in flight), with progress, ETA and cancellation. A failing accelerator (e.g. a
+ * loses at most the batch in flight), with progress, ETA and cancellation. A batch with a NaN or ∞ in any
+ * vector stops the job before it is stored (NonFiniteVectorError). A failing accelerator (e.g. a
  * lost WebGPU device) hands over to a fallback encoder that continues from the last committed batch.
  */
 import { encodingIdentity, encodingKey, textKeys, type EncodingIdentity } from './identity.ts';
 import type { StoredVector } from './pooling.ts';
 import { errorMessage } from '../core/error-message.ts';
 import { etaMs } from '../core/progress.ts';
+import { isFiniteVector, NonFiniteVectorError } from './agreement.ts';
 import { planBatches, type BatchPlan } from './batching.ts';
 import type { EncodedBatch, LoadedEncoder } from './encoder.ts';
 import type { EncoderConfig, EncoderDtype } from './presets.ts';
@@ -35,7 +37,8 @@ export const CACHE_DEVICE = 'cache';
  * or encoding the rest.
  */
 /** `elsewhere`: another tab (or worker) holds this encoding's lock and encodes it; its vectors are picked up as they land. */
-export type EncodePhase = 'reading-cache' | 'elsewhere' | 'loading-model' | 'encoding';
+/** `agreement`: the path is being checked against the reference (WASM fp32) on a sample before it encodes (agreement.ts). */
+export type EncodePhase = 'reading-cache' | 'elsewhere' | 'loading-model' | 'agreement' | 'encoding';
 
 /**
  * Runs `job` once no other holder of `name` runs one (the lab: Web Locks, held across the browser's tabs and
@@ -116,6 +119,11 @@ export interface EncodeJobOptions {
    * holds one batch at a time (a FiQA-sized corpus at 1024 dims is ~236 MB otherwise) and returns [].
    */
   readonly keep?: boolean;
+  /**
+   * What the cache records as the device of the vectors `encoder` makes (default: its device), e.g. the device
+   * with its adapter, dtype, threads and runtime versions: what a vector pack made from the cache says.
+   */
+  readonly recordDevice?: (encoder: LoadedEncoder) => string;
   /** Called when the encoder fails mid-job; returns the encoder to continue with (e.g. WASM after WebGPU). */
   readonly fallback?: (error: unknown) => Promise<LoadedEncoder>;
   /**
@@ -358,10 +366,14 @@ export async function encodeWithCache(
         encoded = await encodeAdaptively(active, batchTexts, role, onSplit);
       }
       const vectors = positions.map((_, i) => toStored(encoded, i));
+      // NaN or ∞ (an overflow in half precision, a broken kernel) stops the job on any path, before the batch is stored.
+      const bad = vectors.map((v, i) => (isFiniteVector(v) ? -1 : i)).filter((i) => i >= 0);
+      if (bad.length > 0)
+        throw new NonFiniteVectorError(batchesDone + 1, bad.length, vectors.length, positions[bad[0]!]!, role, active.device, active.dtype);
       await cache.put(
         identity,
         encoding,
-        active.device,
+        options.recordDevice?.(active) ?? active.device,
         positions.map((p, i) => ({ text: keys[p]!, vector: vectors[i]! })),
       );
       if (keep) positions.forEach((p, i) => (out[p] = vectors[i]!));

@@ -67,7 +67,7 @@ export function l2Normalize(v: Float32Array): Float32Array {
 /**
  * SPLADE pooling (Formal et al. 2021/2022): w_v = max over non-padding positions t of log(1 + ReLU(logit_{t,v})),
  * then keep the `topK` largest positive weights (ties: lower vocabulary id), or every positive weight when
- * topK is null. Returned with indices ascending.
+ * topK is null. Returned with indices ascending. A NaN logit gives a NaN weight, kept (see `sparsify`).
  */
 export function spladePool(logits: Float32Array, mask: Mask, d: Dims3, topK: number | null): SparseVector[] {
   const out: SparseVector[] = [];
@@ -79,9 +79,10 @@ export function spladePool(logits: Float32Array, mask: Mask, d: Dims3, topK: num
       const base = (b * d.seq + t) * d.width;
       for (let v = 0; v < d.width; v++) {
         const x = logits[base + v]!;
-        if (x > 0) {
+        // NaN is kept (and sticks), never dropped as "not positive": the job refuses a vector that holds one.
+        if (x > 0 || x !== x) {
           const s = Math.log1p(x);
-          if (s > w[v]!) w[v] = s;
+          if (s > w[v]! || s !== s) w[v] = s;
         }
       }
     }
@@ -97,11 +98,13 @@ export function spladePool(logits: Float32Array, mask: Mask, d: Dims3, topK: num
  */
 export function sparsify(w: Float32Array, topK: number | null): SparseVector {
   const positive: number[] = [];
-  for (let v = 0; v < w.length; v++) if (w[v]! > 0) positive.push(v);
+  // A NaN weight counts as the largest: kept, so the vector shows it (the corpus job refuses it), never dropped.
+  for (let v = 0; v < w.length; v++) if (w[v]! > 0 || Number.isNaN(w[v]!)) positive.push(v);
   let kept = positive;
   if (topK !== null && positive.length > topK) {
+    const key = (v: number) => (Number.isNaN(w[v]!) ? Infinity : w[v]!);
     kept = positive
-      .sort((a, c) => w[c]! - w[a]! || a - c)
+      .sort((a, c) => key(c) - key(a) || a - c)
       .slice(0, topK)
       .sort((a, c) => a - c);
   }

@@ -1,9 +1,10 @@
 /**
  * The cache-first encoding job with a fake encoder (deterministic vectors from the text, call log) and
- * the in-memory cache: what is encoded, what is skipped, resume after an abort, device fallback.
+ * the in-memory cache: what is encoded, what is skipped, resume after an abort, device fallback, a NaN stopping it.
  */
 import { describe, expect, it } from 'vitest';
 import type { EncodedBatch, LoadedEncoder } from '../../../src/encoders/encoder.ts';
+import { NonFiniteVectorError } from '../../../src/encoders/agreement.ts';
 import { CACHE_DEVICE, encodeWithCache, MemoryVectorCache, type EncodeProgress, type LazyEncoder } from '../../../src/encoders/job.ts';
 import { PRESETS, type EncoderConfig } from '../../../src/encoders/presets.ts';
 
@@ -212,6 +213,39 @@ describe('encodeWithCache', () => {
     expect([...gpu.calls.slice(0, 2), ...wasm.calls].flat().sort()).toEqual([...TEXTS].sort());
     expect(progress.at(-1)!.device).toBe('wasm');
     expect(progress.at(-1)!.fallback).toMatch(/webgpu failed \(GPU device was lost\)/);
+  });
+
+  it('stops at the first batch with a NaN or ∞ in any vector, before storing it; the batches before stay stored', async () => {
+    // The fake's vector is [length, first char code]: a text starting with "~" (a poisoned text) gets NaN.
+    const poisoned = (texts: readonly string[]) => ({
+      ...fakeEncoder().encoder,
+      encode: async (batch: readonly string[]): Promise<EncodedBatch> => ({
+        dense: batch.map((t) => Float32Array.of(t.length, t.startsWith('~') ? NaN : t.charCodeAt(0))),
+        tokens: batch.map(() => 3),
+      }),
+      countTokens: () => texts.map((_, i) => i + 1), // batches in input order: 4 texts a batch
+    });
+    const texts = TEXTS.slice(0, 12).map((t, i) => (i === 5 ? `~${t}` : t));
+    const cache = new MemoryVectorCache();
+    const error = await encodeWithCache(poisoned(texts), cache, texts, { role: 'passage', plan: { maxTokens: 1000, maxBatch: 4 } }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NonFiniteVectorError);
+    expect(error).toMatchObject({ batch: 2, bad: 1, size: 4, first: 5, role: 'passage', device: 'wasm' });
+    // Batch 1 (texts 0–3) was committed; batch 2 (texts 4–7, the poisoned one among them) and the rest were not.
+    expect(cache.puts).toBe(1);
+    expect(cache.entries.size).toBe(4);
+    // The same on a path whose very first batch overflows: nothing at all is stored.
+    const first = texts.map((t, i) => (i === 0 ? `~${t}` : t));
+    const none = new MemoryVectorCache();
+    await expect(
+      encodeWithCache(poisoned(first), none, first, { role: 'query', plan: { maxTokens: 1000, maxBatch: 4 } }),
+    ).rejects.toMatchObject({
+      batch: 1,
+      first: 0,
+      role: 'query',
+    });
+    expect(none.puts).toBe(0);
   });
 
   it('without a fallback the error surfaces, and progress is monotone with an ETA', async () => {
