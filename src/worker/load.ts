@@ -1,7 +1,7 @@
 /**
  * Turn a set of files (a dropped folder, a zip, a catalog download) into a LoadedCollection: classify
- * them (files.ts), parse each role with the core's parsers/builders, cross-check judgments against the
- * corpus and queries, and gather every warning. Runs inside the lab worker (no DOM) and in Node.
+ * them (files.ts), parse each role with the core's parsers/builders (load-roles.ts), cross-check judgments
+ * against the corpus and queries, and gather every warning. Runs inside the lab worker (no DOM) and in Node.
  *
  * Decisions:
  * - Errors are the core's InputError (file path, 1-based line, reason): a malformed line in the corpus,
@@ -29,22 +29,19 @@
 import type { Corpus, Diagnostic, DocId, DocIndex, Qrels, Queries, QueryId, Run } from '../core/types.ts';
 import { keepRule, readRunTop, type KeepOptions } from '../core/io/run-top.ts';
 import { readKeptRun } from '../core/io/kept-run.ts';
-import { parseTopics } from '../core/io/topics.ts';
-import { CorpusBuilder, QueriesBuilder } from '../core/io/beir.ts';
 import { InputError, isInputError, quote } from '../core/io/errors.ts';
-import { readLines, type TextSource } from '../core/io/lines.ts';
-import { QrelsBuilder, type ParseResult } from '../core/io/trec.ts';
+import { isGzip, type TextSource } from '../core/io/lines.ts';
+import type { ParseResult } from '../core/io/trec.ts';
 import { checkQrels } from '../core/io/validate.ts';
 import { parseGoldFromQueries } from '../core/io/answers.ts';
 import { baseName, fileSize, fileSource, normalizePath, wholeFile, withoutExtension } from '../lab/data/bytes.ts';
-import { isGzip } from '../core/io/lines.ts';
-import { feedAliasedJsonl, feedCsv, feedQueriesTsv, parseTextDocuments } from '../lab/data/custom.ts';
+import { parseTextDocuments } from '../lab/data/custom.ts';
 import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from '../lab/data/files.ts';
+import type { CollectionFile, LoadedCollection, RunSource } from '../lab/data/types.ts';
+import { parseCorpusGroup, parseQrelsGroup, parseQueriesGroup } from './load-roles.ts';
+import { ReadingJob, type ReadingProgress } from './reading.ts';
 
 export { PASSAGE_TEXT_FILE };
-import { feedCorpusParquet, feedQrelsParquet, feedQueriesParquet } from '../lab/data/parquet.ts';
-import type { CollectionFile, LoadedCollection, RunSource } from '../lab/data/types.ts';
-import { ReadingJob, type ReadingProgress } from './reading.ts';
 
 export interface LoadOptions {
   /** Display name; default: the folder or archive the files share, else "collection". */
@@ -75,109 +72,6 @@ export function guessName(files: readonly CollectionFile[]): string {
     if (isFolder || /\.zip$/i.test(only)) return only.replace(/\.zip$/i, '') || 'collection';
   }
   return 'collection';
-}
-
-function shardKey(c: ClassifiedFile): string {
-  const p = c.file.path;
-  const slash = p.lastIndexOf('/');
-  return `${c.format}|${p.slice(0, slash + 1)}${p.slice(slash + 1).replace(/\d+/g, '#')}`;
-}
-
-/** The files of one role, in path order, if they are shards of one set; otherwise an InputError. */
-function shards(what: string, list: readonly ClassifiedFile[]): ClassifiedFile[] {
-  const sorted = [...list].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
-  const key = sorted[0] === undefined ? '' : shardKey(sorted[0]);
-  const other = sorted.find((c) => shardKey(c) !== key);
-  if (other) {
-    throw new InputError(
-      other.file.path,
-      undefined,
-      `expected one ${what}, but ${sorted[0]!.file.path} is one too (shards must share a folder and format, names differing ` +
-        `only in digits); remove one of them`,
-    );
-  }
-  return sorted;
-}
-
-/** Run `fn`, re-labelling errors the builder raised under `builderFile` with the shard's own path. */
-async function asShard(builderFile: string, file: string, fn: () => Promise<void>): Promise<void> {
-  try {
-    await fn();
-  } catch (e) {
-    if (isInputError(e) && e.file === builderFile && file !== builderFile) throw new InputError(file, e.line, e.reason);
-    throw e;
-  }
-}
-
-async function feedRecords(
-  builder: CorpusBuilder | QueriesBuilder,
-  c: ClassifiedFile,
-  role: 'corpus' | 'queries',
-  job: ReadingJob,
-): Promise<void> {
-  const { path, bytes } = c.file;
-  job.check();
-  switch (c.format) {
-    case 'jsonl':
-      await readLines(job.source(path, bytes), (l, n) => builder.line(l, n), path);
-      return;
-    case 'jsonl-aliased':
-      return feedAliasedJsonl(builder, bytes, path, role);
-    case 'csv':
-      return feedCsv(builder, bytes, path, role);
-    case 'parquet':
-      return role === 'corpus'
-        ? feedCorpusParquet(builder as CorpusBuilder, bytes, path)
-        : feedQueriesParquet(builder as QueriesBuilder, bytes, path);
-    case 'tsv':
-      if (role === 'queries') return feedQueriesTsv(builder as QueriesBuilder, bytes, path);
-  }
-  throw new InputError(path, undefined, `cannot read a ${c.format ?? 'unknown'} file as ${role}`);
-}
-
-async function parseCorpusGroup(list: readonly ClassifiedFile[], job: ReadingJob): Promise<ParseResult<Corpus>> {
-  const group = shards('corpus', list);
-  const label = group[0]!.file.path;
-  const b = new CorpusBuilder(label);
-  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'corpus', job));
-  return b.finish();
-}
-
-async function parseQueriesGroup(list: readonly ClassifiedFile[], job: ReadingJob): Promise<ParseResult<Queries>> {
-  // A TREC topic file is one file of its own (core/io/topics.ts): the query text is the title (SGML) or query (XML).
-  const topics = list.find((c) => c.format === 'topics');
-  if (topics !== undefined) {
-    if (list.length > 1)
-      throw new InputError(
-        topics.file.path,
-        undefined,
-        `expected one queries or topics file, got ${list.map((c) => c.file.path).join(', ')}`,
-      );
-    return parseTopics(topics.file.bytes, topics.file.path);
-  }
-  const group = shards('queries file', list);
-  const label = group[0]!.file.path;
-  const b = new QueriesBuilder(label);
-  for (const c of group) await asShard(label, c.file.path, () => feedRecords(b, c, 'queries', job));
-  return b.finish();
-}
-
-async function parseQrelsGroup(
-  split: string,
-  list: readonly ClassifiedFile[],
-  job: ReadingJob,
-): Promise<ParseResult<Qrels> & { file: string }> {
-  const group = shards(`qrels file for split "${split}"`, list);
-  const label = group[0]!.file.path;
-  const b = new QrelsBuilder(label);
-  for (const c of group) {
-    job.check();
-    await asShard(label, c.file.path, async () => {
-      if (c.format === 'parquet') await feedQrelsParquet(b, c.file.bytes, c.file.path);
-      else await readLines(job.source(c.file.path, c.file.bytes), (l, n) => b.line(l, n), c.file.path);
-    });
-  }
-  return { ...b.finish(), file: group.length === 1 ? label : `${label} (+${group.length - 1} shard(s))` };
 }
 
 /** Splits in preference order: test, dev, validation, train, then the rest by name. */
