@@ -4,6 +4,7 @@
  * src/app/bridge/encode-bridge.ts, never from workers/.
  */
 import type { ReaderTask, ReaderTemplate } from '../core/answers/prompt.ts';
+import type { AgreementReport, AgreementSample } from '../encoders/agreement.ts';
 import type { BatchPlan } from '../encoders/batching.ts';
 import type { DownloadPlan } from '../encoders/encoder.ts';
 import type { EncodeProgress } from '../encoders/job.ts';
@@ -59,6 +60,12 @@ export interface CorpusRequest {
   readonly dbName?: string;
   /** Send the vectors back in the result (default true); false when a `onVectors` callback consumes them. */
   readonly returnVectors?: boolean;
+  /**
+   * A sample of the collection (agreement.ts `agreementSample`): before encoding on any path but the reference
+   * (WASM, fp32 weights), the worker encodes it on both and refuses a path that disagrees (DisagreementError).
+   * The lab always sends one; without it the job runs unchecked (the NaN guard still holds).
+   */
+  readonly agreement?: AgreementSample;
 }
 
 /**
@@ -80,8 +87,15 @@ export interface CorpusResult {
   readonly encoded: number;
   /** The model the call loaded; null when every vector came from the cache and no model was loaded. */
   readonly load: WorkerLoadResult | null;
-  /** Set when the device failed mid-job and the rest ran on WASM. */
+  /** Set when the device failed mid-job and the rest ran on another (the bridge never does that on its own). */
   readonly fallback?: string;
+}
+
+/** What ran a model: ONNX Runtime's and transformers.js's names and versions, and the wasm threads (null: Node's own choice). */
+export interface RuntimeFacts {
+  readonly onnxRuntime: string;
+  readonly transformers: string;
+  readonly threads: number | null;
 }
 
 export interface WorkerInitOptions {
@@ -115,7 +129,8 @@ export interface WorkerLoadOptions {
  * per file.
  */
 export type ModelEvent =
-  | { readonly kind: 'plan'; readonly plan: DownloadPlan }
+  /** `purpose: 'reference'`: the fp32 weights the agreement check loads on WASM before the path asked for. */
+  | { readonly kind: 'plan'; readonly plan: DownloadPlan; readonly purpose?: 'reference' }
   | { readonly kind: 'download'; readonly file: string; readonly loaded: number; readonly total: number };
 export type ModelCallback = (event: ModelEvent) => unknown;
 
@@ -155,6 +170,15 @@ export interface WorkerLoadResult {
   } | null;
   readonly dtype: EncoderDtype;
   readonly model: string;
+  /** The runtime the model runs on (versions, threads): recorded in the run's recipe and the cache. */
+  readonly runtime?: RuntimeFacts;
+  /**
+   * A corpus job's check of this path against the reference (WASM, fp32), when one ran: its numbers, passed.
+   * Absent when none was asked for or the path is the reference itself.
+   */
+  readonly agreement?: AgreementReport;
+  /** Why the check asked for could not run (the reference's fp32 weights are not there): the run is unchecked. */
+  readonly agreementUnchecked?: string;
 }
 
 /** Row-major float32 rows, as `denseSearch` takes them. */

@@ -39,10 +39,13 @@ export function problemOf(e: unknown, online = globalThis.navigator?.onLine ?? t
  * message composed in a worker:
  * - folder-not-registered  a picked model folder the encode worker does not hold (a reload forgot it)
  * - model-load             the model did not load (any cause: its message says which)
+ * - disagreement           the path disagrees with the reference, WASM fp32, on a sample (encoders/agreement.ts)
+ * - non-finite             a batch gave a vector with NaN or ∞ (the job stopped before storing it)
+ * - device-lost            WebGPU failed mid-job (lost, out of memory, reset): nothing was moved to another device
  */
-export type Failure = 'folder-not-registered' | 'model-load';
+export type Failure = 'folder-not-registered' | 'model-load' | 'disagreement' | 'non-finite' | 'device-lost';
 
-const FAILURES: readonly Failure[] = ['folder-not-registered', 'model-load'];
+const FAILURES: readonly Failure[] = ['folder-not-registered', 'model-load', 'disagreement', 'non-finite', 'device-lost'];
 
 /** Mark an error with what failed (kept across workers). */
 export function withFailure<E extends Error>(error: E, failure: Failure): E {

@@ -19,8 +19,10 @@ import type { CorpusProgress, CorpusRequest, CorpusResult, ModelCallback, Vector
 import { withFailure, withProblem } from '../lab/problems.ts';
 import { EmbeddingStore } from '../store/embeddings.ts';
 import { ensureSpace, estimateVectorBytes } from '../store/quota.ts';
+import { checkedBefore, judgePath, referenceVectors } from './agreement-check.ts';
 import { inBrowserCache, isLocalLoad } from './model-files.ts';
 import type { WorkerModels } from './models.ts';
+import { describeRuntime } from './runtime-facts.ts';
 
 /**
  * One encoder per encoding in the whole browser: Web Locks are shared by every tab and worker of the origin
@@ -54,9 +56,10 @@ const vectorBuffers = (vectors: readonly StoredVector[]): ArrayBuffer[] =>
   );
 
 /**
- * Encode `request.texts` cache first with `models`' encoder (loaded on demand). Device failures are the
- * bridge's to handle: it continues on WASM in a fresh worker, as a failed run poisons transformers.js's
- * session chain in this one.
+ * Encode `request.texts` cache first with `models`' encoder (loaded on demand). With `request.agreement`, a
+ * path other than WASM fp32 is checked against it on that sample before it encodes anything (agreement-check.ts);
+ * a NaN or ∞ in a batch stops the job before the batch is stored (job.ts). A device that fails mid-job fails the
+ * job: the bridge reports it and never switches devices on its own.
  */
 export async function encodeCorpus(
   models: WorkerModels,
@@ -67,12 +70,22 @@ export async function encodeCorpus(
 ): Promise<CorpusResult> {
   let load: WorkerLoadResult | null = null;
   const dtype = request.load.dtype ?? request.config.dtype;
+  /** The last progress the job reported: the agreement check reports its phase on top of it. */
+  let last: EncodeProgress | null = null;
   const lazy: LazyEncoder = {
     config: request.config,
     dtype,
     loaded: () => models.encoderFor(request.config, request.load) !== undefined,
     load: async () => {
       let loadOptions = request.load;
+      const sample = request.agreement;
+      const before = sample === undefined ? undefined : checkedBefore(models, request.config, loadOptions, dtype, sample);
+      // Never trust a path that disagrees: the reference's vectors of the sample first (agreement-check.ts).
+      let reference: Awaited<ReturnType<typeof referenceVectors>> = null;
+      if (sample !== undefined && before === undefined) {
+        const onCheck = () => void (last !== null && onProgress?.({ ...last, phase: 'agreement', device: null }));
+        reference = await referenceVectors(models, request.config, loadOptions, dtype, sample, { onModel, onCheck });
+      }
       if (models.encoderFor(request.config, loadOptions) === undefined && !isLocalLoad(loadOptions.source)) {
         models.ready();
         // Sizes before bytes: the page sees the files (and may ask the user) before any weights move.
@@ -85,7 +98,15 @@ export async function encodeCorpus(
         await onModel?.({ kind: 'plan', plan });
         if (plan.onnxFolder !== null) loadOptions = { ...loadOptions, onnxFolder: plan.onnxFolder, externalData: plan.externalData };
       }
-      load = await models.loadEncoder(request.config, loadOptions, onModel);
+      let loaded = await models.loadEncoder(request.config, loadOptions, onModel);
+      const outcome =
+        before ??
+        (sample === undefined
+          ? {}
+          : await judgePath(models, { config: request.config, load: request.load, dtype, device: loaded.device }, sample, reference));
+      if (outcome.report) loaded = { ...loaded, agreement: outcome.report };
+      if (outcome.unchecked) loaded = { ...loaded, agreementUnchecked: outcome.unchecked };
+      load = loaded;
       return models.encoder!;
     },
   };
@@ -111,7 +132,10 @@ export async function encodeCorpus(
         const limits = encoder.device === 'webgpu' ? (load?.limits ?? null) : encoder.device === 'wasm' ? WASM_TENSOR_BUDGET : null;
         return limits !== null && encoder.shape ? planForLimits(base, encoder.shape, limits, encoder.config.maxLength) : base;
       },
+      // Who made the vectors, as the cache records it (and a pack exported from it says).
+      recordDevice: () => (load === null ? request.load.device : describeRuntime(load)),
       onProgress: (p: EncodeProgress) => {
+        last = p;
         cached = p.cached;
         const loaded: WorkerLoadResult | null = load;
         // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.

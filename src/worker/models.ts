@@ -30,6 +30,7 @@ import {
 import { problemOf, withFailure, withProblem } from '../lab/problems.ts';
 import { findMissingFiles, isLocalLoad } from './model-files.ts';
 import { configureRuntime, pickDevice, type OrtWasmPaths } from './onnx-runtime.ts';
+import { runtimeFacts } from './runtime-facts.ts';
 
 type DownloadProgress = { readonly file: string; readonly loaded: number; readonly total: number };
 
@@ -175,9 +176,13 @@ export class WorkerModels {
       // 'tokenizer_class')": find out which required files the host does not serve.
       const missing = await this.missingFiles(config, dtype, load.source);
       const detail = missing === null ? errorMessage(error) : `${missing.text} (${errorMessage(error)})`;
+      // `device` rides along (errors keep their fields across workers): the page offers WASM after a WebGPU load failed.
       throw withFailure(
         withProblem(
-          new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error }),
+          Object.assign(
+            new Error(`Could not load ${config.model}@${config.revision} (${dtype}, ${device}) from ${from}: ${detail}`, { cause: error }),
+            { device },
+          ),
           missing?.problem ?? problemOf(error),
         ),
         'model-load',
@@ -195,7 +200,8 @@ export class WorkerModels {
             lazy: prepared.lazy,
             ...(why === null ? {} : { reason: why }),
           };
-    const result: WorkerLoadResult = { device, reason, adapterInfo, limits, externalWeights, dtype, model: config.model };
+    const runtime = runtimeFacts();
+    const result: WorkerLoadResult = { device, reason, adapterInfo, limits, externalWeights, dtype, model: config.model, runtime };
     this.#encoder = { key, encoder, result };
     return result;
   }

@@ -61,6 +61,12 @@ describe('createEncodeApi over comlink (onnxruntime-node)', () => {
         externalWeights: null,
         dtype: 'fp32',
         model: 'fliplab/tiny-bert',
+        // What ran it, as the run's recipe records it (Node: onnxruntime-node picks its own threads).
+        runtime: {
+          onnxRuntime: expect.stringMatching(/^onnxruntime-node \d+\.\d+/),
+          transformers: expect.stringMatching(/^transformers\.js 4\./),
+          threads: null,
+        },
       });
       // The same model loaded the same way is kept, not loaded again.
       expect(await api.load(bgeLike, fromDisk)).toEqual(load);
