@@ -167,44 +167,23 @@ export function buildAnseriniIndex(corpus: Corpus, params: AnseriniParams, optio
       options.onProgress?.(i + 1, n);
     }
   }
+  // One postings for the fields: the title field's terms after the contents field's, each field written
+  // straight into its part of the arrays.
   const termCount = analyzer.terms.length;
-  const built = builders.map((b, fi) => b.finish(p, analyzer, fi * termCount));
-  const fields = built.map((b) => b.field);
-  // One postings for the fields: the title field's terms after the contents field's.
-  const termOffsets = new Uint32Array(built.length * termCount + 1);
-  let pairs = 0;
-  built.forEach((b, fi) => {
-    for (let t = 1; t <= termCount; t++) termOffsets[fi * termCount + t] = pairs + b.termStart[t]!;
-    pairs += b.postingDocs.length;
+  const pairs = builders.reduce((sum, b) => sum + b.pairs, 0);
+  const into = { postingDocs: new Uint32Array(pairs), postingFreqs: new Uint32Array(pairs), postingImpacts: new Float64Array(pairs) };
+  const termOffsets = new Uint32Array(builders.length * termCount + 1);
+  let at = 0;
+  const fields = builders.map((b, fi) => {
+    const field = b.finish(p, analyzer, fi * termCount, into, at, termOffsets);
+    at += b.pairs;
+    return field;
   });
-  const postingDocs = concat(
-    built.map((b) => b.postingDocs),
-    () => new Uint32Array(pairs),
-  );
-  const postingFreqs = concat(
-    built.map((b) => b.postingFreqs),
-    () => new Uint32Array(pairs),
-  );
-  const postingImpacts = concat(
-    built.map((b) => b.postingImpacts),
-    () => new Float64Array(pairs),
-  );
-  const postings = layOutPostings(n, termOffsets, postingDocs, postingImpacts, options, [postingFreqs]);
+  const { postingDocs, postingFreqs, postingImpacts } = into;
+  const postings = layOutPostings(n, termOffsets, postingDocs, postingImpacts, options, postingFreqs);
   options.onProgress?.(n, n);
   const positiveScores = fields.every((field) => field.minImpact > 0);
   return { ...postings, params: p, corpusIndexOf, internalOf, fields, postingFreqs, positiveScores };
-}
-
-/** The one part itself, or all of them copied into a new array. */
-function concat<A extends Uint32Array | Float64Array>(parts: readonly A[], make: () => A): A {
-  if (parts.length === 1) return parts[0]!;
-  const out = make();
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /** Collects one field's document-major (term, freq) pairs, then turns them into term-major postings. */
@@ -225,6 +204,11 @@ class FieldBuilder {
   ) {
     this.#docStart = new Uint32Array(docs + 1);
     this.#lengths = new Uint32Array(docs);
+  }
+
+  /** (term, document) pairs collected so far: the field's postings. */
+  get pairs(): number {
+    return this.#pairs;
   }
 
   add(analyzer: EnglishAnalyzer, parts: readonly string[]): void {
@@ -265,22 +249,28 @@ class FieldBuilder {
     this.#pairs = pairs;
   }
 
-  /** The field's statistics, and its term-major postings (internal numbers ascending within a term). */
+  /**
+   * The field's statistics; its term-major postings (internal numbers ascending within a term) go to `into`
+   * from position `at`, as the index's terms termBase.. (their starts to `termOffsets`).
+   */
   finish(
     p: AnseriniParams,
     analyzer: EnglishAnalyzer,
     termBase: number,
-  ): { field: LuceneField; termStart: Uint32Array; postingDocs: Uint32Array; postingFreqs: Uint32Array; postingImpacts: Float64Array } {
+    into: { readonly postingDocs: Uint32Array; readonly postingFreqs: Uint32Array; readonly postingImpacts: Float64Array },
+    at: number,
+    termOffsets: Uint32Array,
+  ): LuceneField {
     const docs = this.#doc;
     this.#docStart[docs] = this.#pairs;
     const termCount = analyzer.terms.length;
     const df = new Uint32Array(termCount);
     df.set(this.#df.subarray(0, Math.min(termCount, this.#df.length)));
-    const termStart = new Uint32Array(termCount + 1);
+    const termStart = termOffsets.subarray(termBase, termBase + termCount + 1);
+    termStart[0] = at;
     for (let t = 0; t < termCount; t++) termStart[t + 1] = termStart[t]! + df[t]!;
     const fill = termStart.slice(0, termCount);
-    const postingDocs = new Uint32Array(this.#pairs);
-    const postingFreqs = new Uint32Array(this.#pairs);
+    const { postingDocs, postingFreqs, postingImpacts } = into;
     const norms = new Uint8Array(docs);
     let docCount = 0;
     let sumTotalTermFreq = 0;
@@ -302,7 +292,6 @@ class FieldBuilder {
       if (this.#lengths[d]! > 0 && normInverse[norms[d]!]! < minNormInverse) minNormInverse = normInverse[norms[d]!]!;
     const idf = new Float32Array(termCount);
     for (let t = 0; t < termCount; t++) idf[t] = luceneIdf(df[t]!, docCount);
-    const postingImpacts = new Float64Array(this.#pairs);
     const maxImpact = new Float32Array(termCount);
     let minImpact = Infinity;
     for (let t = 0; t < termCount; t++) {
@@ -332,6 +321,6 @@ class FieldBuilder {
       normInverse,
       minNormInverse,
     };
-    return { field, termStart, postingDocs, postingFreqs, postingImpacts };
+    return field;
   }
 }

@@ -93,8 +93,8 @@ export function checkLayout(options: Bm25LayoutOptions): readonly number[] {
 /**
  * Lays out term-major postings (term t's are [termOffsets[t], termOffsets[t + 1]), documents ascending) as
  * `Bm25Postings`: dense columns and codes for the common terms, then impact layers. `docs`, `impacts` and
- * each `carried` array (per-posting data the scorer keeps beside the impacts, e.g. term frequencies) are
- * reordered in place, together.
+ * `carried` (per-posting data the scorer keeps beside the impacts: Anserini's term frequencies) are reordered
+ * in place, together.
  */
 export function layOutPostings(
   docCount: number,
@@ -102,7 +102,7 @@ export function layOutPostings(
   docs: Uint32Array,
   impacts: Float64Array,
   options: Bm25LayoutOptions = {},
-  carried: readonly Uint32Array[] = [],
+  carried: Uint32Array | null = null,
 ): Bm25Postings {
   const topShares = checkLayout(options);
   const n = docCount;
@@ -220,7 +220,7 @@ function splitLayers(
   termOffsets: Uint32Array,
   docs: Uint32Array,
   imp: Float64Array,
-  carried: readonly Uint32Array[],
+  carried: Uint32Array | null,
   cfg: { minDf: number; topShares: readonly number[]; topMin: number },
 ): { termLayers: Uint32Array; layerOffsets: Uint32Array; layerMaxImpact: Float64Array } {
   const termCount = termOffsets.length - 1;
@@ -238,15 +238,13 @@ function splitLayers(
   const layerOffsets = new Uint32Array(termCount + split * (tiers - 1) + 1);
   const layerMaxImpact = new Float64Array(termCount + split * (tiers - 1));
   const work = new Float64Array(longest);
-  const tmpDocs = new Uint32Array(longest);
-  const tmpImp = new Float64Array(longest);
-  const tmpCarried = new Uint32Array(carried.length > 0 ? longest : 0);
-  const tierOf = new Uint8Array(longest);
+  // Tier z's postings gather at [z · longest, z · longest + counts[z]) of these, then go back in tier order.
+  const tmpDocs = new Uint32Array(tiers * longest);
+  const tmpImp = new Float64Array(tiers * longest);
+  const tmpCarried = new Uint32Array(carried === null ? 0 : tiers * longest);
   const cuts = new Float64Array(tiers);
   const counts = new Int32Array(tiers);
   const maxes = new Float64Array(tiers);
-  const firsts = new Int32Array(tiers);
-  const cursor = new Int32Array(tiers);
   let l = 0;
   for (let t = 0; t < termCount; t++) {
     termLayers[t] = l;
@@ -271,35 +269,28 @@ function splitLayers(
     cuts[tiers - 1] = -Infinity;
     counts.fill(0);
     maxes.fill(0);
-    for (let i = 0; i < len; i++) {
-      const w = imp[start + i]!;
+    // A stable partition by layer in one pass; empty layers are dropped.
+    for (let i = start; i < end; i++) {
+      const w = imp[i]!;
       let z = 0;
       while (w < cuts[z]!) z++;
-      tierOf[i] = z;
-      counts[z]!++;
+      const at = z * longest + counts[z]!++;
+      tmpDocs[at] = docs[i]!;
+      tmpImp[at] = w;
+      if (carried !== null) tmpCarried[at] = carried[i]!;
       if (w > maxes[z]!) maxes[z] = w;
     }
-    // Stable partition by layer (a counting sort) through the scratch buffers; empty layers are dropped.
-    let o = 0;
+    let o = start;
     for (let z = 0; z < tiers; z++) {
-      firsts[z] = o;
-      if (counts[z] === 0) continue;
-      layerOffsets[l] = start + o;
+      const count = counts[z]!;
+      if (count === 0) continue;
+      layerOffsets[l] = o;
       layerMaxImpact[l++] = maxes[z]!;
-      o += counts[z]!;
-    }
-    cursor.set(firsts);
-    for (let i = 0; i < len; i++) {
-      const at = cursor[tierOf[i]!]!++;
-      tmpDocs[at] = docs[start + i]!;
-      tmpImp[at] = imp[start + i]!;
-    }
-    docs.set(tmpDocs.subarray(0, len), start);
-    imp.set(tmpImp.subarray(0, len), start);
-    for (const more of carried) {
-      cursor.set(firsts);
-      for (let i = 0; i < len; i++) tmpCarried[cursor[tierOf[i]!]!++] = more[start + i]!;
-      more.set(tmpCarried.subarray(0, len), start);
+      const from = z * longest;
+      docs.set(tmpDocs.subarray(from, from + count), o);
+      imp.set(tmpImp.subarray(from, from + count), o);
+      if (carried !== null) carried.set(tmpCarried.subarray(from, from + count), o);
+      o += count;
     }
   }
   termLayers[termCount] = l;
