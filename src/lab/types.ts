@@ -10,6 +10,7 @@ import type { Bm25ScoreExplanation } from '../core/retrieve/bm25-explain.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
 import type { Estimate } from '../core/stats/wilson.ts';
+import type { RuntimeFacts } from './encode-types.ts';
 import type { Failure, Problem } from './problems.ts';
 import type { Recipe } from '../report/recipe.ts';
 
@@ -18,11 +19,23 @@ export type RetrieverKind = 'bm25' | 'lexical' | 'dense' | 'sparse' | 'imported'
  * An encoder's phases are its job's own (never guessed from counts): `checking` — looking this browser's cache
  * up, nothing found so far; `restoring` — reading vectors found there (no model involved); `loading` — loading
  * the model (downloading its files when not in this browser); `encoding` — the model encodes what the cache
- * lacks; `elsewhere` — another tab of this browser encodes the same run, and its vectors are taken as they land.
+ * lacks; `elsewhere` — another tab of this browser encodes the same run, and its vectors are taken as they land;
+ * `agreement` — the path (device, dtype) is checked against the reference, WASM fp32, on a sample before it encodes.
  * `confirm` holds a large download for the user's go-ahead.
  */
 export type RetrieverStatus =
-  'idle' | 'confirm' | 'checking' | 'loading' | 'restoring' | 'elsewhere' | 'encoding' | 'searching' | 'ready' | 'error' | 'cancelled';
+  | 'idle'
+  | 'confirm'
+  | 'checking'
+  | 'loading'
+  | 'agreement'
+  | 'restoring'
+  | 'elsewhere'
+  | 'encoding'
+  | 'searching'
+  | 'ready'
+  | 'error'
+  | 'cancelled';
 
 /** Another device, measured on a batch of the job, and the projections on both. */
 export interface DeviceOffer {
@@ -42,6 +55,8 @@ export interface DownloadState {
   readonly etaMs: number | null;
   /** Where the sizes come from: the host's file metadata, or the preset table (the host gave none). */
   readonly sizesFrom: 'host' | 'preset table';
+  /** The reference's files (fp32 weights on WASM), which the agreement check loads before the path asked for. */
+  readonly purpose?: 'reference';
 }
 
 export interface JobProgress {
@@ -75,6 +90,15 @@ export interface RetrieverInfo {
   readonly deviceReason?: string | null;
   /** The WebGPU adapter used, by vendor and architecture ("google swiftshader"). */
   readonly adapter?: string;
+  /** The runtime the model ran on: ONNX Runtime and transformers.js versions, wasm threads. */
+  readonly runtime?: RuntimeFacts;
+  /** The path's agreement with the reference (WASM fp32) on a sample, in words, when it was checked (or why not). */
+  readonly agreement?: string;
+  /**
+   * After a failure the row offers a path to go on with: `reference` (WASM, fp32 weights) after a disagreement or
+   * a NaN, `wasm` (same weights) after WebGPU failed. Never taken without the user.
+   */
+  readonly offerPath?: 'wasm' | 'reference' | null;
   readonly dtype?: string;
   readonly progress?: JobProgress;
   /** Another device measured at least twice as fast on this job (a calibration batch), and its projection. */

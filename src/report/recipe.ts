@@ -53,6 +53,10 @@ export function qlRecipe(mu: number): Recipe {
 export interface EncoderRun {
   readonly device?: string;
   readonly adapter?: string | null;
+  /** What ran the model: ONNX Runtime's and transformers.js's versions, wasm threads (null: the runtime's own choice). */
+  readonly runtime?: { readonly onnxRuntime: string; readonly transformers: string; readonly threads: number | null };
+  /** The path's agreement with the reference (WASM fp32) on a sample, in words (encoders/agreement.ts). */
+  readonly agreement?: string;
   readonly encodedDocs?: number;
   readonly totalDocs?: number;
 }
@@ -71,6 +75,11 @@ export function encoderRecipe(config: EncoderRecipeInput, run: EncoderRun = {}):
   if (config.kind === 'sparse')
     out.push(item('sparse cut-off', config.sparseTopK === null ? 'every positive weight' : `top ${config.sparseTopK}`));
   if (run.device) out.push(item('device', run.device + (run.adapter ? ` (${run.adapter})` : '')));
+  if (run.runtime) {
+    if (run.runtime.threads !== null) out.push(item('wasm threads', run.runtime.threads));
+    out.push(item('ONNX Runtime', run.runtime.onnxRuntime), item('transformers.js', run.runtime.transformers));
+  }
+  if (run.agreement) out.push(item('agreement with WASM fp32', run.agreement));
   if (run.totalDocs !== undefined) {
     const n = (x: number) => x.toLocaleString('en-US');
     out.push(item('passages encoded', `${n(run.encodedDocs ?? 0)} of ${n(run.totalDocs)}`));

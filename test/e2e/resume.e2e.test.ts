@@ -2,8 +2,8 @@
  * Resume with real IndexedDB: a collection encoded in the worker commits batch by batch; reloading the
  * page mid-run loses at most the batch in flight, the next visit encodes only what is missing, and the
  * visit after that encodes nothing. A renderer crashed mid-run leaves every committed batch whole. Vectors
- * must be the same whichever visit produced them. A WebGPU device lost mid-run hands over to WASM, which
- * continues from the last committed batch.
+ * must be the same whichever visit produced them. A WebGPU device lost mid-run fails the job with that said,
+ * moving nothing to another device on its own; a WASM job then continues from the last committed batch.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,7 +185,7 @@ describe('a lost WebGPU device mid-run', () => {
   const FEW = TEXTS.slice(0, 24);
 
   it(
-    'continues on WASM from the last committed batch, and the vectors equal a WASM-only run within 1e-4',
+    'fails the job saying so, switching nothing on its own; WASM then continues from the last committed batch, equal to a WASM-only run within 1e-4',
     async () => {
       const context = await browser.newContext();
       const page = await context.newPage();
@@ -202,16 +202,20 @@ describe('a lost WebGPU device mid-run', () => {
         { everyMs: POLL_MS },
       ))!.done;
       expect(await page.evaluate(() => window.fliplabTest.loseWebGpuDevice())).toBe(true);
-      const result = (await page.evaluate(() => window.fliplabTest.corpusResult())) as {
-        device: string;
-        fallback: string | null;
-        cached: number;
-        encoded: number;
-        dense: number[][];
-      };
+      const failed = (await page.evaluate(() => window.fliplabTest.corpusResult())) as { error?: string; failure?: string | null };
+      // Reported, never swapped silently: the job fails, naming the device, and nothing ran on WASM in its place.
+      expect(failed.failure).toBe('device-lost');
+      expect(failed.error).toMatch(
+        /WebGPU failed mid-job \(.*\); the vectors committed before are kept, and nothing was encoded on another device/s,
+      );
+      // The user's choice (the row's "Continue on WASM"): a WASM job finds the batches committed on WebGPU in
+      // IndexedDB and encodes only the rest.
+      const result = await page.evaluate(
+        ([texts]) => window.fliplabTest.encodeCorpus('wasm', 'fliplab/tiny-bert', 'mean', texts, 'fliplab-lost-device'),
+        [FEW] as const,
+      );
       expect(result.device).toBe('wasm');
-      expect(result.fallback).toMatch(/^webgpu failed [\s\S]*continued on wasm from the last committed batch$/);
-      // The WASM worker found the batches committed on WebGPU in IndexedDB and encoded only the rest.
+      expect(result.fallback).toBeNull();
       expect(result.cached).toBeGreaterThanOrEqual(committedOnGpu);
       expect(result.cached + result.encoded).toBe(FEW.length);
       expect(result.encoded).toBeGreaterThan(0);

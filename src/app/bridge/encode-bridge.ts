@@ -30,6 +30,7 @@ import type {
   ModelCallback,
 } from '../../lab/encode-types.ts';
 import { asBlob, validateRegisteredModel, type LocalModelFile } from '../../lab/local-model.ts';
+import { failureOf, problemOf, withFailure } from '../../lab/problems.ts';
 
 export type {
   AnswerCallback,
@@ -83,6 +84,8 @@ interface WorkerHandle {
   readonly ready: Promise<void>;
   killed: boolean;
 }
+
+const isAbortError = (e: unknown): boolean => e instanceof DOMException && e.name === 'AbortError';
 
 /** The error every aborted call rejects with (same as `fetch`). */
 export function abortError(): DOMException {
@@ -167,7 +170,10 @@ export class EncodeBridge {
 
   /**
    * Encode a collection cache first in the worker (IndexedDB), with progress. Aborting ends the worker;
-   * every batch committed before that is kept, so the next call resumes where this one stopped.
+   * every batch committed before that is kept, so the next call resumes where this one stopped. A job on WebGPU
+   * that fails for a reason of the device's (lost, out of memory, a driver reset) rejects with a
+   * `device-lost` failure: the bridge never continues on another device on its own, since vectors from two
+   * paths would then make one run unannounced; the page says so and offers WASM.
    */
   async encodeCorpus(
     request: CorpusRequest,
@@ -176,25 +182,24 @@ export class EncodeBridge {
     onVectors?: VectorsCallback,
     onModel?: ModelCallback,
   ): Promise<CorpusResult> {
-    const run = (r: CorpusRequest) =>
+    const run = (r: CorpusRequest, progress: (p: CorpusProgress) => void) =>
       this.#run(signal, (api) =>
-        api.encodeCorpus(
-          r,
-          onProgress ? proxy(onProgress) : undefined,
-          onVectors ? proxy(onVectors) : undefined,
-          onModel ? proxy(onModel) : undefined,
-        ),
+        api.encodeCorpus(r, proxy(progress), onVectors ? proxy(onVectors) : undefined, onModel ? proxy(onModel) : undefined),
       );
+    let onWebGpu = false;
+    const watch = (p: CorpusProgress) => {
+      if (p.phase === 'encoding' && p.load !== undefined) onWebGpu = p.load.device === 'webgpu';
+      onProgress?.(p);
+    };
     try {
-      return await run(request);
+      return await run(request, watch);
     } catch (error) {
-      if (request.load.device !== 'webgpu' || signal?.aborted || (error instanceof DOMException && error.name === 'AbortError'))
-        throw error;
-      // WebGPU failed mid-job (device lost, out of memory, driver reset). The failed worker is gone; a fresh
-      // one on WASM continues from the last committed batch, since committed vectors are cache hits.
-      const reason = `webgpu failed (${errorMessage(error)}); continued on wasm from the last committed batch`;
-      const result = await run({ ...request, load: { ...request.load, device: 'wasm' } });
-      return { ...result, fallback: reason };
+      // Only a job that was encoding on WebGPU, failing with no reason of its own (a refusal, a model that did
+      // not load, NaN), failed because of the device. The worker is gone; every batch committed is kept.
+      if (!onWebGpu || signal?.aborted || isAbortError(error) || failureOf(error) !== null || problemOf(error) !== null) throw error;
+      const said = `WebGPU failed mid-job (${errorMessage(error)})`;
+      const kept = 'the vectors committed before are kept, and nothing was encoded on another device';
+      throw withFailure(new Error(`${said}; ${kept}`, { cause: error }), 'device-lost');
     }
   }
 

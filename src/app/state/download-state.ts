@@ -50,7 +50,7 @@ export function followModelLoad(options: {
   return async (e) => {
     if (!live()) return;
     if (e.kind === 'plan') {
-      download = downloadState(e.plan);
+      download = { ...downloadState(e.plan), ...(e.purpose ? { purpose: e.purpose } : {}) };
       patch({ download });
       // An unknown size is asked about too: it may be anything.
       const unknownSize = download.files.some((f) => !f.cached && f.bytes === null);

@@ -6,6 +6,7 @@
  * (download-state.ts), the calibration that offers WASM (calibration.ts), model folders (model-folders.ts).
  */
 import { isAbort } from '../../core/error-message.ts';
+import { agreementSample } from '../../encoders/agreement.ts';
 import type { EncoderConfig, EncoderDtype, PresetId } from '../../encoders/presets.ts';
 import type { StoredVector } from '../../encoders/pooling.ts';
 import { filesOfDirectory, folderReadable, type DirectoryHandleLike } from '../../lab/folder-handles.ts';
@@ -17,7 +18,7 @@ import { EncodeBridge, type WorkerInitOptions, type WorkerLoadOptions } from '..
 import type { RetrieverInfo } from '../types.ts';
 import { calibrationWatch } from './calibration.ts';
 import { followModelLoad } from './download-state.ts';
-import { deviceOf, FROM_CACHE, jobProgress, progressState } from './encoder-rows.ts';
+import { deviceOf, FROM_CACHE, jobProgress, pathAfter, progressState } from './encoder-rows.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { EncoderHost } from './host.ts';
 import { ModelFolders } from './model-folders.ts';
@@ -97,8 +98,11 @@ export class EncoderJobs {
     };
     try {
       const queries = await this.#host.lab.evaluatedQueries();
+      const passages = await this.#host.lab.passageTexts();
+      // The sample a path other than WASM fp32 is checked on before it encodes (encoders/agreement.ts).
+      const agreement = agreementSample(queries.texts, passages);
       const q = await this.#bridge.encodeCorpus(
-        { config, load, texts: queries.texts, role: 'query' },
+        { config, load, texts: queries.texts, role: 'query', agreement },
         (p) => patch({ ...progressState(p, this.#host.statusOf(id)), progress: jobProgress(p, 'queries') }),
         signal,
         undefined,
@@ -109,7 +113,6 @@ export class EncoderJobs {
       await this.#host.lab.beginVectorRun(id, q.vectors);
       patch({ partial: { encodedDocs: 0, totalDocs } });
       this.#host.select(id);
-      const passages = await this.#host.lab.passageTexts();
       const calibrate = calibrationWatch({
         config,
         load,
@@ -120,7 +123,7 @@ export class EncoderJobs {
         offer: (offer) => patch({ offer }),
       });
       const result = await this.#bridge.encodeCorpus(
-        { config, load, texts: passages, role: 'passage', returnVectors: false },
+        { config, load, texts: passages, role: 'passage', returnVectors: false, agreement },
         (p) => {
           patch({ ...progressState(p, this.#host.statusOf(id)), progress: jobProgress(p, 'documents') });
           calibrate(p);
@@ -139,6 +142,7 @@ export class EncoderJobs {
       patch({
         status: 'ready',
         offer: null,
+        offerPath: null,
         cached: result.encoded === 0 && q.encoded === 0,
         // "cache" only when no model was loaded at all: every vector, queries and passages, came from the cache.
         ...(used === null ? { device: 'cache', deviceReason: FROM_CACHE } : deviceOf(used, result.fallback ?? q.fallback)),
@@ -171,7 +175,16 @@ export class EncoderJobs {
       } else {
         const problem = problemOf(e);
         const failure = failureOf(e);
-        patch({ status: 'error', error: errorText(errorInfo(e)), ...(problem ? { problem } : {}), ...(failure ? { failure } : {}) });
+        // The device the failure happened on, where known (the load's error, or the row once loaded), else the one asked for.
+        const said = (e as { device?: unknown }).device ?? this.#host.retrievers.find((r) => r.id === id)?.device;
+        const offerPath = pathAfter(failure, problem, said === 'webgpu' || said === 'wasm' ? said : device, config.dtype);
+        patch({
+          status: 'error',
+          error: errorText(errorInfo(e)),
+          offerPath,
+          ...(problem ? { problem } : {}),
+          ...(failure ? { failure } : {}),
+        });
       }
       this.#host.scheduleAnalysis(0);
     } finally {
@@ -179,6 +192,21 @@ export class EncoderJobs {
       if (this.#jobs.get(id) === controller) this.#jobs.delete(id);
     }
     if (retryWith !== null && !this.#jobs.has(id)) void this.addEncoder(retryWith, source);
+  }
+
+  /**
+   * The path a failed row offers (`offerPath`), taken: `wasm` continues the same encoder on WASM from what was
+   * committed; `reference` encodes with the reference path, WASM and fp32 weights — for an fp16 or q8 encoder that
+   * is another run, added beside the refused row (which keeps saying what disagreed).
+   */
+  usePath(id: string, path: 'wasm' | 'reference'): void {
+    const spec = this.#host.specs.get(id);
+    if (spec?.kind !== 'encoder') return;
+    this.#host.patch(id, { offerPath: null });
+    if (path === 'wasm' || spec.config.dtype === 'fp32') return this.switchDevice(id, 'wasm');
+    const reference = { ...spec.config, dtype: 'fp32' as const };
+    this.#deviceOverrides.set(encoderRunId(reference), 'wasm');
+    void this.addEncoder(reference, this.#sources.get(id));
   }
 
   /** Continue an encoder on another device (the calibration's offer): committed vectors are kept. */

@@ -4,6 +4,10 @@
  */
 import type { EncodeProgress } from '../../encoders/job.ts';
 import { adapterName, type AdapterFacts } from '../../encoders/adapter.ts';
+import { describeAgreement } from '../../encoders/agreement.ts';
+import type { EncoderDtype } from '../../encoders/presets.ts';
+import type { Failure, Problem } from '../../lab/problems.ts';
+import type { EncoderRun } from '../../report/recipe.ts';
 import type { CorpusProgress, WorkerLoadResult } from '../bridge/encode-bridge.ts';
 import type { JobProgress, RetrieverInfo } from '../types.ts';
 
@@ -15,9 +19,54 @@ export function adapterOf(load: { readonly adapterInfo: AdapterFacts | null } | 
 /** The device column's reason when no model was loaded: said only when every vector came from the cache. */
 export const FROM_CACHE = "no model loaded: every vector came from this browser's cache";
 
-/** The device column for a loaded model: where it runs, why that differs from the one asked for, the adapter. */
-export function deviceOf(load: WorkerLoadResult, fallback?: string): Pick<RetrieverInfo, 'device' | 'deviceReason' | 'adapter'> {
-  return { device: load.device, deviceReason: fallback ?? load.reason, ...adapterOf(load) };
+/** The path's check against the reference (WASM fp32), in words: its numbers, or why it was not checked; {} when none ran. */
+export function agreementOf(load: WorkerLoadResult): Pick<RetrieverInfo, 'agreement'> {
+  if (load.agreement) return { agreement: `passed: ${describeAgreement(load.agreement)}` };
+  if (load.agreementUnchecked) return { agreement: `not checked: ${load.agreementUnchecked}` };
+  return {};
+}
+
+/**
+ * The device column for a loaded model: where it runs, why that differs from the one asked for, the adapter; and
+ * what the recipe records of the run (the runtime, the agreement check).
+ */
+export function deviceOf(
+  load: WorkerLoadResult,
+  fallback?: string,
+): Pick<RetrieverInfo, 'device' | 'deviceReason' | 'adapter' | 'runtime' | 'agreement'> {
+  return {
+    device: load.device,
+    deviceReason: fallback ?? load.reason,
+    ...adapterOf(load),
+    ...(load.runtime ? { runtime: load.runtime } : {}),
+    ...agreementOf(load),
+  };
+}
+
+/**
+ * The path a row offers after its job failed: the reference (WASM, fp32) after a disagreement or a NaN on any
+ * other path; WASM after WebGPU failed mid-job or did not load the model (a network problem aside). Null: none.
+ */
+export function pathAfter(
+  failure: Failure | null,
+  problem: Problem | null,
+  device: 'wasm' | 'webgpu',
+  dtype: EncoderDtype,
+): 'wasm' | 'reference' | null {
+  if (failure === 'disagreement' || failure === 'non-finite') return device === 'wasm' && dtype === 'fp32' ? null : 'reference';
+  if (device === 'webgpu' && (failure === 'device-lost' || (failure === 'model-load' && problem === null))) return 'wasm';
+  return null;
+}
+
+/** What an encoder row's recipe records of its run (report/recipe.ts `encoderRecipe`). */
+export function encoderRunOf(row: RetrieverInfo): EncoderRun {
+  return {
+    ...(row.device ? { device: row.device } : {}),
+    ...(row.adapter ? { adapter: row.adapter } : {}),
+    ...(row.runtime ? { runtime: row.runtime } : {}),
+    ...(row.agreement ? { agreement: row.agreement } : {}),
+    ...(row.partial ? { encodedDocs: row.partial.encodedDocs, totalDocs: row.partial.totalDocs } : {}),
+  };
 }
 
 /**
@@ -33,6 +82,7 @@ export function progressState(p: CorpusProgress, now: RetrieverInfo['status'] | 
   }
   if (now === 'confirm') return {};
   if (p.phase === 'loading-model') return { status: 'loading' };
+  if (p.phase === 'agreement') return { status: 'agreement' };
   if (p.phase === 'elsewhere') return { status: 'elsewhere' };
   return { status: p.cached > 0 ? 'restoring' : 'checking' };
 }

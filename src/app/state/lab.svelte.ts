@@ -32,6 +32,7 @@ import { localModelSource } from '../../lab/local-model.ts';
 import { errorInfo, errorText, type CollectionError } from './errors.ts';
 import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
 import { EncoderJobs } from './encoder-jobs.svelte.ts';
+import { encoderRunOf } from './encoder-rows.ts';
 import { PackJobs } from './pack-jobs.svelte.ts';
 import { localRevision } from './local-revisions.ts';
 import type { Bm25Spec, EncoderHost, RetrieverSpec } from './host.ts';
@@ -254,18 +255,8 @@ export class Lab {
     if (i < 0) return;
     const row = { ...this.retrievers[i]!, ...patch } as RetrieverInfo;
     const spec = this.#specs.get(id);
-    // An encoder's recipe includes the device it ended up on and how many passages are in the run.
-    this.retrievers[i] =
-      spec?.kind === 'encoder'
-        ? {
-            ...row,
-            recipe: encoderRecipe(spec.config, {
-              ...(row.device ? { device: row.device } : {}),
-              ...(row.adapter ? { adapter: row.adapter } : {}),
-              ...(row.partial ? { encodedDocs: row.partial.encodedDocs, totalDocs: row.partial.totalDocs } : {}),
-            }),
-          }
-        : row;
+    // An encoder's recipe includes what ran it (device, runtime, agreement) and how many passages are in the run.
+    this.retrievers[i] = spec?.kind === 'encoder' ? { ...row, recipe: encoderRecipe(spec.config, encoderRunOf(row)) } : row;
   }
 
   #addImported(name: string, queries: number, lines: number, file: string): void {

@@ -193,6 +193,53 @@ const fliplabTest = {
   /** Cache-first encoding of a whole collection into IndexedDB `dbName`, awaited. */
   encodeCorpus,
   /**
+   * A corpus job as the lab runs one (its dtype; the agreement sample when given: agreement.ts), timed: when each
+   * phase began, from the call (ms), the end, what the check found; or the error, with its fields.
+   */
+  async timedCorpus(
+    device: WorkerDevice,
+    modelId: string,
+    kind: TestKind,
+    texts: readonly string[],
+    dbName: string,
+    dtype: EncoderDtype,
+    agreement?: { readonly queries: readonly string[]; readonly passages: readonly string[] },
+  ) {
+    const started = performance.now();
+    const phases: { phase: string; ms: number }[] = [];
+    try {
+      const result = await bridgeFor(device).encodeCorpus(
+        {
+          config: testConfig(kind, modelId),
+          load: { device, dtype, source: { remoteHost: location.origin, allowRemote: true } },
+          texts,
+          role: 'passage',
+          dbName,
+          returnVectors: false,
+          ...(agreement === undefined ? {} : { agreement }),
+        },
+        (p) => {
+          if (phases.at(-1)?.phase !== p.phase) phases.push({ phase: p.phase, ms: performance.now() - started });
+        },
+      );
+      const load = result.load;
+      return {
+        phases,
+        ms: performance.now() - started,
+        encoded: result.encoded,
+        device: load?.device ?? 'cache',
+        agreement: load?.agreement ?? null,
+      };
+    } catch (error) {
+      const e = error as Error & Record<string, unknown>;
+      return {
+        phases,
+        ms: performance.now() - started,
+        error: { name: e.name, message: e.message, stack: e.stack ?? '', failure: e.failure ?? null },
+      };
+    }
+  },
+  /**
    * bench:encode --real-shapes: a collection encoded with the device's own batch plan (no plan given: the
    * device's base plan, narrowed by its limits), with what the job's last progress said and the vectors.
    */
@@ -238,7 +285,10 @@ const fliplabTest = {
   /** Start it without waiting (the test reloads the page mid-run). */
   startCorpus(device: WorkerDevice, modelId: string, kind: TestKind, texts: readonly string[], dbName: string): void {
     corpusProgress = null;
-    corpusJob = encodeCorpus(device, modelId, kind, texts, dbName).catch((e: unknown) => ({ error: String(e) }));
+    corpusJob = encodeCorpus(device, modelId, kind, texts, dbName).catch((e: unknown) => ({
+      error: String(e),
+      failure: (e as { failure?: unknown }).failure ?? null,
+    }));
   },
   /** The started job's result. */
   corpusResult: () => corpusJob,

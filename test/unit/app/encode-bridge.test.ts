@@ -1,6 +1,7 @@
 /**
  * The page's encode bridge keeps the picked local model folders and registers them again with every fresh
- * worker (a fake worker on a MessageChannel records what each instance was given).
+ * worker (a fake worker on a MessageChannel records what each instance was given), and reports a WebGPU job
+ * that failed mid-job instead of continuing it on WASM behind the user's back.
  */
 import { expose } from 'comlink';
 import { describe, expect, it } from 'vitest';
@@ -94,5 +95,58 @@ describe('EncodeBridge keeps local folders for every fresh worker', () => {
     await expect(bridge.registerLocalModel('local/c', files.slice(1))).rejects.toThrow(/missing config\.json/);
     expect(bridge.localModels).toEqual([]);
     bridge.terminate();
+  });
+});
+
+describe('EncodeBridge never switches devices on its own', () => {
+  /** A fake worker whose corpus job reports encoding on `device`, then fails with `error`; counts its jobs. */
+  function failingWorkers(device: 'webgpu' | 'wasm', error: () => Error) {
+    const jobs: string[] = [];
+    const create = (): Worker => {
+      const { port1, port2 } = new MessageChannel();
+      expose(
+        {
+          init: () => undefined,
+          encodeCorpus: async (request: { load: { device: string } }, onProgress: (p: unknown) => Promise<void>) => {
+            jobs.push(request.load.device);
+            await onProgress({ phase: 'encoding', done: 4, total: 24, cached: 0, load: { device } });
+            throw error();
+          },
+        },
+        port2,
+      );
+      return Object.assign(port1, { terminate: () => (port1.close(), port2.close()) }) as unknown as Worker;
+    };
+    return { create, jobs };
+  }
+  const request = (device: 'webgpu' | 'wasm') => ({
+    config: PRESETS['bge-small'],
+    load: { device, dtype: 'fp32' as const, source: {} },
+    texts: ['a', 'b'],
+    role: 'passage' as const,
+  });
+
+  it('a WebGPU job that fails mid-job rejects as device-lost, and nothing runs on WASM in its place', async () => {
+    const fake = failingWorkers('webgpu', () => new Error('GPUDevice was lost'));
+    const bridge = new EncodeBridge({ createWorker: fake.create });
+    const e = await bridge.encodeCorpus(request('webgpu'), () => undefined).catch((x: unknown) => x);
+    expect(e).toMatchObject({ failure: 'device-lost' });
+    expect((e as Error).message).toMatch(/^WebGPU failed mid-job \(GPUDevice was lost\); .*nothing was encoded on another device$/);
+    expect(fake.jobs).toEqual(['webgpu']);
+    bridge.terminate();
+  });
+
+  it('a failure with a reason of its own (a refusal, NaN) or on WASM passes through as it is', async () => {
+    const nan = failingWorkers('webgpu', () => Object.assign(new Error('batch 1 gave NaN'), { failure: 'non-finite' }));
+    const bridge = new EncodeBridge({ createWorker: nan.create });
+    await expect(bridge.encodeCorpus(request('webgpu'))).rejects.toMatchObject({ message: 'batch 1 gave NaN', failure: 'non-finite' });
+    bridge.terminate();
+    const wasm = failingWorkers('wasm', () => new Error('memory access out of bounds'));
+    const other = new EncodeBridge({ createWorker: wasm.create });
+    const e = await other.encodeCorpus(request('wasm')).catch((x: unknown) => x);
+    expect(e).toMatchObject({ message: 'memory access out of bounds' });
+    expect((e as { failure?: unknown }).failure).toBeUndefined();
+    expect(wasm.jobs).toEqual(['wasm']);
+    other.terminate();
   });
 });

@@ -55,6 +55,7 @@ export function describeRowProgress(status: string, p: JobProgress): string {
     case 'elsewhere':
       return `another tab of this browser encodes this run: ${count(p.done)} of ${counted(p, p.total)} stored so far`;
     case 'loading':
+    case 'agreement':
     case 'confirm':
       return p.cached > 0
         ? `${count(p.cached)} of ${counted(p, p.total)} restored · ${count(p.total - p.cached)} to encode once the model is loaded`
@@ -89,6 +90,8 @@ function activity(r: { readonly status: string; readonly progress?: JobProgress 
       return 'is being encoded in another tab';
     case 'loading':
       return 'is loading its model';
+    case 'agreement':
+      return 'is being checked against WASM fp32';
     case 'encoding':
       return r.progress?.unit === 'queries' ? 'is encoding its queries' : 'is encoding its first passages';
     default:
