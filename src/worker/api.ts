@@ -3,6 +3,22 @@
  * exposing it, so workers/lab.worker.ts exposes one on its global scope and tests expose one on a
  * MessageChannel port (the page's `Lab` then drives the real engine in-process). Answers are small plain
  * objects; typed arrays are transferred, not copied.
+ *
+ * The calls are flat (the page calls `lab.runBm25(…)`), listed here by the engine's part they reach. Each part
+ * declares the calls the page makes on it as they are (`Part.calls`: signatures and documentation in the part);
+ * this file adds what the parts do not do themselves: reading files, jobs that can be cancelled, buffers
+ * transferred instead of copied.
+ *
+ *   network      allowOrigins
+ *   collection   openFiles cancelOpen summary evaluatedQueries passageTexts passage queryTexts keptRunFiles
+ *                keepPassageText cancelPassageText
+ *   retrievers   runBm25 runLexical addRunFile beginVectorRun addVectors removeRun runNames runText importPack
+ *                exportPack storedRecipe
+ *   judgments    setJudgments holes grades parseJudgmentsFile
+ *   analysis     analyse significance differences track trecEval depthWarnings compare
+ *   fusion       addFused prepareFrontier
+ *   explorer     detail explain explainBm25 rm3Expansion
+ *   answers      goldAnswers readerTasks parseGoldFile parsePredictionsFile
  */
 import { transfer } from 'comlink';
 import { readRunTop } from '../core/io/run-top.ts';
@@ -19,6 +35,13 @@ import type { CollectionFile, LoadedCollection } from '../lab/data/types.ts';
 import { keptRunFiles, type KeptRunFile } from '../lab/data/compact.ts';
 import type { ReadingProgress } from './reading.ts';
 import { LabEngine, type CollectionSummary, type RunSummary } from './engine.ts';
+import { Analysis } from './engine/analysis.ts';
+import { Answers } from './engine/answers.ts';
+import { OpenCollection } from './engine/collection.ts';
+import { Explorer } from './engine/explorer.ts';
+import { Fusion } from './engine/fusion.ts';
+import { Judgments } from './engine/judgments.ts';
+import { Retrievers } from './engine/retrievers.ts';
 import { guardNetwork } from './network-guard.ts';
 import { exportPack, importPack, storedRecipeConfig, type PackImport } from './packs.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
@@ -33,67 +56,37 @@ function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
 }
 
 /**
- * The engine's calls the page makes as they are: their signatures and documentation are the engine's
- * (engine.ts). The rest of the API adds what the engine does not do itself: reading files, jobs that can be
- * cancelled, buffers transferred instead of copied.
+ * A part's calls as the API's, with the part's signatures and documentation. Each is looked up on the part
+ * when called, not bound once: a test's spy on a part sees the calls.
  */
-const ENGINE_CALLS = [
-  'summary',
-  'runBm25',
-  'runLexical',
-  'evaluatedQueries',
-  'passageTexts',
-  'beginVectorRun',
-  'addVectors',
-  'removeRun',
-  'runNames',
-  'setJudgments',
-  'addFused',
-  'holes',
-  'grades',
-  'detail',
-  'explainBm25',
-  'explain',
-  'rm3Expansion',
-  'passage',
-  'queryTexts',
-  'goldAnswers',
-  'readerTasks',
-  'runText',
-  'trecEval',
-  'compare',
-  'depthWarnings',
-  'significance',
-  'track',
-  'differences',
-] as const satisfies readonly (keyof LabEngine)[];
-
-type EngineCalls = Pick<LabEngine, (typeof ENGINE_CALLS)[number]>;
-
-function engineCalls(engine: LabEngine): EngineCalls {
-  // Looked up at each call, not bound once: a test's spy on the engine sees the calls.
+function passThrough<P extends object, const K extends keyof P>(part: P, names: readonly K[]): Pick<P, K> {
   const call =
-    (name: (typeof ENGINE_CALLS)[number]) =>
+    (name: K) =>
     (...args: unknown[]) =>
-      (engine[name] as (...a: unknown[]) => unknown).apply(engine, args);
-  return Object.fromEntries(ENGINE_CALLS.map((name) => [name, call(name)])) as unknown as EngineCalls;
+      (part[name] as (...a: unknown[]) => unknown).apply(part, args);
+  return Object.fromEntries(names.map((name) => [name, call(name)])) as unknown as Pick<P, K>;
 }
 
 /** The lab worker's calls over one engine (a fresh one unless a test passes its own, to look inside). */
 export function createLabApi(engine: LabEngine = new LabEngine()) {
-  /** The passage-text job in progress (one at a time; a new one or cancelPassageText stops it). */
-  let passageJob: AbortController | null = null;
+  const { collection, retrievers, judgments, analysis, fusion, explorer, answers } = engine;
   /** The collection being read (one at a time; a new one or cancelOpen stops it). */
   let openJob: AbortController | null = null;
   /** The open collection as loaded (its runs' sources, for keptRunFiles). */
   let loaded: LoadedCollection | null = null;
+  /** The passage-text job in progress (one at a time; a new one or cancelPassageText stops it). */
+  let passageJob: AbortController | null = null;
   return {
-    ...engineCalls(engine),
+    // ------------------------------------------------------------------------------------ network
 
     /** Only these origins may be fetched from this worker (the page's CSP does not reach workers). */
     allowOrigins(origins: readonly string[]): void {
       guardNetwork(origins);
     },
+
+    // ------------------------------------------------------------------------------------ collection
+
+    ...passThrough(collection, OpenCollection.calls),
 
     /** Read a collection's files (cancelOpen stops it: the collection open before stays open). */
     async openFiles(
@@ -105,17 +98,21 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       const job = new AbortController();
       openJob = job;
       try {
-        const collection = await loadCollection(files, {
+        const read = await loadCollection(files, {
           ...options,
           signal: job.signal,
           ...(onProgress ? { onProgress: (p: ReadingProgress) => void onProgress(p) } : {}),
         });
-        const summary = engine.open(collection);
-        loaded = collection;
+        const summary = engine.open(read);
+        loaded = read;
         return summary;
       } finally {
         if (openJob === job) openJob = null;
       }
+    },
+
+    cancelOpen(): void {
+      openJob?.abort(new DOMException('cancelled', 'AbortError'));
     },
 
     /**
@@ -129,79 +126,6 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
         files,
         files.map((f) => f.file.bytes.buffer as ArrayBuffer),
       );
-    },
-
-    cancelOpen(): void {
-      openJob?.abort(new DOMException('cancelled', 'AbortError'));
-    },
-
-    /** A run file the user imports: streamed and kept as a collection's runs are (load.ts), judged tails included. */
-    async addRunFile(file: CollectionFile, name?: string): Promise<RunSummary> {
-      const parsed = await readRunTop(() => fileSource(file), file.path, {
-        ...engine.keepOptions(file),
-        ...(name === undefined ? {} : { name }),
-      });
-      return engine.addRun(parsed.value);
-    },
-
-    /**
-     * Measures and prepared flips in one call, so both read one state of the judgments (a judgment arriving
-     * between two calls would otherwise land in the flips but not the measures), and how many added pairs
-     * that state holds.
-     */
-    analyse(
-      reference: string,
-      candidates: readonly string[],
-      partial: readonly string[],
-      options: { maxDepth: number; relevanceLevel: number; judgedOnly: boolean; cohortAt?: number; label?: SupportLabel },
-    ): { metrics: MetricsRow[]; prepared: PreparedFlips | null; judgments: number } {
-      const metrics = engine.metrics([reference, ...candidates], partial, options.relevanceLevel, options.judgedOnly);
-      const prepared = candidates.length > 0 ? engine.prepare(reference, candidates, options) : null;
-      const out = { metrics, prepared, judgments: engine.addedPairs() };
-      return prepared === null ? out : transfer(out, preparedBuffers(prepared));
-    },
-
-    prepareFrontier(
-      reference: string,
-      candidate: string,
-      options: { maxDepth: number; relevanceLevel?: number; label?: SupportLabel },
-    ): PreparedFrontier {
-      const prepared = engine.prepareFrontier(reference, candidate, options);
-      const buffers = [prepared.reference, prepared.candidate, ...prepared.mixes.map((m) => m.ranks)].map((a) => a.buffer as ArrayBuffer);
-      return transfer(prepared, buffers);
-    },
-
-    /** Added judgments from a file (TREC qrels or fliplab JSONL), parsed with file:line errors. */
-    async parseJudgmentsFile(file: CollectionFile): Promise<Judgment[]> {
-      return (await parseJudgments(fileSource(file), file.path)).value;
-    },
-
-    /** A gold-answers JSONL (or a BEIR queries.jsonl with metadata answers), parsed with file:line errors. */
-    async parseGoldFile(file: CollectionFile): Promise<{ gold: Record<string, string[]>; warnings: string[] }> {
-      const parsed = await parseGoldAny(new TextDecoder().decode((await wholeFile(file)).bytes), file.path);
-      return { gold: Object.fromEntries(parsed.value), warnings: parsed.warnings.map((w) => w.message) };
-    },
-
-    /** A predictions JSONL ({"query_id", "prediction"}), parsed with file:line errors. */
-    async parsePredictionsFile(file: CollectionFile): Promise<Record<string, string>> {
-      return Object.fromEntries((await parsePredictions(fileSource(file), file.path)).value);
-    },
-
-    /** Check a vector pack against the open collection and add its vectors to the cache (see packs.ts). */
-    async importPack(files: readonly CollectionFile[], onProgress?: (done: number, total: number) => void): Promise<PackImport> {
-      const whole = await Promise.all(files.map(wholeFile));
-      return importPack(whole, engine.packCollection(), onProgress ? { onProgress: (d, t) => void onProgress(d, t) } : {});
-    },
-
-    /** A pack-made recipe run's configuration (ids like "pack:<model>~<fingerprint>"), found in the embedding cache. */
-    storedRecipe(id: string): Promise<EncoderConfig | null> {
-      return storedRecipeConfig(id);
-    },
-
-    /** The cached vectors of an encoder over the open collection, as a zipped pack. */
-    async exportPack(config: EncoderConfig, tool: string): Promise<Uint8Array> {
-      const zip = await exportPack(config, engine.packCollection(), { tool });
-      return transfer(zip, [zip.buffer as ArrayBuffer]);
     },
 
     /**
@@ -218,14 +142,14 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       const job = new AbortController();
       passageJob = job;
       try {
-        const keep = new Set<string>(engine.passageIds());
+        const keep = new Set<string>(collection.passageIds());
         const result = await filterPassages(file.stream() as ReadableStream<Uint8Array>, name, keep, {
           totalBytes: file.size,
           signal: job.signal,
           ...(onProgress ? { onProgress: (p: PassageFilterProgress) => void onProgress(p) } : {}),
         });
         const kept = result.value.corpus;
-        engine.fillPassageText(kept);
+        collection.fillPassageText(kept);
         const line = (id: string, i: number) => `${JSON.stringify({ _id: id, title: kept.titles[i] ?? '', text: kept.texts[i] ?? '' })}\n`;
         const bytes = new TextEncoder().encode(kept.ids.map(line).join(''));
         const counts = { kept: kept.ids.length, read: result.value.passagesRead, missing: result.value.missing.length };
@@ -238,6 +162,100 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
 
     cancelPassageText(): void {
       passageJob?.abort(new DOMException('cancelled', 'AbortError'));
+    },
+
+    // ------------------------------------------------------------------------------------ retrievers
+
+    ...passThrough(retrievers, Retrievers.calls),
+
+    /** A run file the user imports: streamed and kept as a collection's runs are (load.ts), judged tails included. */
+    async addRunFile(file: CollectionFile, name?: string): Promise<RunSummary> {
+      const parsed = await readRunTop(() => fileSource(file), file.path, {
+        ...retrievers.keepOptions(file),
+        ...(name === undefined ? {} : { name }),
+      });
+      return retrievers.addRun(parsed.value);
+    },
+
+    /** Check a vector pack against the open collection and add its vectors to the cache (see packs.ts). */
+    async importPack(files: readonly CollectionFile[], onProgress?: (done: number, total: number) => void): Promise<PackImport> {
+      const whole = await Promise.all(files.map(wholeFile));
+      return importPack(whole, collection.packCollection(), onProgress ? { onProgress: (d, t) => void onProgress(d, t) } : {});
+    },
+
+    /** The cached vectors of an encoder over the open collection, as a zipped pack. */
+    async exportPack(config: EncoderConfig, tool: string): Promise<Uint8Array> {
+      const zip = await exportPack(config, collection.packCollection(), { tool });
+      return transfer(zip, [zip.buffer as ArrayBuffer]);
+    },
+
+    /** A pack-made recipe run's configuration (ids like "pack:<model>~<fingerprint>"), found in the embedding cache. */
+    storedRecipe(id: string): Promise<EncoderConfig | null> {
+      return storedRecipeConfig(id);
+    },
+
+    // ------------------------------------------------------------------------------------ judgments
+
+    ...passThrough(judgments, Judgments.calls),
+
+    /** Added judgments from a file (TREC qrels or fliplab JSONL), parsed with file:line errors. */
+    async parseJudgmentsFile(file: CollectionFile): Promise<Judgment[]> {
+      return (await parseJudgments(fileSource(file), file.path)).value;
+    },
+
+    // ------------------------------------------------------------------------------------ analysis
+
+    ...passThrough(analysis, Analysis.calls),
+
+    /**
+     * Measures and prepared flips in one call, so both read one state of the judgments (a judgment arriving
+     * between two calls would otherwise land in the flips but not the measures), and how many added pairs
+     * that state holds.
+     */
+    analyse(
+      reference: string,
+      candidates: readonly string[],
+      partial: readonly string[],
+      options: { maxDepth: number; relevanceLevel: number; judgedOnly: boolean; cohortAt?: number; label?: SupportLabel },
+    ): { metrics: MetricsRow[]; prepared: PreparedFlips | null; judgments: number } {
+      const metrics = analysis.metrics([reference, ...candidates], partial, options.relevanceLevel, options.judgedOnly);
+      const prepared = candidates.length > 0 ? analysis.prepare(reference, candidates, options) : null;
+      const out = { metrics, prepared, judgments: judgments.addedPairs() };
+      return prepared === null ? out : transfer(out, preparedBuffers(prepared));
+    },
+
+    // ------------------------------------------------------------------------------------ fusion
+
+    ...passThrough(fusion, Fusion.calls),
+
+    /** The fusion frontier of `candidate` with `reference` (fusion.ts), its rank arrays transferred. */
+    prepareFrontier(
+      reference: string,
+      candidate: string,
+      options: { maxDepth: number; relevanceLevel?: number; label?: SupportLabel },
+    ): PreparedFrontier {
+      const prepared = fusion.prepareFrontier(reference, candidate, options);
+      const buffers = [prepared.reference, prepared.candidate, ...prepared.mixes.map((m) => m.ranks)].map((a) => a.buffer as ArrayBuffer);
+      return transfer(prepared, buffers);
+    },
+
+    // ------------------------------------------------------------------------------------ explorer
+
+    ...passThrough(explorer, Explorer.calls),
+
+    // ------------------------------------------------------------------------------------ answers
+
+    ...passThrough(answers, Answers.calls),
+
+    /** A gold-answers JSONL (or a BEIR queries.jsonl with metadata answers), parsed with file:line errors. */
+    async parseGoldFile(file: CollectionFile): Promise<{ gold: Record<string, string[]>; warnings: string[] }> {
+      const parsed = await parseGoldAny(new TextDecoder().decode((await wholeFile(file)).bytes), file.path);
+      return { gold: Object.fromEntries(parsed.value), warnings: parsed.warnings.map((w) => w.message) };
+    },
+
+    /** A predictions JSONL ({"query_id", "prediction"}), parsed with file:line errors. */
+    async parsePredictionsFile(file: CollectionFile): Promise<Record<string, string>> {
+      return Object.fromEntries((await parsePredictions(fileSource(file), file.path)).value);
     },
   };
 }

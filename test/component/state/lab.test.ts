@@ -397,7 +397,7 @@ describe('Lab opens a collection', () => {
       },
     ]);
     expect(recipeLine(lab.retrievers[0]!.recipe!)).toMatch(/^BM25 .* · k1 1\.5 · b 0\.75 · tokenizer RAGFlip/);
-    expect(engine.runNames()).toEqual(['bm25']);
+    expect(engine.retrievers.runNames()).toEqual(['bm25']);
     expect(lab.reference).toBe('bm25');
     expect(lab.view).toMatchObject({ collection: 'files:tiny', reference: null, candidates: [] });
     expect(lab.candidates).toEqual([]);
@@ -427,7 +427,7 @@ describe('Lab opens a collection', () => {
 describe('Lab analyses candidates against the reference', () => {
   test('a BM25 variant becomes a candidate and its report equals the literal top-k computation', async () => {
     const { lab, engine } = await opened();
-    const runBm25 = vi.spyOn(engine, 'runBm25');
+    const runBm25 = vi.spyOn(engine.retrievers, 'runBm25');
     await lab.addBm25(1.2, 0.75);
     const id = 'bm25-k1=1.2-b=0.75';
     expect(lab.retrievers.map((r) => [r.id, r.kind, r.status])).toEqual([
@@ -463,7 +463,7 @@ describe('Lab analyses candidates against the reference', () => {
 
   test("BM25 (Anserini) becomes a candidate whose run is `fliplab bm25 --preset anserini`'s, byte for byte", async () => {
     const { lab, engine } = await opened();
-    const runLexical = vi.spyOn(engine, 'runLexical');
+    const runLexical = vi.spyOn(engine.retrievers, 'runLexical');
     await lab.addAnserini();
     const multifield = 'bm25-anserini-multifield-k1=1.2-b=0.75';
     await lab.addAnserini({ fields: 'multifield', k1: 1.2, b: 0.75 });
@@ -510,7 +510,7 @@ describe('Lab analyses candidates against the reference', () => {
     await lab.addAnserini({});
     expect(runLexical).toHaveBeenCalledTimes(2);
     await lab.remove('bm25-anserini');
-    expect(engine.runNames()).not.toContain('bm25-anserini');
+    expect(engine.retrievers.runNames()).not.toContain('bm25-anserini');
     expect(await lab.explain(qid, list.docs[0]!, 'bm25-anserini')).toBeNull();
   });
 
@@ -519,11 +519,11 @@ describe('Lab analyses candidates against the reference', () => {
     await expect(lab.addAnserini({ b: 1.5 })).rejects.toThrow('BM25 b must be in [0, 1], got 1.5');
     await expect(lab.addAnserini({ k1: -1 })).rejects.toThrow('BM25 k1 must be a finite number ≥ 0, got -1');
     // The worker refuses it too (a page that did not check).
-    expect(() => engine.runLexical('bm25-anserini', { kind: 'anserini', params: { k1: 0.9, b: 2, fields: 'flat' } })).toThrow(
+    expect(() => engine.retrievers.runLexical('bm25-anserini', { kind: 'anserini', params: { k1: 0.9, b: 2, fields: 'flat' } })).toThrow(
       'BM25 b must be in [0, 1], got 2',
     );
     expect(lab.retrievers.map((r) => r.id)).toEqual(['bm25']);
-    expect(engine.runNames()).toEqual(['bm25']);
+    expect(engine.retrievers.runNames()).toEqual(['bm25']);
   });
 
   test('an imported run with flips: the report equals the literal computation both ways round, under both labels', async () => {
@@ -611,8 +611,8 @@ describe('Lab analyses candidates against the reference', () => {
     const { lab, engine } = await opened();
     await lab.addRunFile(designedFile());
     await lab.settled();
-    const prepare = vi.spyOn(engine, 'prepare');
-    const metrics = vi.spyOn(engine, 'metrics');
+    const prepare = vi.spyOn(engine.analysis, 'prepare');
+    const metrics = vi.spyOn(engine.analysis, 'metrics');
     const before = lab.report;
 
     lab.setView({ label: 'strict' });
@@ -745,7 +745,7 @@ describe('Lab remove and cancel', () => {
 
     await lab.remove('bm25-k1=1.2-b=0.75');
     expect(lab.retrievers.map((r) => r.id)).toEqual(['bm25', 'designed.trec']);
-    expect(engine.runNames()).toEqual(['bm25', 'designed.trec']);
+    expect(engine.retrievers.runNames()).toEqual(['bm25', 'designed.trec']);
     expect(lab.view.candidates).toEqual(['designed.trec']);
     await lab.settled();
     expect(lab.report!.runs.map((r) => r.name)).toEqual(['bm25', 'designed.trec']);
@@ -766,7 +766,7 @@ describe('Lab remove and cancel', () => {
     await lab.settled();
     expect(lab.retrievers).toEqual([]);
     expect(lab.metrics).toEqual([]);
-    expect(engine.runNames()).toEqual([]);
+    expect(engine.retrievers.runNames()).toEqual([]);
   });
 
   test('an encoder run grows batch by batch, is analysed while partial, then is ready', async () => {
@@ -798,7 +798,7 @@ describe('Lab remove and cancel', () => {
     await lab.settled();
     expect(lab.analyzedPartial).toEqual([]);
     expect(lab.metrics.find((m) => m.run === id)!.partial).toBe(false);
-    expect(engine.run(id).byQuery.get('q1' as never)!.docs).toHaveLength(12);
+    expect(engine.retrievers.run(id).byQuery.get('q1' as never)!.docs).toHaveLength(12);
     await expectLiteral(lab, 'bm25', id);
     expect(encode.log).toEqual(['init 1', 'encode query 8 on 1', 'encode passage 12 on 1']);
   });
@@ -913,7 +913,7 @@ describe('Lab remove and cancel', () => {
     await Promise.all([job, removing]);
     await lab.settled();
     expect(lab.retrievers.map((r) => r.id)).toEqual(['bm25']);
-    expect(engine.runNames()).toEqual(['bm25']);
+    expect(engine.retrievers.runNames()).toEqual(['bm25']);
     expect(lab.view.candidates).toEqual([]);
   });
 });

@@ -31,32 +31,32 @@ beforeAll(async () => {
 describe('LabEngine instant candidates and explanations', () => {
   it('ranks with RM3 and QL as the core does, explains BM25 scores, and shows what RM3 searched for', () => {
     const selected = selectEvaluationQueries(col.qrels, col.queries);
-    engine.runBm25('bm25', {});
-    engine.runLexical('bm25-rm3', { kind: 'rm3', params: {} });
-    engine.runLexical('ql', { kind: 'ql', mu: 1000 });
+    engine.retrievers.runBm25('bm25', {});
+    engine.retrievers.runLexical('bm25-rm3', { kind: 'rm3', params: {} });
+    engine.retrievers.runLexical('ql', { kind: 'ql', mu: 1000 });
     const lex = buildLexicalIndex(col.corpus);
     const bm25 = buildBm25Index(col.corpus, {});
     const rm3 = runRm3(lex, col.corpus, col.queries, selected, RUN_DEPTH, (t, n) => searchBm25(bm25, t, n));
     const ql = runQl(lex, col.corpus, col.queries, selected, RUN_DEPTH);
-    for (const [qid, list] of rm3.byQuery) expect(engine.run('bm25-rm3').byQuery.get(qid)!.docs).toEqual(list.docs);
-    for (const [qid, list] of ql.byQuery) expect(engine.run('ql').byQuery.get(qid)!.docs).toEqual(list.docs);
+    for (const [qid, list] of rm3.byQuery) expect(engine.retrievers.run('bm25-rm3').byQuery.get(qid)!.docs).toEqual(list.docs);
+    for (const [qid, list] of ql.byQuery) expect(engine.retrievers.run('ql').byQuery.get(qid)!.docs).toEqual(list.docs);
 
     // BM25's per-term weights add up to the run's score (float32 accumulation aside).
-    for (const qid of [...engine.run('bm25').byQuery.keys()].slice(0, 20)) {
-      const list = engine.run('bm25').byQuery.get(qid)!;
-      const why = engine.explainBm25(qid, list.docs[0]!, 'bm25')!;
+    for (const qid of [...engine.retrievers.run('bm25').byQuery.keys()].slice(0, 20)) {
+      const list = engine.retrievers.run('bm25').byQuery.get(qid)!;
+      const why = engine.explorer.explainBm25(qid, list.docs[0]!, 'bm25')!;
       expect(Math.abs(why.total - list.scores[0]!)).toBeLessThan(1e-5 * list.scores[0]!);
       for (const t of why.terms) if (t.tf === 0) expect(t.weight).toBe(0);
       expect(why.terms.some((t) => t.tf > 0)).toBe(true);
     }
-    expect(engine.explainBm25(col.queries.ids[0]!, col.corpus.ids[0]!, 'ql')).toBeNull();
-    expect(engine.explainBm25('no such query', col.corpus.ids[0]!, 'bm25')).toBeNull();
+    expect(engine.explorer.explainBm25(col.queries.ids[0]!, col.corpus.ids[0]!, 'ql')).toBeNull();
+    expect(engine.explorer.explainBm25('no such query', col.corpus.ids[0]!, 'bm25')).toBeNull();
 
     // QL's per-term shares and length term are the ranker's own additions: they sum to the run's score exactly.
-    for (const qid of [...engine.run('ql').byQuery.keys()].slice(0, 20)) {
-      const list = engine.run('ql').byQuery.get(qid)!;
+    for (const qid of [...engine.retrievers.run('ql').byQuery.keys()].slice(0, 20)) {
+      const list = engine.retrievers.run('ql').byQuery.get(qid)!;
       for (const r of [0, list.docs.length - 1]) {
-        const why = engine.explain(qid, list.docs[r]!, 'ql')!;
+        const why = engine.explorer.explain(qid, list.docs[r]!, 'ql')!;
         expect(why.kind).toBe('ql');
         if (why.kind !== 'ql') continue;
         expect(why.total).toBe(list.scores[r]);
@@ -64,18 +64,18 @@ describe('LabEngine instant candidates and explanations', () => {
         expect(why.terms.some((t) => t.tf > 0)).toBe(true);
       }
     }
-    expect(engine.explain(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25')?.kind).toBe('bm25');
-    expect(engine.explain(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25-rm3')).toBeNull();
-    expect(engine.explainQl(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25')).toBeNull();
+    expect(engine.explorer.explain(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25')?.kind).toBe('bm25');
+    expect(engine.explorer.explain(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25-rm3')).toBeNull();
+    expect(engine.explorer.explainQl(col.queries.ids[0]!, col.corpus.ids[0]!, 'bm25')).toBeNull();
 
     // The expansion: the query's own terms keep weight, new terms join, weights sum to 1.
     const qid = [...rm3.byQuery.keys()][0]!;
-    const expanded = engine.rm3Expansion(qid, 'bm25-rm3')!;
+    const expanded = engine.explorer.rm3Expansion(qid, 'bm25-rm3')!;
     const query = new Set(tokenize(col.queries.texts[col.queries.indexOf.get(qid)!]!));
     expect(expanded.terms.some((t) => !query.has(t))).toBe(true);
     for (const t of query) expect(expanded.terms).toContain(t);
     expect(expanded.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
-    expect(engine.rm3Expansion(qid, 'bm25')).toBeNull();
+    expect(engine.explorer.rm3Expansion(qid, 'bm25')).toBeNull();
   });
 });
 
@@ -85,23 +85,25 @@ describe('LabEngine BM25 (Anserini)', () => {
     own.open({ name: 'scifact', corpus: col.corpus, queries: col.queries, qrels: col.qrels, runs: [], diagnostics: [] });
     const selected = selectEvaluationQueries(col.qrels, col.queries);
     const progress: [number, number][] = [];
-    own.runLexical('bm25-anserini', { kind: 'anserini', params: ANSERINI_PRESETS.anserini }, (done, total) => progress.push([done, total]));
+    own.retrievers.runLexical('bm25-anserini', { kind: 'anserini', params: ANSERINI_PRESETS.anserini }, (done, total) =>
+      progress.push([done, total]),
+    );
     expect(progress.at(-1)).toEqual([col.corpus.ids.length, col.corpus.ids.length]);
     const expected = runAnserini(buildAnseriniIndex(col.corpus, ANSERINI_PRESETS.anserini), col.corpus, col.queries, selected, RUN_DEPTH);
-    expect(own.runText('bm25-anserini')).toBe(formatRun(expected, 'bm25-anserini'));
-    expect(own.summary().evaluated).toBe(300);
+    expect(own.retrievers.runText('bm25-anserini')).toBe(formatRun(expected, 'bm25-anserini'));
+    expect(own.collection.summary().evaluated).toBe(300);
 
     // The index is kept: a second run with the same parameters builds nothing (no progress reported).
     progress.length = 0;
-    own.runLexical('bm25-anserini', { kind: 'anserini', params: { ...ANSERINI_PRESETS.anserini } }, (done, total) =>
+    own.retrievers.runLexical('bm25-anserini', { kind: 'anserini', params: { ...ANSERINI_PRESETS.anserini } }, (done, total) =>
       progress.push([done, total]),
     );
     expect(progress).toEqual([]);
 
     // Explanations: the clauses' float sum is Lucene's score; rounded to 4 decimals it is the run's (top rank: no tie).
     for (const qid of [...expected.byQuery.keys()].slice(0, 20)) {
-      const list = own.run('bm25-anserini').byQuery.get(qid)!;
-      const why = own.explain(qid, list.docs[0]!, 'bm25-anserini')!;
+      const list = own.retrievers.run('bm25-anserini').byQuery.get(qid)!;
+      const why = own.explorer.explain(qid, list.docs[0]!, 'bm25-anserini')!;
       expect(why.kind).toBe('anserini');
       if (why.kind !== 'anserini') continue;
       expect(why.fields).toBe('flat');
@@ -109,41 +111,41 @@ describe('LabEngine BM25 (Anserini)', () => {
       expect(Math.round(why.total * 1e4) / 1e4).toBeCloseTo(list.scores[0]!, 5); // the run file prints the float in 6 decimals
       for (const t of why.terms) if (t.tf === 0) expect(t.weight).toBe(0);
     }
-    const [qid, list] = [...own.run('bm25-anserini').byQuery][0]!;
+    const [qid, list] = [...own.retrievers.run('bm25-anserini').byQuery][0]!;
     // Not an Anserini run, a malformed name, a run this lab has not made, an unknown query: no explanation.
-    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25')).toBeNull();
-    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25-anserini-k1=x-b=0.4')).toBeNull();
-    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25-anserini-multifield')).toBeNull();
-    expect(own.explainAnserini('no such query', list.docs[0]!, 'bm25-anserini')).toBeNull();
-    expect(own.explain(qid, list.docs[0]!, 'bm25')?.kind).toBe('bm25');
+    expect(own.explorer.explainAnserini(qid, list.docs[0]!, 'bm25')).toBeNull();
+    expect(own.explorer.explainAnserini(qid, list.docs[0]!, 'bm25-anserini-k1=x-b=0.4')).toBeNull();
+    expect(own.explorer.explainAnserini(qid, list.docs[0]!, 'bm25-anserini-multifield')).toBeNull();
+    expect(own.explorer.explainAnserini('no such query', list.docs[0]!, 'bm25-anserini')).toBeNull();
+    expect(own.explorer.explain(qid, list.docs[0]!, 'bm25')?.kind).toBe('bm25');
 
     // k1 or b out of range is refused with the core's words; nothing is stored.
-    expect(() => own.runLexical('bm25-anserini-k1=-1-b=0.4', { kind: 'anserini', params: { k1: -1, b: 0.4, fields: 'flat' } })).toThrow(
-      'BM25 k1 must be a finite number ≥ 0, got -1',
-    );
-    expect(own.runNames()).toEqual(['bm25-anserini']);
-    own.removeRun('bm25-anserini');
-    expect(own.explainAnserini(qid, list.docs[0]!, 'bm25-anserini')).toBeNull();
+    expect(() =>
+      own.retrievers.runLexical('bm25-anserini-k1=-1-b=0.4', { kind: 'anserini', params: { k1: -1, b: 0.4, fields: 'flat' } }),
+    ).toThrow('BM25 k1 must be a finite number ≥ 0, got -1');
+    expect(own.retrievers.runNames()).toEqual(['bm25-anserini']);
+    own.retrievers.removeRun('bm25-anserini');
+    expect(own.explorer.explainAnserini(qid, list.docs[0]!, 'bm25-anserini')).toBeNull();
   });
 });
 
 describe('LabEngine', () => {
   it('ranks the judged queries with the paper BM25, like the CLI', () => {
-    const summary = engine.summary();
+    const summary = engine.collection.summary();
     expect(summary).toMatchObject({ docs: col.corpus.ids.length, queries: col.queries.ids.length, evaluated: 300, judged: true });
-    engine.runBm25('bm25', {});
-    engine.runBm25('bm25-k1=1.2-b=0.65', { k1: 1.2, b: 0.65 });
+    engine.retrievers.runBm25('bm25', {});
+    engine.retrievers.runBm25('bm25-k1=1.2-b=0.65', { k1: 1.2, b: 0.65 });
     const selected = selectEvaluationQueries(col.qrels, col.queries);
     const expected = runBm25(buildBm25Index(col.corpus, {}), col.corpus, col.queries, selected, RUN_DEPTH, 'bm25');
-    expect([...engine.run('bm25').byQuery.keys()]).toEqual([...expected.byQuery.keys()]);
-    for (const [qid, list] of expected.byQuery) expect(engine.run('bm25').byQuery.get(qid)!.docs).toEqual(list.docs);
+    expect([...engine.retrievers.run('bm25').byQuery.keys()]).toEqual([...expected.byQuery.keys()]);
+    for (const [qid, list] of expected.byQuery) expect(engine.retrievers.run('bm25').byQuery.get(qid)!.docs).toEqual(list.docs);
   });
 
   it('prepares flips whose re-sliced report equals the literal top-k definition at every depth', () => {
     const depths = [1, 5, 10, 20, 50];
-    const prepared = engine.prepare('bm25', ['bm25-k1=1.2-b=0.65'], { maxDepth: 50 });
-    const reference = engine.run('bm25');
-    const candidate = engine.run('bm25-k1=1.2-b=0.65');
+    const prepared = engine.analysis.prepare('bm25', ['bm25-k1=1.2-b=0.65'], { maxDepth: 50 });
+    const reference = engine.retrievers.run('bm25');
+    const candidate = engine.retrievers.run('bm25-k1=1.2-b=0.65');
     const positives = positivesOf(col.qrels, 1);
     for (const label of ['any', 'strict'] as const) {
       const live = reportFromPrepared(prepared, { depths, label, perQuery: true });
@@ -173,33 +175,33 @@ describe('LabEngine', () => {
 
   it('honours the relevance level (trec_eval -l) in flips and measures', () => {
     // SciFact grades are all 1: at level 2 no query has a relevant passage.
-    expect(() => engine.prepare('bm25', ['bm25-k1=1.2-b=0.65'], { maxDepth: 10, relevanceLevel: 2 })).toThrow(/grade ≥ 2/);
-    const strict = engine.metrics(['bm25'], [], 2)[0]!;
-    const usual = engine.metrics(['bm25'], [], 1)[0]!;
+    expect(() => engine.analysis.prepare('bm25', ['bm25-k1=1.2-b=0.65'], { maxDepth: 10, relevanceLevel: 2 })).toThrow(/grade ≥ 2/);
+    const strict = engine.analysis.metrics(['bm25'], [], 2)[0]!;
+    const usual = engine.analysis.metrics(['bm25'], [], 1)[0]!;
     // Binary measures follow -l; nDCG uses the grades themselves (trec_eval semantics).
     expect(usual.values['map']).toBeGreaterThan(0);
     expect(strict.values['map']).toBe(0);
     expect(strict.values['recip_rank_cut.10']).toBe(0);
     expect(strict.values['ndcg_cut.10']).toBe(usual.values['ndcg_cut.10']);
-    expect(engine.trecEval('bm25', 2)).toMatch(/^num_rel\s+all\s+0$/m);
-    expect(engine.trecEval('bm25')).toMatch(/^num_rel\s+all\s+339$/m);
+    expect(engine.analysis.trecEval('bm25', 2)).toMatch(/^num_rel\s+all\s+0$/m);
+    expect(engine.analysis.trecEval('bm25')).toMatch(/^num_rel\s+all\s+339$/m);
   });
 
   it('measures again only when the judgments, the run or the setting change', () => {
-    const before = engine.metrics(['bm25'])[0]!.values;
-    expect(engine.metrics(['bm25'])[0]!.values).toEqual(before);
+    const before = engine.analysis.metrics(['bm25'])[0]!.values;
+    expect(engine.analysis.metrics(['bm25'])[0]!.values).toEqual(before);
     // A judged relevant passage at rank 1 of every query: MRR becomes 1, then goes back with the layer.
-    const tops = [...engine.run('bm25').byQuery].map(([q, l]) => ({ qid: q, docid: l.docs[0]!, grade: 1 }));
-    engine.setJudgments(tops);
-    const judged = engine.metrics(['bm25'])[0]!.values;
+    const tops = [...engine.retrievers.run('bm25').byQuery].map(([q, l]) => ({ qid: q, docid: l.docs[0]!, grade: 1 }));
+    engine.judgments.setJudgments(tops);
+    const judged = engine.analysis.metrics(['bm25'])[0]!.values;
     expect(judged['recip_rank_cut.10']).toBe(1);
     expect(before['recip_rank_cut.10']).toBeLessThan(1);
-    engine.setJudgments([]);
-    expect(engine.metrics(['bm25'])[0]!.values).toEqual(before);
+    engine.judgments.setJudgments([]);
+    expect(engine.analysis.metrics(['bm25'])[0]!.values).toEqual(before);
   });
 
   it('measures every run and marks partial ones', () => {
-    const rows = engine.metrics(['bm25', 'bm25-k1=1.2-b=0.65'], ['bm25-k1=1.2-b=0.65']);
+    const rows = engine.analysis.metrics(['bm25', 'bm25-k1=1.2-b=0.65'], ['bm25-k1=1.2-b=0.65']);
     expect(rows.map((r) => [r.run, r.partial, r.trecEval])).toEqual([
       ['bm25', false, '10.0'],
       ['bm25-k1=1.2-b=0.65', true, '10.0'],
@@ -220,51 +222,51 @@ describe('LabEngine', () => {
       oracleRun.set(col.queries.ids[qi]!, { docs: ranked.map((r) => r.id) });
     }
     const want = meanNdcgAt10(oracleRun, col.qrels);
-    const got = engine.metrics(['bm25'])[0]!.values['ndcg_cut.10']!;
+    const got = engine.analysis.metrics(['bm25'])[0]!.values['ndcg_cut.10']!;
     expect(Math.abs(got - want)).toBeLessThan(1e-12);
     expect(got.toFixed(4)).toBe('0.6657');
   }, 60_000);
 
   it('shows one query side by side with grades and first-relevant ranks', () => {
     const qid = [...col.qrels.byQuery.keys()][0]!;
-    const detail = engine.detail(qid, ['bm25', 'bm25-k1=1.2-b=0.65'], 10);
+    const detail = engine.explorer.detail(qid, ['bm25', 'bm25-k1=1.2-b=0.65'], 10);
     const judged = col.qrels.byQuery.get(qid)!;
     expect(detail.text).toBe(col.queries.texts[col.queries.indexOf.get(qid)!]);
     expect(detail.judged.map((j) => j.docId).sort()).toEqual([...judged.keys()].sort());
-    const list = engine.run('bm25').byQuery.get(qid as QueryId)!;
+    const list = engine.retrievers.run('bm25').byQuery.get(qid as QueryId)!;
     expect(detail.lists[0]!.docs.map((d) => d.docId)).toEqual(list.docs.slice(0, 10));
     const first = list.docs.findIndex((d) => (judged.get(d) ?? 0) > 0);
     expect(detail.lists[0]!.firstRelevant).toBe(first < 0 ? null : first + 1);
     for (const d of detail.lists[0]!.docs) expect(d.grade).toBe(judged.get(d.docId as never) ?? null);
-    expect(engine.passage(list.docs[0]!).text).toBe(col.corpus.texts[col.corpus.indexOf.get(list.docs[0]!)!]);
-    expect(() => engine.passage('no-such-doc')).toThrow(/not in the corpus/);
+    expect(engine.collection.passage(list.docs[0]!).text).toBe(col.corpus.texts[col.corpus.indexOf.get(list.docs[0]!)!]);
+    expect(() => engine.collection.passage('no-such-doc')).toThrow(/not in the corpus/);
   });
 
   it('grows an encoder run batch by batch', () => {
-    const { ids } = engine.evaluatedQueries();
+    const { ids } = engine.collection.evaluatedQueries();
     const dim = 4;
     const vec = (seed: number) => Float32Array.from({ length: dim }, (_, j) => Math.sin(seed * 7.1 + j));
-    engine.beginVectorRun(
+    engine.retrievers.beginVectorRun(
       'toy',
       ids.map((_, i) => ({ dense: vec(i), tokens: 1 })),
     );
     const n = col.corpus.ids.length;
     const half = Array.from({ length: Math.floor(n / 2) }, (_, i) => i);
-    const s1 = engine.addVectors(
+    const s1 = engine.retrievers.addVectors(
       'toy',
       half,
       half.map((i) => ({ dense: vec(1000 + i), tokens: 1 })),
     );
     expect(s1).toMatchObject({ encodedDocs: half.length, docs: n });
     const rest = Array.from({ length: n - half.length }, (_, i) => half.length + i);
-    const s2 = engine.addVectors(
+    const s2 = engine.retrievers.addVectors(
       'toy',
       rest,
       rest.map((i) => ({ dense: vec(1000 + i), tokens: 1 })),
     );
     expect(s2.encodedDocs).toBe(n);
-    expect(engine.run('toy').byQuery.get(ids[0]!)!.docs).toHaveLength(RUN_DEPTH);
-    expect(engine.runText('toy').split('\n')[0]).toMatch(/^\S+ Q0 \S+ 1 \S+ toy$/);
+    expect(engine.retrievers.run('toy').byQuery.get(ids[0]!)!.docs).toHaveLength(RUN_DEPTH);
+    expect(engine.retrievers.runText('toy').split('\n')[0]).toMatch(/^\S+ Q0 \S+ 1 \S+ toy$/);
   });
 });
 
@@ -297,16 +299,16 @@ describe('LabEngine depth warnings', () => {
       ]),
     };
     demo.open({ name: 'tiny', corpus, queries, qrels, runs: [], diagnostics: [] });
-    demo.runBm25('bm25', {});
+    demo.retrievers.runBm25('bm25', {});
     // q1 matches 2 passages, q2 one: short lists, but complete
-    expect(demo.run('bm25').byQuery.get('q2' as QueryId)!.docs).toEqual(['c']);
-    expect(demo.depthWarnings(['bm25'], [1, 3]).cut).toEqual([]);
+    expect(demo.retrievers.run('bm25').byQuery.get('q2' as QueryId)!.docs).toEqual(['c']);
+    expect(demo.analysis.depthWarnings(['bm25'], [1, 3]).cut).toEqual([]);
     // the exports keep the CLI's warnings (it cannot know a file's lists are complete)
-    expect(demo.depthWarnings(['bm25'], [1, 3]).warnings.map((x) => x.requested)).toEqual([3]);
+    expect(demo.analysis.depthWarnings(['bm25'], [1, 3]).warnings.map((x) => x.requested)).toEqual([3]);
     // a depth beyond the corpus (4 passages) is still said: no run can rank 5
-    expect(demo.depthWarnings(['bm25'], [1, 3, 5]).cut.map((x) => [x.requested, x.runDepth])).toEqual([[5, 4]]);
-    demo.addRun({ ...demo.run('bm25'), name: 'from-a-file' });
-    const w = demo.depthWarnings(['from-a-file'], [1, 3]).cut;
+    expect(demo.analysis.depthWarnings(['bm25'], [1, 3, 5]).cut.map((x) => [x.requested, x.runDepth])).toEqual([[5, 4]]);
+    demo.retrievers.addRun({ ...demo.retrievers.run('bm25'), name: 'from-a-file' });
+    const w = demo.analysis.depthWarnings(['from-a-file'], [1, 3]).cut;
     expect(w.map((x) => [x.run, x.requested, x.shortQueries])).toEqual([['from-a-file', 3, 2]]);
   });
 });
