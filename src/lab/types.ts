@@ -151,7 +151,7 @@ export interface QueryDetail {
 
 /**
  * Why BM25 found a document: per distinct query term, the core's rows (core/retrieve/bm25-explain.ts, the
- * rows both BM25 scorers explain with; see LabEngine.explainBm25).
+ * rows both BM25 scorers explain with; see the lab explorer's explainBm25, src/worker/engine/explorer.ts).
  */
 export interface Bm25Explanation extends Bm25ScoreExplanation {
   readonly kind: 'bm25';
@@ -160,7 +160,7 @@ export interface Bm25Explanation extends Bm25ScoreExplanation {
 
 /**
  * Why query likelihood (Dirichlet μ) found a document: each distinct query term's log-probability share, and
- * the length term; they sum to the run's score (see LabEngine.explainQl and core/retrieve/ql.ts explainQl).
+ * the length term; they sum to the run's score (see the lab explorer's explainQl and core/retrieve/ql.ts explainQl).
  */
 export interface QlExplanation extends CoreQlExplanation {
   readonly kind: 'ql';

@@ -1,7 +1,7 @@
 /**
  * `fliplab demo`: the lab's `#demo` in a terminal, on one screen. The reference is the paper's BM25 and the
  * candidates the lab's two instant ones, BM25 + RM3 and Dirichlet query likelihood, built as the lab's worker
- * builds them (src/worker/engine.ts: one term–document pass, the same core functions, default parameters,
+ * builds them (src/worker/engine/retrievers.ts: one term–document pass, the same core functions, default parameters,
  * run names and list depth), so the numbers are the lab's. It prints the headline sentences
  * (src/report/headline.ts, the lab's own), broken / fixed by depth, the transition matrix at k, the lab's
  * paired tests (report/significance.ts LAB_SIGNIFICANCE, nDCG@10's shown), and which queries
@@ -53,7 +53,7 @@ export const CLASSROOM_K = 3;
 /** The lab's defaults (src/app/types.ts DEFAULT_VIEW): SciFact's demo, and any other collection. */
 export const DEFAULT_DEMO_DEPTHS: readonly number[] = [1, 5, 10, 20, 50];
 export const DEFAULT_DEMO_K = 10;
-/** Passages kept per query and run: the lab's RUN_DEPTH (src/worker/engine.ts), so R@100 and MAP read the same lists. */
+/** Passages kept per query and run: the lab's RUN_DEPTH (src/worker/engine/retrievers.ts), so R@100 and MAP read the same lists. */
 export const DEMO_RUN_DEPTH = 1000;
 
 /** Terminal width the demo keeps to (query texts are cut to fit). */
