@@ -29,6 +29,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { DEFAULT_MODELS_DIR, makeModelFixtures } from '../scripts/models/make-fixtures.ts';
 import { bertBaseOptions, writeTinyBert } from '../scripts/models/tiny-bert.ts';
 import { loadEncoder } from '../src/encoders/encoder.ts';
@@ -128,70 +129,70 @@ export async function runEncodeBench(opts: EncodeBenchOptions = {}): Promise<Enc
 
     // Browser: the real worker + bridge, models from a local hub-layout server, cross-origin isolated for threads.
     // WASM at 1 thread and at the lab page's count, each on a page of its own (a bridge keeps its worker's
-    // threads); WebGPU once, on the second.
+    // threads), batch by batch in turn, so a change in the machine's load falls on both alike; WebGPU on the last.
     const pageThreads = wasmThreads(cpus().length, 'isolated').threads;
     const threadCounts = pageThreads > 1 ? [1, pageThreads] : [1];
     const dist = join(work, 'dist');
     await buildTestPages(dist);
     const server = await startHubServer({ modelsRoot, staticRoot: dist, crossOriginIsolated: true });
     const browser = await launchChromium({ webgpu: true });
-    const browserRows: (EncodeBenchRow & { readonly order: number })[] = [];
     try {
+      const pages: { threads: number; page: Page }[] = [];
       for (const threads of threadCounts) {
         const page = await browser.newPage();
         await page.goto(`${server.url}encode.html?cache=0&threads=${threads}`);
         await page.waitForFunction(() => 'fliplabTest' in window);
-        const legs: { device: 'wasm' | 'webgpu'; dtype: EncoderDtype }[] = DTYPES.map((dtype) => ({ device: 'wasm', dtype }));
-        if (opts.webgpu && threads === threadCounts.at(-1)) {
-          legs.push({ device: 'webgpu', dtype: 'fp32' });
-          // fp16 weights need shader-f16; without it the worker would run them on WASM, which is no WebGPU number.
-          const gpu = await page.evaluate(() => window.fliplabTest.webgpuFeatures());
-          if (gpu.shaderF16) legs.push({ device: 'webgpu', dtype: 'fp16' });
-          else
-            log(
-              `webgpu fp16: skipped: ${gpu.adapter ? `the adapter (${gpu.description || 'unnamed'}) lacks shader-f16` : gpu.description}`,
-            );
-        }
-        for (const { device, dtype } of legs) {
-          for (const batch of batches) {
-            const r = await page.evaluate(
-              async ([dev, m, t, b, dt]) => {
-                // No named helpers in here: tsx's keepNames would wrap them in a __name() the page lacks.
-                const api = window.fliplabTest;
-                const warm = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(0, b), 'passage', dt); // compiles wasm / shaders
-                if ('error' in warm) throw new Error(`${dev} ${dt}: ${warm.error.name}: ${warm.error.message}`);
-                let tokens = 0;
-                let used = dev as string;
-                const started = performance.now();
-                for (let i = 0; i < t.length; i += b) {
-                  const out = await api.tryEncodeWithDtype(dev, m, 'mean', t.slice(i, i + b), 'passage', dt);
-                  if ('error' in out) throw new Error(`${dev} ${dt}: ${out.error.name}: ${out.error.message}`);
-                  tokens += out.tokens.reduce((x, y) => x + y, 0);
-                  used = out.device;
-                }
-                return { tokens, ms: performance.now() - started, used, isolated: crossOriginIsolated };
-              },
-              [device, model, texts, batch, dtype] as const,
-            );
-            // More than one thread needs isolation: a page without it would run one, whatever was asked.
-            if (r.used === 'wasm' && threads > 1 && !r.isolated)
-              throw new Error(`the bench page is not cross-origin isolated: no ${threads} threads`);
-            browserRows.push({
-              engine: r.used === 'wasm' ? wasmEngine(dtype, threads) : `browser ${r.used} ${dtype}`,
-              batch,
-              tokensPerSecond: r.tokens / (r.ms / 1000),
-              // Side by side: WASM rows by dtype, then threads; WebGPU after them.
-              order: device === 'wasm' ? DTYPES.indexOf(dtype as (typeof DTYPES)[number]) * 100 + threads : 10_000 + browserRows.length,
-            });
+        pages.push({ threads, page });
+      }
+      /** One batch through a page's worker: its tokens, the time it took, the device it ran on. */
+      const encodeOn = (page: Page, device: 'wasm' | 'webgpu', dtype: EncoderDtype, batch: readonly string[]) =>
+        page.evaluate(
+          async ([dev, m, t, dt]) => {
+            // No named helpers in here: tsx's keepNames would wrap them in a __name() the page lacks.
+            const started = performance.now();
+            const out = await window.fliplabTest.tryEncodeWithDtype(dev, m, 'mean', t, 'passage', dt);
+            if ('error' in out) throw new Error(`${dev} ${dt}: ${out.error.name}: ${out.error.message}`);
+            const tokens = out.tokens.reduce((x, y) => x + y, 0);
+            return { tokens, ms: performance.now() - started, used: out.device, isolated: crossOriginIsolated };
+          },
+          [device, model, batch, dtype] as const,
+        );
+      /** `device` and `dtype` on `on`'s pages, batch by batch in turn: a row per page. */
+      const measure = async (on: typeof pages, device: 'wasm' | 'webgpu', dtype: EncoderDtype) => {
+        for (const batch of batches) {
+          for (const { page } of on) await encodeOn(page, device, dtype, texts.slice(0, batch)); // compiles wasm / shaders
+          const totals = on.map(() => ({ tokens: 0, ms: 0, used: device as string }));
+          for (let i = 0; i < texts.length; i += batch) {
+            for (const [j, { page, threads }] of on.entries()) {
+              const r = await encodeOn(page, device, dtype, texts.slice(i, i + batch));
+              // More than one thread needs isolation: a page without it would run one, whatever was asked.
+              if (r.used === 'wasm' && threads > 1 && !r.isolated) throw new Error(`the bench page is not cross-origin isolated`);
+              totals[j]!.tokens += r.tokens;
+              totals[j]!.ms += r.ms;
+              totals[j]!.used = r.used;
+            }
+          }
+          for (const [j, { threads }] of on.entries()) {
+            const { tokens, ms, used } = totals[j]!;
+            const engine = used === 'wasm' ? wasmEngine(dtype, threads) : `browser ${used} ${dtype}`;
+            rows.push({ engine, batch, tokensPerSecond: tokens / (ms / 1000) });
           }
         }
-        await page.close();
+      };
+      for (const dtype of DTYPES) await measure(pages, 'wasm', dtype);
+      if (opts.webgpu) {
+        const last = pages.slice(-1);
+        await measure(last, 'webgpu', 'fp32');
+        // fp16 weights need shader-f16; without it the worker would run them on WASM, which is no WebGPU number.
+        const gpu = await last[0]!.page.evaluate(() => window.fliplabTest.webgpuFeatures());
+        if (gpu.shaderF16) await measure(last, 'webgpu', 'fp16');
+        else
+          log(`webgpu fp16: skipped: ${gpu.adapter ? `the adapter (${gpu.description || 'unnamed'}) lacks shader-f16` : gpu.description}`);
       }
     } finally {
       await browser.close();
       await server.close();
     }
-    rows.push(...browserRows.sort((a, b) => a.order - b.order).map(({ order: _order, ...row }) => row));
 
     log('engine                                   batch   tokens/s');
     for (const r of rows) log(`${r.engine.padEnd(40)} ${String(r.batch).padStart(5)} ${r.tokensPerSecond.toFixed(0).padStart(10)}`);
