@@ -6,8 +6,8 @@
  */
 
 /**
- * At most 4 threads, ONNX Runtime Web's own cap for its default: past 4, BERT-sized batches gain little and
- * every thread is one more worker with its own stack, competing with the lab worker and the page.
+ * At most 4 threads, ONNX Runtime Web's own cap on its default count: every thread is one more worker with its
+ * own stack, competing with the lab worker and the page for the cores.
  */
 export const MAX_WASM_THREADS = 4;
 
