@@ -96,14 +96,19 @@ describe('any static host', () => {
       await (await firstVisit(c)).close();
       // A link that opens the demo with an encoder: a new tab, isolated from its first document.
       const p = await c.newPage();
+      const workers: string[] = [];
+      p.on('worker', (w) => workers.push(w.url()));
       await p.goto(`${e2e.server.url}#c=${encodeURIComponent('example:demo')}&ref=bm25&cand=${encodeURIComponent(ENCODER)}`);
       expect(await isolated(p)).toBe(true);
       const row = p.locator(`[data-testid="retriever-${ENCODER}"]`);
       await expect.poll(() => row.getAttribute('data-status'), { timeout: 120_000 }).toBe('ready');
       expect(await row.getAttribute('data-device')).toBe('wasm');
-      // ONNX Runtime started its threads: workers of its own (blob: URLs) beside the lab's and the encoder's.
+      // The encode worker is isolated too (its recipe names the threads it ran with), and ONNX Runtime started its
+      // threads: workers of its own beside the lab's and the encoder's (counted as they started: an idle encode
+      // worker ends, and its threads with it).
       const threads = Number(await p.getByTestId('wasm-threads').getAttribute('data-threads'));
-      expect(p.workers().filter((w) => w.url().startsWith('blob:')).length).toBeGreaterThanOrEqual(threads - 1);
+      expect(await p.locator(`[data-testid="recipe-${ENCODER}"]`).textContent()).toMatch(new RegExp(`wasm threads\\s*${threads}(?!\\d)`));
+      expect(workers.filter((url) => !/\/(lab|encode)\.worker-[^/]*\.js$/.test(url)).length).toBeGreaterThanOrEqual(threads - 1);
       expect(await loads(p)).toEqual([true]);
       expect(hub.requests.filter((r) => r.startsWith(`/${MODEL}/resolve/`)).length).toBeGreaterThan(0);
     } finally {
