@@ -11,31 +11,23 @@ import { installErrorTransfer } from '../../lab/errors.ts';
 import { etaMs } from '../../core/progress.ts';
 import { validateDepths, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
 import type { EncoderConfig } from '../../encoders/presets.ts';
-import { bm25RunName, DEFAULT_BM25_PARAMS, parseBm25RunName } from '../../core/retrieve/bm25.ts';
+import { DEFAULT_BM25_PARAMS } from '../../core/retrieve/bm25.ts';
 import { isRecipeRunId, LOCAL_MODEL_PREFIX, parseEncoderRunId } from '../../lab/retriever-ids.ts';
-import { parseQlRunName, qlRunName } from '../../core/retrieve/ql.ts';
-import { parseRm3RunName, rm3RunName, type Rm3Params } from '../../core/retrieve/rm3.ts';
-import {
-  ANSERINI_PRESETS,
-  anseriniRunName,
-  checkAnseriniParams,
-  parseAnseriniRunName,
-  type AnseriniParams,
-} from '../../core/retrieve/bm25-anserini-params.ts';
-import { anseriniLabRecipe, bm25Recipe, encoderRecipe, importedRecipe, qlRecipe, rm3Recipe } from '../../report/recipe.ts';
+import { encoderRecipe, importedRecipe } from '../../report/recipe.ts';
 import type { FusionParams } from '../../core/flips/fusion.ts';
 import { Fusion } from './fusion.svelte.ts';
-import type { CollectionSummary, LexicalSpec } from '../../worker/engine.ts';
+import { InstantRetrievers } from './instant-retrievers.ts';
+import type { CollectionSummary } from '../../worker/engine.ts';
 import type { LabApi } from '../../worker/api.ts';
 import type { EncodeBridge, WorkerLoadOptions } from '../bridge/encode-bridge.ts';
 import { localModelSource } from '../../lab/local-model.ts';
-import { errorInfo, errorText, type CollectionError } from './errors.ts';
+import { errorInfo, type CollectionError } from './errors.ts';
 import { chooseCandidates, chooseReference, usableRetrievers } from './reference.ts';
 import { EncoderJobs } from './encoder-jobs.svelte.ts';
 import { encoderRunOf } from './encoder-rows.ts';
 import { PackJobs } from './pack-jobs.svelte.ts';
 import { localRevision } from './local-revisions.ts';
-import type { Bm25Spec, EncoderHost, RetrieverSpec } from './host.ts';
+import type { EncoderHost, RetrieverSpec } from './host.ts';
 import { Analysis } from './analysis.svelte.ts';
 import { Track } from './track.svelte.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
@@ -52,16 +44,7 @@ export type { CollectionError } from './errors.ts';
 // Errors from the workers keep their fields (file, line, reason; bytes needed and free).
 installErrorTransfer();
 
-/** What every BM25 (Anserini) run name starts with (`anseriniRunName`). */
-const ANSERINI_RUN_PREFIX = 'bm25-anserini';
-
-/** Why `id`, which starts like a BM25 (Anserini) run name, is not one (`parseAnseriniRunName` refused it). */
-export function anseriniNameProblem(id: string): string {
-  return (
-    `"${id}" is not a BM25 (Anserini) run name: expected bm25-anserini or bm25-anserini-multifield, optionally ` +
-    'followed by -k1=<k1>-b=<b> (plain decimals, b at most 1, written only when they differ from 0.9 and 0.4)'
-  );
-}
+export { anseriniNameProblem } from './instant-retrievers.ts';
 
 /** Candidates a collection of runs (no corpus) opens with: the rest are one click away. */
 const RUNS_FIRST_SHOWN = 3;
@@ -97,6 +80,8 @@ export class Lab {
   // Bookkeeping, not state the views read: plain collections on purpose (the rendered state is the runes above).
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #specs = new Map<string, RetrieverSpec>();
+  /** BM25 and the instant candidates (instant-retrievers.ts). */
+  readonly instant: InstantRetrievers;
   /** Encoder jobs: encoding, downloads, calibration, model folders (encoder-jobs.svelte.ts). */
   readonly encoders: EncoderJobs;
   /** Vector packs: import and export (pack-jobs.svelte.ts). */
@@ -140,6 +125,7 @@ export class Lab {
       select: (id) => this.#select(id),
       scheduleAnalysis: (ms) => this.analysis.schedule(ms),
     };
+    this.instant = new InstantRetrievers(host);
     this.encoders = new EncoderJobs(host, init, options.bridge);
     this.packs = new PackJobs(host, this.encoders);
     this.fusion = new Fusion(host, this);
@@ -211,16 +197,7 @@ export class Lab {
   }
 
   async #restoreRetriever(id: string): Promise<void> {
-    const bm25 = parseBm25RunName(id);
-    if (bm25) return void (await this.addBm25(bm25.k1, bm25.b));
-    const rm3 = parseRm3RunName(id);
-    if (rm3) return void (await this.addRm3(rm3));
-    const ql = parseQlRunName(id);
-    if (ql) return void (await this.addQl(ql.mu));
-    const anserini = parseAnseriniRunName(id);
-    if (anserini) return void (await this.addAnserini(anserini));
-    // A link naming a BM25 (Anserini) run this lab cannot make: said on its row, not silently dropped.
-    if (id.startsWith(ANSERINI_RUN_PREFIX)) return this.#refuse(id, 'lexical', anseriniNameProblem(id));
+    if (await this.instant.restore(id)) return;
     // A pack's recipe that no preset has: its id names it, the embedding cache keeps it.
     if (isRecipeRunId(id)) {
       const stored = await this.lab.storedRecipe(id);
@@ -228,7 +205,7 @@ export class Lab {
       return;
     }
     const config = parseEncoderRunId(id);
-    if (!config) return this.#refuse(id, 'imported', `not a retriever of this collection, and not one the lab can make`);
+    if (!config) return this.instant.refuse(id, 'imported', `not a retriever of this collection, and not one the lab can make`);
     // The run id does not hold the revision (part of every cache key): a local folder's fingerprint was kept
     // when the folder was picked, an imported pack's revision when it was imported.
     const carried = id.includes('@');
@@ -290,78 +267,11 @@ export class Lab {
     }
   }
 
-  async addBm25(k1: number, b: number): Promise<void> {
-    const id = bm25RunName({ k1, b });
-    await this.#addRanked(id, { kind: 'bm25', k1, b }, bm25Recipe(k1, b), (onProgress) => this.lab.runBm25(id, { k1, b }, onProgress));
-  }
-
-  /** BM25 + RM3 (Anserini's defaults unless given): an instant candidate, no model to download. */
-  async addRm3(params: Partial<Rm3Params> = {}): Promise<void> {
-    const id = rm3RunName(params);
-    const spec: LexicalSpec = { kind: 'rm3', params };
-    await this.#addRanked(id, { kind: 'lexical', spec }, rm3Recipe(params), (onProgress) => this.lab.runLexical(id, spec, onProgress));
-  }
-
-  /** Query likelihood with Dirichlet smoothing: an instant candidate, no model to download. */
-  async addQl(mu = 1000): Promise<void> {
-    const id = qlRunName(mu);
-    const spec: LexicalSpec = { kind: 'ql', mu };
-    await this.#addRanked(id, { kind: 'lexical', spec }, qlRecipe(mu), (onProgress) => this.lab.runLexical(id, spec, onProgress));
-  }
-
-  /**
-   * BM25 as Anserini runs it (Lucene's BM25 and English analyzer; k1 = 0.9, b = 0.4 and the flat documents
-   * unless given): an instant candidate whose run is `fliplab bm25 --preset anserini`'s, byte for byte. Throws a
-   * RangeError for k1 < 0, b outside [0, 1] or unknown fields, before anything starts.
-   */
-  async addAnserini(params: Partial<AnseriniParams> = {}): Promise<void> {
-    const p = checkAnseriniParams({ ...ANSERINI_PRESETS.anserini, ...params });
-    const id = anseriniRunName(p);
-    const spec: LexicalSpec = { kind: 'anserini', params: p };
-    await this.#addRanked(id, { kind: 'lexical', spec }, anseriniLabRecipe(p), (onProgress) => this.lab.runLexical(id, spec, onProgress));
-  }
-
-  /** A row for a retriever the view names but the lab cannot make (a malformed name in a link), saying why. */
-  #refuse(id: string, kind: RetrieverInfo['kind'], error: string): void {
-    this.#upsert({ id, name: id, kind, status: 'error', error });
-  }
-
-  /**
-   * A retriever the lab worker ranks on the CPU (BM25, RM3, QL): its row, the job with progress, then ready
-   * and selected. A ready one is only selected again.
-   */
-  async #addRanked(
-    id: string,
-    spec: Bm25Spec | { readonly kind: 'lexical'; readonly spec: LexicalSpec },
-    recipe: NonNullable<RetrieverInfo['recipe']>,
-    job: (onProgress: (done: number, total: number) => void) => Promise<unknown>,
-  ): Promise<void> {
-    if (this.#specs.has(id) && this.retrievers.find((r) => r.id === id)?.status === 'ready') return this.#select(id);
-    this.#specs.set(id, spec);
-    const total = this.collection?.docs ?? 0;
-    this.#upsert({
-      id,
-      name: id,
-      kind: spec.kind,
-      status: 'searching',
-      device: 'cpu',
-      progress: { done: 0, total, cached: 0, etaMs: null, unit: 'documents' },
-      recipe,
-    });
-    const started = performance.now();
-    try {
-      await job(
-        proxy((done: number, all: number) => {
-          const elapsed = performance.now() - started;
-          this.#patch(id, { progress: { done, total: all, cached: 0, etaMs: etaMs(done, all, elapsed), unit: 'documents' } });
-        }),
-      );
-      this.#patch(id, { status: 'ready', progress: { done: total, total, cached: 0, etaMs: 0, unit: 'documents' } });
-      this.#select(id);
-    } catch (e) {
-      this.#patch(id, { status: 'error', error: errorText(errorInfo(e)) });
-    }
-  }
+  // The CPU retrievers: BM25 and the instant candidates (instant-retrievers.ts does the work).
+  addBm25 = (k1: number, b: number): Promise<void> => this.instant.addBm25(k1, b);
+  addRm3: InstantRetrievers['addRm3'] = (...a) => this.instant.addRm3(...a);
+  addQl: InstantRetrievers['addQl'] = (...a) => this.instant.addQl(...a);
+  addAnserini: InstantRetrievers['addAnserini'] = (...a) => this.instant.addAnserini(...a);
 
   /** Drop a retriever (cancelling its job). */
   async remove(id: string): Promise<void> {
