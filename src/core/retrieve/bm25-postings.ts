@@ -174,44 +174,57 @@ function denseColumnsOf(
   columns: number,
   n: number,
 ): { denseImpacts: Float64Array; denseCodes: Uint8Array; denseCodeLow: Float64Array; denseCodeHigh: Float64Array } {
-  const denseImpacts = new Float64Array(columns * n);
-  const denseCodes = new Uint8Array(columns * n);
-  const denseCodeLow = new Float64Array(columns * DENSE_CODES);
-  const denseCodeHigh = new Float64Array(columns * DENSE_CODES);
-  const bins = DENSE_CODES - 1;
+  const dense = {
+    denseImpacts: new Float64Array(columns * n),
+    denseCodes: new Uint8Array(columns * n),
+    denseCodeLow: new Float64Array(columns * DENSE_CODES),
+    denseCodeHigh: new Float64Array(columns * DENSE_CODES),
+  };
+  // One call per column: a function called many times is optimized early in the first build.
   for (let t = 0; t < denseColumn.length; t++) {
     const col = denseColumn[t]!;
-    if (col < 0) continue;
-    const start = termOffsets[t]!;
-    const end = termOffsets[t + 1]!;
-    const base = col * n;
-    let min = Infinity;
-    let max = 0;
-    for (let i = start; i < end; i++) {
-      const w = imp[i]!;
-      denseImpacts[base + docs[i]!] = w;
-      if (w < min) min = w;
-      if (w > max) max = w;
-    }
-    const scale = max > min ? bins / (max - min) : 0;
-    const tb = col * DENSE_CODES;
-    denseCodeLow.fill(Infinity, tb + 1, tb + DENSE_CODES);
-    for (let i = start; i < end; i++) {
-      const w = imp[i]!;
-      // Any code in [1, 255] is sound: the bounds below are the real extremes of each code. (x ≥ 0: | 0 floors.)
-      const x = ((w - min) * scale) | 0;
-      const q = x >= bins ? bins : x > 0 ? x + 1 : 1;
-      denseCodes[base + docs[i]!] = q;
-      if (w < denseCodeLow[tb + q]!) denseCodeLow[tb + q] = w;
-      if (w > denseCodeHigh[tb + q]!) denseCodeHigh[tb + q] = w;
-    }
-    for (let q = 1; q < DENSE_CODES; q++) if (denseCodeLow[tb + q] === Infinity) denseCodeLow[tb + q] = 0;
+    if (col >= 0) fillDenseColumn(dense, col, n, docs, imp, termOffsets[t]!, termOffsets[t + 1]!);
   }
-  return { denseImpacts, denseCodes, denseCodeLow, denseCodeHigh };
+  return dense;
+}
+
+function fillDenseColumn(
+  dense: { denseImpacts: Float64Array; denseCodes: Uint8Array; denseCodeLow: Float64Array; denseCodeHigh: Float64Array },
+  col: number,
+  n: number,
+  docs: Uint32Array,
+  imp: Float64Array,
+  start: number,
+  end: number,
+): void {
+  const { denseImpacts, denseCodes, denseCodeLow, denseCodeHigh } = dense;
+  const bins = DENSE_CODES - 1;
+  const base = col * n;
+  let min = Infinity;
+  let max = 0;
+  for (let i = start; i < end; i++) {
+    const w = imp[i]!;
+    denseImpacts[base + docs[i]!] = w;
+    if (w < min) min = w;
+    if (w > max) max = w;
+  }
+  const scale = max > min ? bins / (max - min) : 0;
+  const tb = col * DENSE_CODES;
+  denseCodeLow.fill(Infinity, tb + 1, tb + DENSE_CODES);
+  for (let i = start; i < end; i++) {
+    const w = imp[i]!;
+    // Any code in [1, 255] is sound: the bounds below are the real extremes of each code. (x ≥ 0: | 0 floors.)
+    const x = ((w - min) * scale) | 0;
+    const q = x >= bins ? bins : x > 0 ? x + 1 : 1;
+    denseCodes[base + docs[i]!] = q;
+    if (w < denseCodeLow[tb + q]!) denseCodeLow[tb + q] = w;
+    if (w > denseCodeHigh[tb + q]!) denseCodeHigh[tb + q] = w;
+  }
+  for (let q = 1; q < DENSE_CODES; q++) if (denseCodeLow[tb + q] === Infinity) denseCodeLow[tb + q] = 0;
 }
 
 /**
- * Impact layers: each long list is reordered in place (with its carried arrays) into layers of decreasing
+ * Impact layers: each long list is reordered in place (with its carried array) into layers of decreasing
  * impact, each in document order. The pruned search treats each layer as a list with its own bound, so a
  * query can take the best postings of a common term without reading the rest. Sums are unchanged: a
  * document lies in exactly one layer of each of its terms.
@@ -235,65 +248,130 @@ function splitLayers(
     }
   }
   const termLayers = new Uint32Array(termCount + 1);
-  const layerOffsets = new Uint32Array(termCount + split * (tiers - 1) + 1);
-  const layerMaxImpact = new Float64Array(termCount + split * (tiers - 1));
-  const work = new Float64Array(longest);
-  // Tier z's postings gather at [z · longest, z · longest + counts[z]) of these, then go back in tier order.
-  const tmpDocs = new Uint32Array(tiers * longest);
-  const tmpImp = new Float64Array(tiers * longest);
-  const tmpCarried = new Uint32Array(carried === null ? 0 : tiers * longest);
-  const cuts = new Float64Array(tiers);
-  const counts = new Int32Array(tiers);
-  const maxes = new Float64Array(tiers);
+  const out = {
+    layerOffsets: new Uint32Array(termCount + split * (tiers - 1) + 1),
+    layerMaxImpact: new Float64Array(termCount + split * (tiers - 1)),
+  };
+  const scratch: SplitScratch = {
+    work: new Float64Array(longest),
+    tmpDocs: new Uint32Array(tiers * longest),
+    tmpImp: new Float64Array(tiers * longest),
+    tmpCarried: new Uint32Array(carried === null ? 0 : tiers * longest),
+    cuts: new Float64Array(tiers),
+    counts: new Int32Array(tiers),
+    maxes: new Float64Array(tiers),
+    longest,
+  };
   let l = 0;
   for (let t = 0; t < termCount; t++) {
     termLayers[t] = l;
     const start = termOffsets[t]!;
     const end = termOffsets[t + 1]!;
-    const len = end - start;
-    if (len < cfg.minDf) {
-      let max = 0;
-      for (let i = start; i < end; i++) if (imp[i]! > max) max = imp[i]!;
-      layerOffsets[l] = start;
-      layerMaxImpact[l++] = max;
-      continue;
-    }
-    // Impacts ≥ cuts[z] go to a layer ≤ z; the last layer takes the rest.
-    const values = imp.subarray(start, end);
-    let largest = 0;
-    for (let i = 0; i < len; i++) if (values[i]! > largest) largest = values[i]!;
-    for (let z = 0; z < tiers - 1; z++) {
-      const want = Math.max(z === 0 ? cfg.topMin : 1, Math.ceil(len * cfg.topShares[z]!));
-      cuts[z] = kthLargestBounded(values, len, Math.min(want, len), largest, work);
-    }
-    cuts[tiers - 1] = -Infinity;
-    counts.fill(0);
-    maxes.fill(0);
-    // A stable partition by layer in one pass; empty layers are dropped.
-    for (let i = start; i < end; i++) {
-      const w = imp[i]!;
-      let z = 0;
-      while (w < cuts[z]!) z++;
-      const at = z * longest + counts[z]!++;
-      tmpDocs[at] = docs[i]!;
-      tmpImp[at] = w;
-      if (carried !== null) tmpCarried[at] = carried[i]!;
-      if (w > maxes[z]!) maxes[z] = w;
-    }
-    let o = start;
-    for (let z = 0; z < tiers; z++) {
-      const count = counts[z]!;
-      if (count === 0) continue;
-      layerOffsets[l] = o;
-      layerMaxImpact[l++] = maxes[z]!;
-      const from = z * longest;
-      docs.set(tmpDocs.subarray(from, from + count), o);
-      imp.set(tmpImp.subarray(from, from + count), o);
-      if (carried !== null) carried.set(tmpCarried.subarray(from, from + count), o);
-      o += count;
+    if (end - start < cfg.minDf) {
+      out.layerOffsets[l] = start;
+      out.layerMaxImpact[l++] = largest(imp, start, end);
+    } else {
+      l = splitList(docs, imp, carried, start, end, cfg, scratch, out, l);
     }
   }
   termLayers[termCount] = l;
-  layerOffsets[l] = termOffsets[termCount]!;
-  return { termLayers, layerOffsets: layerOffsets.slice(0, l + 1), layerMaxImpact: layerMaxImpact.slice(0, l) };
+  out.layerOffsets[l] = termOffsets[termCount]!;
+  return { termLayers, layerOffsets: out.layerOffsets.slice(0, l + 1), layerMaxImpact: out.layerMaxImpact.slice(0, l) };
+}
+
+interface SplitScratch {
+  readonly work: Float64Array;
+  /** Tier z's postings gather at [z · longest, z · longest + counts[z]) of these, then go back in tier order. */
+  readonly tmpDocs: Uint32Array;
+  readonly tmpImp: Float64Array;
+  readonly tmpCarried: Uint32Array;
+  readonly cuts: Float64Array;
+  readonly counts: Int32Array;
+  readonly maxes: Float64Array;
+  readonly longest: number;
+}
+
+function largest(values: Float64Array, start: number, end: number): number {
+  let max = 0;
+  for (let i = start; i < end; i++) if (values[i]! > max) max = values[i]!;
+  return max;
+}
+
+/** Splits the list [start, end) into its layers from layer number `l`; returns the next layer number. */
+function splitList(
+  docs: Uint32Array,
+  imp: Float64Array,
+  carried: Uint32Array | null,
+  start: number,
+  end: number,
+  cfg: { topShares: readonly number[]; topMin: number },
+  scratch: SplitScratch,
+  out: { readonly layerOffsets: Uint32Array; readonly layerMaxImpact: Float64Array },
+  l: number,
+): number {
+  const { work, tmpDocs, tmpImp, tmpCarried, cuts, counts, maxes, longest } = scratch;
+  const tiers = cuts.length;
+  const len = end - start;
+  // Impacts ≥ cuts[z] go to a layer ≤ z; the last layer takes the rest.
+  const values = imp.subarray(start, end);
+  const max = largest(imp, start, end);
+  for (let z = 0; z < tiers - 1; z++) {
+    const want = Math.max(z === 0 ? cfg.topMin : 1, Math.ceil(len * cfg.topShares[z]!));
+    cuts[z] = kthLargestBounded(values, len, Math.min(want, len), max, work);
+  }
+  cuts[tiers - 1] = -Infinity;
+  counts.fill(0);
+  maxes.fill(0);
+  // A stable partition by layer in one pass; empty layers are dropped.
+  if (carried === null) partition(docs, imp, start, end, scratch);
+  else partitionCarrying(docs, imp, carried, start, end, scratch);
+  let o = start;
+  for (let z = 0; z < tiers; z++) {
+    const count = counts[z]!;
+    if (count === 0) continue;
+    out.layerOffsets[l] = o;
+    out.layerMaxImpact[l++] = maxes[z]!;
+    const from = z * longest;
+    docs.set(tmpDocs.subarray(from, from + count), o);
+    imp.set(tmpImp.subarray(from, from + count), o);
+    if (carried !== null) carried.set(tmpCarried.subarray(from, from + count), o);
+    o += count;
+  }
+  return l;
+}
+
+/** Gathers each posting of [start, end) at the end of its tier's part of the scratch buffers. */
+function partition(docs: Uint32Array, imp: Float64Array, start: number, end: number, scratch: SplitScratch): void {
+  const { tmpDocs, tmpImp, cuts, counts, maxes, longest } = scratch;
+  for (let i = start; i < end; i++) {
+    const w = imp[i]!;
+    let z = 0;
+    while (w < cuts[z]!) z++;
+    const at = z * longest + counts[z]!++;
+    tmpDocs[at] = docs[i]!;
+    tmpImp[at] = w;
+    if (w > maxes[z]!) maxes[z] = w;
+  }
+}
+
+/** `partition` with the carried array (its own copy of the loop, so the paper's never has the branch). */
+function partitionCarrying(
+  docs: Uint32Array,
+  imp: Float64Array,
+  carried: Uint32Array,
+  start: number,
+  end: number,
+  scratch: SplitScratch,
+): void {
+  const { tmpDocs, tmpImp, tmpCarried, cuts, counts, maxes, longest } = scratch;
+  for (let i = start; i < end; i++) {
+    const w = imp[i]!;
+    let z = 0;
+    while (w < cuts[z]!) z++;
+    const at = z * longest + counts[z]!++;
+    tmpDocs[at] = docs[i]!;
+    tmpImp[at] = w;
+    tmpCarried[at] = carried[i]!;
+    if (w > maxes[z]!) maxes[z] = w;
+  }
 }
