@@ -205,7 +205,9 @@ describe('fliplab encode → vector pack → search --vectors', () => {
       const { readPackPath } = await import('../../src/node/vectors-file.ts');
       const { readPack } = await import('../../src/encoders/pack.ts');
       const pack = await readPack(readPackPath(out), out);
-      expect(pack.manifest).toMatchObject({ kind: 'dense', dim: 32, device: 'cpu', valueType: 'float32', passages: { count: 12 } });
+      expect(pack.manifest).toMatchObject({ kind: 'dense', dim: 32, valueType: 'float32', passages: { count: 12 } });
+      // Where and with what it was encoded: the device, dtype and the runtime's versions.
+      expect(pack.manifest.device).toMatch(/^cpu · fp32 · onnxruntime-node \d+\.\d+\.\d+ · transformers\.js 4\.\d+\.\d+$/);
       expect(pack.manifest.encoder).toMatchObject({ model: 'fliplab/tiny-bert', pooling: 'mean', queryPrefix: 'query: ' });
       expect(pack.passages!.ids.slice(0, 2)).toEqual(['d1', 'd2']);
 

@@ -35,9 +35,10 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       if (opts.queries !== 'judged' && opts.queries !== 'all')
         throw new UsageError(`--queries expects judged or all, got "${opts.queries}"`);
       // The pack writer (and its zip library) loads with the command, not with every CLI start.
-      const [{ writePack }, { writePackPath }] = await Promise.all([
+      const [{ writePack }, { writePackPath }, { describeRun }] = await Promise.all([
         import('../../encoders/pack.ts'),
         import('../../node/vectors-file.ts'),
+        import('../../encoders/runtime.ts'),
       ]);
       const { config, encoder } = await loadEncoderFromOptions(opts, io);
       const col = await loadBeirFolder(dir, opts.split);
@@ -73,7 +74,8 @@ export function registerEncode(program: Command, io: Io, _setExit: (code: number
       const files = await writePack({
         config,
         dtype: encoder.dtype,
-        device: encoder.device,
+        // Where and with what: the device, dtype and runtime versions (a pack's `device` is free text).
+        device: describeRun({ device: encoder.device, dtype: encoder.dtype }),
         tool: `fliplab ${version}`,
         passages,
         queries,
