@@ -74,7 +74,9 @@ const rankAndPower = (): number => {
 };
 rankAndPower();
 const added = median([rankAndPower(), rankAndPower(), rankAndPower()]);
-console.log(`  of which Wilcoxon, the sign test and power (median of 3) ${added.toFixed(0)} ms (${((100 * added) / lab).toFixed(0)}% of the lab's)`);
+console.log(
+  `  of which Wilcoxon, the sign test and power (median of 3) ${added.toFixed(0)} ms (${((100 * added) / lab).toFixed(0)}% of the lab's)`,
+);
 
 // A track: 40 runs × 43 queries (TREC DL 2019's size), every run against the first, with GeoRisk, as the CLI runs it.
 const TRACK_QUERIES = 43;

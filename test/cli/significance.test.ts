@@ -175,9 +175,24 @@ function signLiteral(wins: number, losses: number): number | null {
 const FROM_R: Record<string, { sd: number; power: number; mde: number; n: Record<string, number> }> = {
   'rotated recip_rank': { sd: 0.36746385076421745, power: 0.32059463911919661, mde: 0.16070013934361607, n: { '0.02': 2652, '0.05': 426 } },
   'rotated ndcg_cut_10': { sd: 0.13942048942883131, power: 0.90353490019174398, mde: 0.060971690227413423, n: { '0.02': 384, '0.05': 63 } },
-  'reversed recip_rank': { sd: 0.40928230847813052, power: 0.54200241470685651, mde: 0.17898828379043669, n: { '0.02': 3289, '0.05': 528 } },
-  'reversed ndcg_cut_10': { sd: 0.08274787413382563, power: 0.69447039810897915, mde: 0.036187491302991211, n: { '0.02': 137, '0.05': 24 } },
-  'dropped recip_rank': { sd: 0.31179077311830011, power: 0.066922613517713447, mde: 0.13635306053088275, n: { '0.02': 1910, '0.05': 308 } },
+  'reversed recip_rank': {
+    sd: 0.40928230847813052,
+    power: 0.54200241470685651,
+    mde: 0.17898828379043669,
+    n: { '0.02': 3289, '0.05': 528 },
+  },
+  'reversed ndcg_cut_10': {
+    sd: 0.08274787413382563,
+    power: 0.69447039810897915,
+    mde: 0.036187491302991211,
+    n: { '0.02': 137, '0.05': 24 },
+  },
+  'dropped recip_rank': {
+    sd: 0.31179077311830011,
+    power: 0.066922613517713447,
+    mde: 0.13635306053088275,
+    n: { '0.02': 1910, '0.05': 308 },
+  },
   'dropped ndcg_cut_10': { sd: 0.13723622853651757, power: 0.44131615596923068, mde: 0.060016464212588751, n: { '0.02': 372, '0.05': 62 } },
 };
 
@@ -495,7 +510,12 @@ describe('fliplab significance', () => {
       const c = queries.length;
       for (const alpha of [1, 5]) {
         const rows = g.alpha[String(alpha)]!;
-        expect(rows.map((r) => r.name)).toEqual(['run.msmarco-v1-passage.bm25-default.dl19.txt', 'rotated.run', 'reversed.run', 'dropped.run']);
+        expect(rows.map((r) => r.name)).toEqual([
+          'run.msmarco-v1-passage.bm25-default.dl19.txt',
+          'rotated.run',
+          'reversed.run',
+          'dropped.run',
+        ]);
         x.forEach((row, i) => {
           const z = row.map((v, q) => {
             const e = (S[i]! * T[q]!) / N;
@@ -529,7 +549,18 @@ describe('fliplab significance', () => {
     writeFileSync(reference, lines(false, 'late').join('\n') + '\n');
     writeFileSync(candidate, lines(true, 'early').join('\n') + '\n');
     const permutations = 1000;
-    const args = ['--reference', reference, '--candidate', candidate, '-m', 'recip_rank', '-m', 'ndcg_cut.10', '--permutations', String(permutations)];
+    const args = [
+      '--reference',
+      reference,
+      '--candidate',
+      candidate,
+      '-m',
+      'recip_rank',
+      '-m',
+      'ndcg_cut.10',
+      '--permutations',
+      String(permutations),
+    ];
     const json = await cli('significance', qrels, ...args, '--json');
     expect(json.code, json.stderr).toBe(0);
     const rows = (JSON.parse(json.stdout) as { rows: Row[] }).rows;

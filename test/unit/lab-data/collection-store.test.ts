@@ -47,7 +47,7 @@ describe('CollectionStore', () => {
     store.close();
   });
 
-  it('keeps each collection\'s last use: touch sets it, a put keeps it, an unknown id is left alone', async () => {
+  it("keeps each collection's last use: touch sets it, a put keeps it, an unknown id is left alone", async () => {
     const store = new CollectionStore('test-store-used');
     await store.put({ id: 'x', name: 'x', source: 'files', addedAt: 1000 }, files);
     expect((await store.meta('x'))?.lastUsed).toBeUndefined();
