@@ -379,7 +379,9 @@ describe('remembered model folders (File System Access)', () => {
 
 describe('calibration: a device projected twice as fast is offered', () => {
   it('on WebGPU over SwiftShader, times a batch on WASM, offers it with both projections, and switching keeps what was encoded', async () => {
-    const { dir: own } = await scifactSubset('own-250', 250);
+    // Long enough that the job is projected past the calibration's 15 s once its shaders are compiled: the
+    // agreement check, run first on this path, compiles them, so the job's own first batches are no longer slow.
+    const { dir: own } = await scifactSubset('own-600', 600);
 
     const gpuBrowser = await launchChromium({ webgpu: true });
     try {
