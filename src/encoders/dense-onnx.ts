@@ -95,6 +95,12 @@ export interface OnnxDenseOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
+/** A search's arguments, refused before any work: the queries' width and a positive whole k. */
+function checkSearch(dim: number, queries: DenseMatrix, k: number): void {
+  if (dim !== queries.dim) throw new RangeError(`query dimension ${queries.dim} differs from document dimension ${dim}`);
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+}
+
 /** The MatMul + TopK session, to run any number of searches (release it when done). */
 export function denseSession(ort: OrtLike, sessionOptions: object = {}): Promise<OrtSession> {
   return ort.InferenceSession.create(decodeBase64(DENSE_TOPK_ONNX_BASE64), sessionOptions);
@@ -109,8 +115,7 @@ export async function searchDenseIndex(
   k: number,
   options: Omit<OnnxDenseOptions, 'sessionOptions' | 'docBlockRows'> = {},
 ): Promise<TopK<Float32Array>[]> {
-  if (index.dim !== queries.dim) throw new RangeError(`query dimension ${queries.dim} differs from document dimension ${index.dim}`);
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+  checkSearch(index.dim, queries, k);
   const queryBlock = options.queryBlockRows ?? QUERY_BLOCK_ROWS;
   const dim = index.dim;
   const kk = Math.min(k, index.rows);
@@ -152,8 +157,7 @@ export async function denseTopKOnnx(
   k: number,
   options: OnnxDenseOptions = {},
 ): Promise<TopK<Float32Array>[]> {
-  if (docs.dim !== queries.dim) throw new RangeError(`query dimension ${queries.dim} differs from document dimension ${docs.dim}`);
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+  checkSearch(docs.dim, queries, k); // before the index is built for nothing
   const index = DenseIndex.from(docs, options.docBlockRows);
   const session = await denseSession(ort, options.sessionOptions);
   try {

@@ -190,15 +190,17 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
       models.ready();
       const ort = options.ort;
       if (ort === undefined) throw new Error('denseSearch needs an ONNX Runtime (createEncodeApi({ ort }))');
-      if (typeof docs === 'string' && kept?.id !== docs) throw new Error(`no dense matrix "${docs}" is kept (keepDenseDocs first)`);
+      // Taken now: a keep or drop arriving while the device is picked must not change what this search reads.
+      const resident = typeof docs === 'string' ? kept : null;
+      if (typeof docs === 'string' && resident?.id !== docs) throw new Error(`no dense matrix "${docs}" is kept (keepDenseDocs first)`);
       const { device: used, reason } = await pickSearchDevice(device);
       const runtime = models.runtimeDevice(used);
       const sessionOptions = { executionProviders: [runtime] };
       let hits;
-      if (typeof docs === 'string' && kept !== null) {
-        let session = kept.sessions.get(runtime);
-        if (session === undefined) kept.sessions.set(runtime, (session = denseSession(ort, sessionOptions)));
-        hits = await searchDenseIndex(ort, await session, kept.index, queries, k);
+      if (resident !== null) {
+        let session = resident.sessions.get(runtime);
+        if (session === undefined) resident.sessions.set(runtime, (session = denseSession(ort, sessionOptions)));
+        hits = await searchDenseIndex(ort, await session, resident.index, queries, k);
       } else {
         const session = await denseSession(ort, sessionOptions);
         try {
