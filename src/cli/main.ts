@@ -23,6 +23,7 @@ import { registerDemo } from './commands/demo.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerAnswers } from './commands/answers.ts';
 import { registerEncode } from './commands/encode.ts';
+import { registerJudgeAudit } from './commands/judge-audit.ts';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('fliplab')
@@ -60,6 +61,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerSearch(program, io, setExit);
   registerAnswers(program, io, setExit);
   registerDemo(program, io, setExit);
+  registerJudgeAudit(program, io, setExit);
   return program;
 }
 

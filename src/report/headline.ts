@@ -5,7 +5,8 @@
  * The query count is the whole cohort (every judged query), so the sentence never needs a second base.
  * When holes in the judgments could explain some broken queries, a second sentence says how many and gives the
  * negative-flip rate's range: "19 of the 28 broken have unjudged passages in bm25-rm3's top 10: negative-flip
- * rate 2.1–6.8%." (the lower end counts only broken queries whose candidate top k is fully judged).
+ * rate 2.1–6.8%." (the lower end counts only broken queries whose candidate top k is fully judged). With a model
+ * layer filling the holes, a third says how many flips rest on the model's labels (`modelLabelsSentence`).
  */
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { Qrels } from '../core/types.ts';
@@ -45,6 +46,24 @@ export function holesSentence(c: FlipReport['depths'][number]['candidates'][numb
 }
 
 /**
+ * The model-labels sentence of one candidate row: "9 of the 14 broken queries rest on model labels; 2 of the 5
+ * fixed." — '' when the analysis has no model layer or no flip rests on it.
+ */
+export function modelLabelsSentence(c: FlipReport['depths'][number]['candidates'][number]): string {
+  const broken = c.broken_on_model_labels;
+  const fixed = c.fixed_on_model_labels;
+  if (broken === undefined || fixed === undefined || broken + fixed === 0) return '';
+  const of = (n: number, total: number, what: string) =>
+    n === total ? `all ${formatCount(total)} ${what}` : `${formatCount(n)} of the ${formatCount(total)} ${what}`;
+  const parts = [
+    ...(broken > 0 ? [of(broken, c.broken, c.broken === 1 ? 'broken query' : 'broken queries')] : []),
+    ...(fixed > 0 ? [of(fixed, c.fixed, c.fixed === 1 ? 'fixed query' : 'fixed queries')] : []),
+  ];
+  const sentence = `${parts.join(' and ')} rest${broken + fixed === 1 && parts.length === 1 ? 's' : ''} on model labels.`;
+  return ` ${sentence[0]!.toUpperCase()}${sentence.slice(1)}`;
+}
+
+/**
  * One sentence per candidate at depth `k` (the report's first depth when it has no block for k), with
  * nDCG@10 before → after when `metrics` has both runs. `holes: false` leaves the holes sentence out (see
  * `judgesNonRelevant`).
@@ -65,7 +84,8 @@ export function headlineSentences(
     const text =
       `Replacing ${reference} by ${c.name} at k = ${block.k} fixes ${formatCount(c.fixed)} and breaks ${formatCount(c.broken)} ` +
       `of ${countOf(report.queries, 'query')} (net ${formatSigned(c.fixed - c.broken)})${ndcg}.` +
-      (options.holes === false ? '' : holesSentence(c, block.k));
+      (options.holes === false ? '' : holesSentence(c, block.k)) +
+      modelLabelsSentence(c);
     return { candidate: c.name, text };
   });
 }

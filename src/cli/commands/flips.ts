@@ -16,7 +16,11 @@ import { forEvaluation } from '../../core/io/run-top.ts';
 import type { KeptRun } from '../../core/io/run-top.ts';
 import { depthWarnings, listLengths } from '../../core/depth.ts';
 import type { Qrels, Run } from '../../core/types.ts';
-import { flipReportJson } from '../../report/json.ts';
+import { flipReportJson, type ModelLabelsSummary } from '../../report/json.ts';
+import { layerModelQrels } from '../../core/judging/layer.ts';
+import { flipsOnModelLabels, withModelLabelCounts } from '../../core/judging/model-flips.ts';
+import type { ParseResult } from '../../core/io/trec.ts';
+import { readModelQrels, usableModelLabels } from '../model-qrels.ts';
 import { importedRecipe, recipeLine, type Recipe } from '../../report/recipe.ts';
 import { evaluateRun, LAB_MEASURES, labMetricsRow } from '../../report/metrics.ts';
 import { significanceOfResults } from '../../report/significance.ts';
@@ -51,6 +55,7 @@ interface FlipsOpts {
   cohortAt?: number;
   latex?: string;
   significance?: boolean;
+  modelQrels?: string;
 }
 
 /** Write an export; a path that cannot be written is a usage problem (exit 2), not an internal error. */
@@ -169,6 +174,25 @@ export function gateViolations(report: FlipReport, maxRate: number, k: number): 
     .filter((c) => c.rate === null || c.rate > maxRate);
 }
 
+/** The model layer of `--model-qrels`: read against people's grades, left to the labels the analysis can use, layered under them. */
+async function modelLayer(path: string, people: ParseResult<Qrels>, qrelsFiles: readonly string[], runs: readonly { value: KeptRun }[]) {
+  const read = await readModelQrels(path, people.value, qrelsFiles.join(' + '));
+  const usable = usableModelLabels(
+    read.qrels,
+    people.value,
+    runs.map((r) => r.value),
+    path,
+  );
+  const layer = layerModelQrels(people.value, usable.qrels);
+  const summary: ModelLabelsSummary = {
+    source: path,
+    filled: layer.filled,
+    set_aside: layer.overruled,
+    model_only_queries: layer.modelOnlyQueries,
+  };
+  return { layer, summary, warnings: [...read.warnings, ...usable.warnings] };
+}
+
 export function registerFlips(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('flips')
@@ -208,6 +232,11 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
       "also test each candidate's measures against the reference's, as the lab's table does (paired t, randomization, " +
         'bootstrap interval, d_z, TRisk; Holm): `significance` in the JSON, a section in the reports (see fliplab significance)',
     )
+    .option(
+      '--model-qrels <file>',
+      "a model's judgments (TREC or BEIR qrels) layered under people's: they fill only pairs no person judged; each " +
+        'candidate row gains broken_on_model_labels and fixed_on_model_labels (the flips that are no flips without them)',
+    )
     .action(async (qrelsArg: string | undefined, opts: FlipsOpts) => {
       const qrelsFiles = qrelsPaths(qrelsArg, opts.qrels);
       const qrelsPath = qrelsFiles[0]!;
@@ -222,8 +251,10 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
 
       const paths = [opts.reference, ...opts.candidate];
       const names = nameRuns(paths, opts.name);
-      const qrels = await readLayeredQrels(qrelsFiles);
-      const runs = await readKeptRuns(paths, names, keepOptions(Math.max(...depths), opts.keep, qrels.value));
+      const people = await readLayeredQrels(qrelsFiles);
+      const runs = await readKeptRuns(paths, names, keepOptions(Math.max(...depths), opts.keep, people.value));
+      const model = opts.modelQrels === undefined ? undefined : await modelLayer(opts.modelQrels, people, qrelsFiles, runs);
+      const qrels = model === undefined ? people : { value: model.layer.qrels, warnings: [...people.warnings, ...model.warnings] };
       const [reference, ...candidates] = runs.map((r) => r.value) as [KeptRun, ...KeptRun[]];
       const depthNotes = depthWarnings(
         runs.map((r) => ({ name: r.value.name, lengths: listLengths(r.value) })),
@@ -238,14 +269,21 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
           message: w.message,
         })),
       ]);
-      const report = analyzeFlips(qrels.value, reference, candidates, {
+      const flipOptions = {
         depths,
-        label: opts.label,
+        label: opts.label as 'any' | 'strict',
         relevanceLevel: opts.l,
         perQuery: opts.perQuery === true || opts.csv !== undefined,
         judgedOnly: opts.judgedOnly === true,
         ...(opts.cohortAt === undefined ? {} : { cohortAt: opts.cohortAt }),
-      });
+      };
+      const report =
+        model === undefined
+          ? analyzeFlips(qrels.value, reference, candidates, flipOptions)
+          : (() => {
+              const both = flipsOnModelLabels(people.value, qrels.value, reference, candidates, flipOptions);
+              return withModelLabelCounts(both.report, both.onModel);
+            })();
       // --csv needs per-query states; the printed report carries them only when --per-query asks.
       const printed: FlipReport = { ...report };
       if (opts.perQuery !== true) delete printed.per_query;
@@ -268,7 +306,7 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
           : undefined;
       io.stdout(
         opts.json
-          ? flipReportJson(printed, depthNotes, recipes, tests)
+          ? flipReportJson(printed, depthNotes, recipes, tests, model?.summary)
           : formatFlipReport(printed) + (tests ? `\n\n${formatSignificance(tests)}` : ''),
       );
       if (opts.csv !== undefined) {

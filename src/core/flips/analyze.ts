@@ -59,6 +59,10 @@ export interface CandidateRow {
   btc: Estimate;
   /** Backward error compatibility: unchanged / (unchanged + broken), the candidate's failures the reference shares. */
   bec: Estimate;
+  /** With a model layer (core/judging): broken queries that are not broken on people's judgments alone. */
+  broken_on_model_labels?: number;
+  /** With a model layer: fixed queries that are not fixed on people's judgments alone. */
+  fixed_on_model_labels?: number;
 }
 
 export interface DepthBlock {

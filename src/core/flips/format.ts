@@ -45,6 +45,20 @@ export interface TableRows {
 }
 
 export function transitionRows(d: DepthBlock): TableRows {
+  // With a model layer (core/judging): how many of each candidate's flips are flips only on the model's labels.
+  const model = d.candidates.some((c) => c.broken_on_model_labels !== undefined);
+  const base = transitionTable(d);
+  if (!model) return base;
+  return {
+    header: [...base.header, 'broken on model labels', 'fixed on model labels'],
+    rows: base.rows.map((row, i) => {
+      const c = d.candidates[i]!;
+      return [...row, `${c.broken_on_model_labels ?? 0}`, `${c.fixed_on_model_labels ?? 0}`];
+    }),
+  };
+}
+
+function transitionTable(d: DepthBlock): TableRows {
   return {
     header: [
       'candidate',

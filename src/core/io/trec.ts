@@ -36,6 +36,11 @@ export function qrelsFields(raw: string): string[] {
   return splitFields(raw);
 }
 
+export interface QrelsOptions {
+  /** The grades allowed, inclusive; `of` names where the scale comes from, for the message. */
+  readonly grades?: { readonly min: number; readonly max: number; readonly of?: string };
+}
+
 /** Incremental qrels parser: feed lines, then `finish()`. Accepts TREC 4-column and BEIR 3-column lines. */
 export class QrelsBuilder {
   private readonly byQuery = new Map<QueryId, Map<DocId, number>>();
@@ -46,7 +51,11 @@ export class QrelsBuilder {
   private duplicates = 0;
   private readonly rewrites = new IdRewrites();
 
-  constructor(private readonly file: string) {}
+  /** `grades`: the scale a grade must fall in (a model layer's grades against the collection's), else refused. */
+  constructor(
+    private readonly file: string,
+    private readonly options: QrelsOptions = {},
+  ) {}
 
   line(raw: string, lineNo: number): void {
     if (raw.charCodeAt(0) === HASH) return;
@@ -71,6 +80,14 @@ export class QrelsBuilder {
     }
     if (grade === undefined) {
       throw new InputError(this.file, lineNo, `expected an integer relevance grade in the last column, got ${quote(gradeField)}`);
+    }
+    const scale = this.options.grades;
+    if (scale !== undefined && (grade < scale.min || grade > scale.max)) {
+      throw new InputError(
+        this.file,
+        lineNo,
+        `grade ${grade} is outside the collection's scale ${scale.min}–${scale.max}${scale.of === undefined ? '' : ` (${scale.of})`}`,
+      );
     }
     const qid = asQueryId(this.rewrites.take(f[0]!));
     const docid = asDocId(this.rewrites.take(f[f.length - 2]!));
@@ -103,8 +120,8 @@ export class QrelsBuilder {
 }
 
 /** Parse qrels (TREC or BEIR TSV, optionally gzip) from any source. */
-export async function parseQrels(source: TextSource, file: string): Promise<ParseResult<Qrels>> {
-  const b = new QrelsBuilder(file);
+export async function parseQrels(source: TextSource, file: string, options: QrelsOptions = {}): Promise<ParseResult<Qrels>> {
+  const b = new QrelsBuilder(file, options);
   await readLines(source, (l, n) => b.line(l, n), file);
   return b.finish();
 }
