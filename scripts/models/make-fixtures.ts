@@ -95,6 +95,13 @@ export const TINY_BERT_OVERFLOW: FixtureSpec = {
   pooling: 'cls',
 };
 
+/** A generated cross-encoder (BertForSequenceClassification, one label) for the judges; the LLM judge is TINY_READER. */
+export const TINY_CROSS_ENCODER: FixtureSpec = {
+  id: 'fliplab/tiny-cross-encoder',
+  options: { head: 'classifier', seed: 3, name: 'fliplab/tiny-cross-encoder' },
+  pooling: 'cls',
+};
+
 const MANIFEST = 'fixture-manifest.json';
 const GENERATOR_SOURCES = [
   'onnx-writer.ts',
@@ -243,6 +250,15 @@ export async function makeTrapFixtures(
   return writeFixtures(specs, outDir, opts.force ?? false);
 }
 
+/** Generate the judge fixtures under `outDir` ({@link TINY_CROSS_ENCODER}; fp32 only), in the same way. */
+export async function makeJudgeFixtures(
+  outDir: string = DEFAULT_MODELS_DIR,
+  opts: { readonly force?: boolean } = {},
+): Promise<FixtureResult[]> {
+  const spec: AnySpec = { ...TINY_CROSS_ENCODER, files: () => tinyBertFiles(buildTinyBert(TINY_CROSS_ENCODER.options)) };
+  return writeFixtures([spec], outDir, opts.force ?? false);
+}
+
 /** Generate the decoder fixtures under `outDir` ({@link READER_FIXTURES}), in the same way. */
 export async function makeReaderFixtures(
   outDir: string = DEFAULT_MODELS_DIR,
@@ -255,7 +271,8 @@ async function main(argv: readonly string[]): Promise<void> {
   const force = argv.includes('--force');
   const outDir = resolve(argv.find((a) => !a.startsWith('--')) ?? DEFAULT_MODELS_DIR);
   const results = [];
-  for (const make of [makeModelFixtures, makeTrapFixtures, makeReaderFixtures]) results.push(...(await make(outDir, { force })));
+  for (const make of [makeModelFixtures, makeTrapFixtures, makeReaderFixtures, makeJudgeFixtures])
+    results.push(...(await make(outDir, { force })));
   for (const r of results) {
     const onnx = r.files['onnx/model.onnx'] ?? 0;
     const fp16 = r.files['onnx/model_fp16.onnx'] ?? 0;

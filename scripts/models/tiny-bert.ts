@@ -21,10 +21,14 @@ import { toQ8Graph } from './q8.ts';
 import { attr, encodeOnnxModelChunks, OnnxDataType, OnnxGraphBuilder, type OnnxGraph } from './onnx-writer.ts';
 import { bertTokenizerFiles, buildWordPieceVocab, SPECIAL_IDS } from './wordpiece-vocab.ts';
 
-export type TinyBertHead = 'none' | 'mlm';
+export type TinyBertHead = 'none' | 'mlm' | 'classifier';
 
 export interface TinyBertOptions {
-  /** `'none'`: BertModel, output `last_hidden_state`. `'mlm'`: BertForMaskedLM, output `logits`. Default `'none'`. */
+  /**
+   * `'none'`: BertModel, output `last_hidden_state`. `'mlm'`: BertForMaskedLM, output `logits` [B, S, V].
+   * `'classifier'`: BertForSequenceClassification with one label (a cross-encoder), output `logits` [B, 1].
+   * Default `'none'`.
+   */
   readonly head?: TinyBertHead;
   /** Default 32. Must be divisible by `heads`. */
   readonly hiddenSize?: number;
@@ -111,6 +115,12 @@ export interface MlmHeadWeights {
   readonly decoderBias: Float32Array;
 }
 
+/** BertForSequenceClassification's head: tanh(pooler(h[CLS])) → classifier, one logit. */
+export interface ClassifierHeadWeights {
+  readonly pooler: DenseWeights;
+  readonly classifier: DenseWeights;
+}
+
 export interface TinyBertWeights {
   /** [vocabSize, hiddenSize]; the [PAD] row is zero (padding_idx 0). */
   readonly wordEmbeddings: Float32Array;
@@ -121,6 +131,7 @@ export interface TinyBertWeights {
   readonly embeddingNorm: LayerNormWeights;
   readonly layers: readonly BertLayerWeights[];
   readonly mlm?: MlmHeadWeights;
+  readonly classifier?: ClassifierHeadWeights;
 }
 
 /** A generated model in memory: what the ONNX file and config describe, and what the reference forward reads. */
@@ -283,8 +294,10 @@ export function buildTinyBert(opts: TinyBertOptions = {}): TinyBertModel {
           },
         }
       : {}),
+    ...(c.head === 'classifier' ? { classifier: { pooler: dense('bert.pooler.dense', h, h), classifier: dense('classifier', h, 1) } } : {}),
   };
-  const name = opts.name ?? (c.head === 'mlm' ? 'fliplab/tiny-splade' : 'fliplab/tiny-bert');
+  const name =
+    opts.name ?? (c.head === 'mlm' ? 'fliplab/tiny-splade' : c.head === 'classifier' ? 'fliplab/tiny-cross-encoder' : 'fliplab/tiny-bert');
   return { name, config: c, vocabulary, weights };
 }
 
@@ -399,6 +412,14 @@ export function tinyBertOnnxGraph(model: TinyBertModel): OnnxGraph {
   if (c.head === 'none') {
     if (w.layers.length === 0) hidden = g.node('Identity', [hidden], {}, 'last_hidden_state');
     g.output('last_hidden_state', OnnxDataType.FLOAT, [BATCH, SEQUENCE, h]);
+  } else if (c.head === 'classifier') {
+    const head = w.classifier;
+    if (!head) throw new Error('tiny-bert: classifier head weights missing');
+    // [CLS] (position 0) → pooler dense + tanh → one logit, as BertForSequenceClassification (dropout off).
+    const cls = g.node('Reshape', [g.node('Gather', [hidden, zero1d], { axis: attr.int(1) }), g.int64s('const.cls_shape', [-1, h])]);
+    const pooled = g.node('Tanh', [dense(cls, 'bert.pooler.dense', head.pooler)]);
+    g.node('Identity', [dense(pooled, 'classifier', head.classifier)], {}, 'logits');
+    g.output('logits', OnnxDataType.FLOAT, [BATCH, 1]);
   } else {
     const mlm = w.mlm;
     if (!mlm) throw new Error('tiny-bert: mlm head weights missing');
@@ -425,7 +446,8 @@ export function tinyBertConfigJson(model: TinyBertModel): Record<string, unknown
   const c = model.config;
   return {
     _name_or_path: model.name,
-    architectures: [c.head === 'mlm' ? 'BertForMaskedLM' : 'BertModel'],
+    architectures: [c.head === 'mlm' ? 'BertForMaskedLM' : c.head === 'classifier' ? 'BertForSequenceClassification' : 'BertModel'],
+    ...(c.head === 'classifier' ? { id2label: { '0': 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}),
     attention_probs_dropout_prob: 0.1,
     classifier_dropout: null,
     hidden_act: 'gelu',

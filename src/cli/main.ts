@@ -24,6 +24,7 @@ import { registerSearch } from './commands/search.ts';
 import { registerAnswers } from './commands/answers.ts';
 import { registerEncode } from './commands/encode.ts';
 import { registerJudgeAudit } from './commands/judge-audit.ts';
+import { registerJudge } from './commands/judge.ts';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('fliplab')
@@ -62,6 +63,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerAnswers(program, io, setExit);
   registerDemo(program, io, setExit);
   registerJudgeAudit(program, io, setExit);
+  registerJudge(program, io, setExit);
   return program;
 }
 

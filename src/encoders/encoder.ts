@@ -46,7 +46,8 @@ export interface ModelFileCacheLike {
 }
 
 /** Where models come from when the caller names no host. */
-export const DEFAULT_REMOTE_HOST = 'https://huggingface.co/';
+export { DEFAULT_REMOTE_HOST } from './remote-host.ts';
+import { DEFAULT_REMOTE_HOST } from './remote-host.ts';
 
 export interface LoadOptions {
   readonly device: EncoderDevice;

@@ -21,6 +21,10 @@ export interface SystemsAudit {
 export interface JudgeAudit {
   readonly pairs: number;
   readonly relevance_level: number;
+  /** The share of pairs graded alike on both sides of the relevance level (κ's observed agreement). */
+  readonly agreement: number | null;
+  /** Why κ says little here, when it does (people's labels all on one side of the level: κ is 0 by construction). */
+  readonly note: string | null;
   readonly kappa: number | null;
   readonly kappa_linear: number | null;
   readonly kappa_quadratic: number | null;
@@ -43,6 +47,11 @@ export function judgeAudit(
   const audit: JudgeAudit = {
     pairs: shared.length,
     relevance_level: level,
+    agreement: shared.length === 0 ? null : h.filter((g, i) => g >= level === m[i]! >= level).length / shared.length,
+    note:
+      shared.length > 0 && new Set(h.map((g) => g >= level)).size === 1
+        ? `people graded every one ${h[0]! >= level ? 'relevant' : 'not relevant'}, so κ is 0 by construction`
+        : null,
     kappa: cohenKappa(
       h.map((g) => g >= level),
       m.map((g) => g >= level),
@@ -66,6 +75,7 @@ export function judgeAudit(
   };
 }
 
+const percent = (x: number): string => `${(100 * x).toFixed(0)}%`;
 const fixed = (x: number | null, digits = 2): string => (x === null ? 'undefined' : x.toFixed(digits));
 
 /**
@@ -74,6 +84,8 @@ const fixed = (x: number | null, digits = 2): string => (x === null ? 'undefined
  */
 export function auditSentence(audit: JudgeAudit): string {
   if (audit.pairs === 0) return 'No pair was judged by both people and the model: the model’s labels are unaudited.';
+  if (audit.note !== null && audit.agreement !== null)
+    return `On ${countOf(audit.pairs, 'pair')} people also judged, the model agrees on ${percent(audit.agreement)}: ${audit.note}.`;
   const kappa = `κ = ${fixed(audit.kappa)} (${kappaWords(audit.kappa)})`;
   const agree = `On ${countOf(audit.pairs, 'pair')} people also judged, the model agrees with ${kappa}`;
   const s = audit.systems;
@@ -85,6 +97,9 @@ export function auditSentence(audit: JudgeAudit): string {
 export function formatJudgeAudit(audit: JudgeAudit): string {
   const lines = [auditSentence(audit), ''];
   lines.push(`pairs judged by both      ${audit.pairs}`);
+  lines.push(
+    `agreement (grade ≥ ${audit.relevance_level})     ${audit.agreement === null ? 'undefined' : `${(100 * audit.agreement).toFixed(1)}%`}`,
+  );
   lines.push(`kappa (grade ≥ ${audit.relevance_level})         ${fixed(audit.kappa, 4)}`);
   lines.push(`weighted kappa, linear    ${fixed(audit.kappa_linear, 4)}`);
   lines.push(`weighted kappa, quadratic ${fixed(audit.kappa_quadratic, 4)}`);
