@@ -13,21 +13,27 @@
  * resident memory (every process this bench started, from /proc) and the page's JS memory:
  *
  *   encode    a corpus job on WASM (as many threads as cores, cross-origin isolated) into IndexedDB, the device's
- *             own batch plan; stopped by a reload once half the passages are committed: passages/s, tokens/s
+ *             own batch plan; stopped by a reload once half the passages are committed: passages/s, tokens/s.
+ *             Every job keeps its vectors in the encode worker as the matrix dense search reads (`keepDense`);
+ *             the page keeps only the checked sample, as the app keeps none
  *   resume    the same job on the reloaded page: what it found committed (IndexedDB's own count too), how long
  *             the lookup took, what it encoded; committed vectors lost by the reload (0 expected: only the
  *             batch in flight is re-encoded)
  *   rebuild   a new page (second visit), the same job: every vector from IndexedDB, no model loaded
  *   search    on that page: model load, 648 queries encoded (role 'query'), exact dense top-k in the worker
- *             (MatMul + TopK on ONNX Runtime, `--k 100,1000`) over the vectors the page holds; the first
- *             queries' top 10 checked against a plain scan in the page
+ *             (MatMul + TopK on ONNX Runtime, `--k 100,1000`) over the matrix the rebuild left there; the page's
+ *             peak over its idle state through rebuild and search against the goal, 2 × the matrix
  *   check     100 vectors spread over the corpus, after resume and after rebuild, against the same passages
- *             encoded fresh (max |difference| ≤ 1e-5)
+ *             encoded fresh (max |difference| ≤ 1e-5); the first queries' top 10 against a plain scan in the page
+ *   search-copied  the peer, on a fresh page: the vectors read back whole into the page, packed row-major and
+ *             sent with every search, indexed in the worker for that call only (the path before the worker
+ *             kept a matrix): its peak over idle and its times, and the kept path's ratios to them
  *   run       the whole run: wall ms, the browser's peak resident memory (sampled every 200 ms), storage used
  *
  * The browser runs a persistent profile in the temp dir (IndexedDB on disk, as a user's is; an incognito
  * context would keep it in the browser's memory). Memory: rssMB after the phase, peakRssMB its highest during
- * the phase; jsHeapMB is the page's `performance.memory` heap (Chromium-only, coarse), uaMemoryMB and
+ * the phase (anonMB and peakAnonMB: the same without file pages mapped from disk, test/support/browser-rss.ts);
+ * jsHeapMB is the page's `performance.memory` heap (Chromium-only, coarse), uaMemoryMB and
  * uaWorkerMB what `performance.measureUserAgentSpecificMemory()` attributes to the page and its workers (null
  * when unavailable).
  */
@@ -36,7 +42,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { writeTinyBert } from '../scripts/models/tiny-bert.ts';
-import { browserRssMB } from '../test/support/browser-rss.ts';
+import { browserMemoryMB, browserRssMB } from '../test/support/browser-rss.ts';
 import { startHubServer } from '../test/support/hub-server.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/e2e/browser.ts';
 import { buildTestPages } from '../test/e2e/build-pages.ts';
@@ -73,26 +79,33 @@ export interface FiqaSizedOptions {
 
 export type FiqaSizedRow = Record<string, unknown> & { readonly phase: string };
 
-/** Samples the browser's resident memory until stopped: the peak since the last `phasePeak()`, and overall. */
+/**
+ * Samples the browser's memory until stopped: resident (rss) and its own part (anon: without file pages mapped
+ * from disk, test/support/browser-rss.ts), the peak since the last `phasePeak()`, and overall.
+ */
 function rssSampler() {
   let peak = 0;
   let phase = 0;
+  let phaseAnon = 0;
   let sampling = true;
   const loop = (async () => {
     while (sampling) {
-      const mb = browserRssMB();
-      peak = Math.max(peak, mb);
-      phase = Math.max(phase, mb);
+      const mb = browserMemoryMB();
+      peak = Math.max(peak, mb.rss);
+      phase = Math.max(phase, mb.rss);
+      phaseAnon = Math.max(phaseAnon, mb.anon);
       await new Promise((r) => setTimeout(r, RSS_EVERY_MS));
     }
   })();
   return {
     phasePeak: async () => {
-      const now = browserRssMB();
-      const p = Math.max(phase, now);
-      phase = now;
-      peak = Math.max(peak, now);
-      return { rssMB: Math.round(now), peakRssMB: Math.round(p) };
+      const now = browserMemoryMB();
+      const p = Math.max(phase, now.rss);
+      const a = Math.max(phaseAnon, now.anon);
+      phase = now.rss;
+      phaseAnon = now.anon;
+      peak = Math.max(peak, now.rss);
+      return { rssMB: Math.round(now.rss), peakRssMB: Math.round(p), anonMB: Math.round(now.anon), peakAnonMB: Math.round(a) };
     },
     peak: () => Math.round(peak),
     stop: async () => {
@@ -210,7 +223,12 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
     await page.goto(pageUrl);
     await ready(page);
     const idleRssMB = Math.round(browserRssMB());
-    await page.evaluate(([a, t, db]) => window.fliplabTest.startKeptCorpus('wasm', a[0], a[1], a[2], t, db), [args, texts, DB] as const);
+    await page.evaluate(([a, t, db, at]) => window.fliplabTest.startKeptCorpus('wasm', a[0], a[1], a[2], t, db, at), [
+      args,
+      texts,
+      DB,
+      sample,
+    ] as const);
     const half = Math.ceil(n / 2);
     let encodeMemory: PageMemory | null = null;
     let memoryStarted = false;
@@ -264,7 +282,12 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
     await page.reload();
     await ready(page);
     const stored = await page.evaluate((db) => window.fliplabTest.storedVectors(db), DB);
-    await page.evaluate(([a, t, db]) => window.fliplabTest.startKeptCorpus('wasm', a[0], a[1], a[2], t, db), [args, texts, DB] as const);
+    await page.evaluate(([a, t, db, at]) => window.fliplabTest.startKeptCorpus('wasm', a[0], a[1], a[2], t, db, at), [
+      args,
+      texts,
+      DB,
+      sample,
+    ] as const);
     const resumed = await page.evaluate(() => window.fliplabTest.keptResult());
     if (resumed === null || 'error' in resumed) throw new Error(`resume: ${resumed === null ? 'no job' : resumed.error}`);
     const resumeMemory = await page.evaluate((u) => window.fliplabTest.pageMemory(u), ua);
@@ -293,16 +316,25 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
     });
     await page.close();
 
-    // 3. second visit: a new page, the same job, everything from IndexedDB.
+    // 3. second visit: a new page, the same job, everything from IndexedDB, into the worker's matrix.
+    const matrixMB = (n * 1024 * 4) / 2 ** 20;
     const next = await context.newPage();
     await next.goto(pageUrl);
     await ready(next);
     await rss.phasePeak();
-    await next.evaluate(([a, t, db]) => window.fliplabTest.startKeptCorpus('wasm', a[0], a[1], a[2], t, db), [args, texts, DB] as const);
+    const keptIdle = browserMemoryMB();
+    const keptIdleMB = keptIdle.rss;
+    await next.evaluate(([a, t, db, at]) => window.fliplabTest.startKeptCorpus('wasm', a[0], a[1], a[2], t, db, at), [
+      args,
+      texts,
+      DB,
+      sample,
+    ] as const);
     const rebuilt = await next.evaluate(() => window.fliplabTest.keptResult());
     if (rebuilt === null || 'error' in rebuilt) throw new Error(`rebuild: ${rebuilt === null ? 'no job' : rebuilt.error}`);
     const rebuildMemory = await next.evaluate((u) => window.fliplabTest.pageMemory(u), ua);
     const storedAfter = await next.evaluate((db) => window.fliplabTest.storedVectors(db), DB);
+    const rebuildRss = await rss.phasePeak();
     emit({
       phase: 'rebuild',
       passages: n,
@@ -315,21 +347,28 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
       passagesPerSecond: round((rebuilt.vectors * 1000) / rebuilt.ms),
       storedVectors: storedAfter.vectors,
       storedMB: round(storedAfter.encodings.reduce((s, e) => s + e.bytes, 0) / 2 ** 20, 1),
-      ...(await rss.phasePeak()),
+      ...rebuildRss,
+      overIdleMB: Math.round(rebuildRss.rssMB - keptIdleMB),
+      idleAnonByType: keptIdle.anonByType,
+      anonByType: browserMemoryMB().anonByType,
       ...memoryFields(rebuildMemory),
     });
 
-    // The vectors after the rebuild against a fresh encoding (before the search, which hands the page's vectors
-    // to the worker and drops them, as an app would).
+    // The sample after the rebuild against a fresh encoding.
     const rebuildCheck = await compareSample(next);
 
-    // 4. dense search over the rebuilt vectors, in the worker.
+    // 4. dense search in the worker over the matrix the rebuild left there: only the queries cross.
+    await rss.phasePeak();
     const searched = await next.evaluate(([a, q, k]) => window.fliplabTest.searchKept('wasm', a[0], a[1], a[2], q, k), [
       args,
       queries,
       ks,
     ] as const);
     const searchMemory = await next.evaluate((u) => window.fliplabTest.pageMemory(u), ua);
+    const searchRss = await rss.phasePeak();
+    // The goal: the page's peak from its idle state through the rebuild and the searches within 2 × the matrix.
+    const keptPeakOverIdle = Math.max(rebuildRss.peakRssMB, searchRss.peakRssMB) - keptIdleMB;
+    const keptAnonOverIdle = Math.max(rebuildRss.peakAnonMB, searchRss.peakAnonMB) - keptIdle.anon;
     emit({
       phase: 'search',
       passages: searched.rows,
@@ -339,14 +378,24 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
       queryMs: Math.round(searched.queryMs),
       queriesPerSecond: round((searched.queries * 1000) / searched.queryMs, 1),
       queryTokens: searched.queryTokens,
-      packMs: Math.round(searched.packMs),
       ...Object.fromEntries(searched.searches.map((s) => [`searchMsTop${s.k}`, Math.round(s.ms)])),
       device: searched.searches[0]?.device ?? null,
-      top10Agree: searched.top10Agree,
-      checkedQueries: searched.checkedQueries,
-      ...(await rss.phasePeak()),
+      ...searchRss,
+      idleRssMB: Math.round(keptIdleMB),
+      matrixMB: round(matrixMB),
+      peakOverIdleMB: Math.round(keptPeakOverIdle),
+      anonPeakOverIdleMB: Math.round(keptAnonOverIdle),
+      goalMB: round(2 * matrixMB),
+      withinGoalRss: keptPeakOverIdle <= 2 * matrixMB,
+      withinGoalAnon: keptAnonOverIdle <= 2 * matrixMB,
+      anonByType: browserMemoryMB().anonByType,
       ...memoryFields(searchMemory),
     });
+    const scan = await next.evaluate(([a, t, db]) => window.fliplabTest.checkKeptTop10('wasm', a[0], a[1], a[2], t, db), [
+      args,
+      texts,
+      DB,
+    ] as const);
 
     // The vectors after resume and after rebuild against a fresh encoding of the same passages.
     emit({
@@ -354,10 +403,47 @@ export async function runFiqaSized(work: string, log: (line: string) => void, op
       sample: sample.length,
       resumeMaxAbsDiff: resumeCheck.maxAbsDiff,
       rebuildMaxAbsDiff: rebuildCheck.maxAbsDiff,
-      pass: resumeCheck.maxAbsDiff <= 1e-5 && rebuildCheck.maxAbsDiff <= 1e-5 && rebuilt.encoded === 0 && searched.top10Agree,
+      checkedQueries: scan.checkedQueries,
+      top10Agree: scan.top10Agree,
+      pass: resumeCheck.maxAbsDiff <= 1e-5 && rebuildCheck.maxAbsDiff <= 1e-5 && rebuilt.encoded === 0 && scan.top10Agree,
     });
-    const storage = await next.evaluate(() => window.fliplabTest.storageEstimate());
     await next.evaluate(() => window.fliplabTest.dropKept());
+    await next.close();
+
+    // 5. the peer, on a fresh page: the whole matrix read into the page and sent with every search.
+    const peer = await context.newPage();
+    await peer.goto(pageUrl);
+    await ready(peer);
+    await rss.phasePeak();
+    const copyIdle = browserMemoryMB();
+    const copyIdleMB = copyIdle.rss;
+    const copied = await peer.evaluate(([a, t, db, q, k]) => window.fliplabTest.searchCopied('wasm', a[0], a[1], a[2], t, db, q, k), [
+      args,
+      texts,
+      DB,
+      queries,
+      ks,
+    ] as const);
+    const copyRss = await rss.phasePeak();
+    const copyPeakOverIdle = copyRss.peakRssMB - copyIdleMB;
+    const copyAnonOverIdle = copyRss.peakAnonMB - copyIdle.anon;
+    emit({
+      phase: 'search-copied',
+      passages: copied.rows,
+      queries: copied.queries,
+      readMs: Math.round(copied.readMs),
+      ...Object.fromEntries(copied.searches.map((s) => [`searchMsTop${s.k}`, Math.round(s.ms)])),
+      ...copyRss,
+      idleRssMB: Math.round(copyIdleMB),
+      peakOverIdleMB: Math.round(copyPeakOverIdle),
+      anonPeakOverIdleMB: Math.round(copyAnonOverIdle),
+      keptOverCopiedPeak: round(keptPeakOverIdle / Math.max(1, copyPeakOverIdle), 2),
+      keptOverCopiedAnonPeak: round(keptAnonOverIdle / Math.max(1, copyAnonOverIdle), 2),
+      ...Object.fromEntries(
+        copied.searches.map((s, i) => [`keptOverCopiedTop${s.k}`, round(searched.searches[i]!.ms / Math.max(1, s.ms), 2)]),
+      ),
+    });
+    const storage = await peer.evaluate(() => window.fliplabTest.storageEstimate());
     emit({
       phase: 'run',
       passages: n,

@@ -42,11 +42,15 @@ function decodeBase64(b64: string): Uint8Array {
 
 /**
  * A document matrix as the search reads it: [dim, n] blocks of at most `blockRows` documents (the transpose the
- * MatMul wants), filled once — from a whole row-major matrix (`from`) or rows at a time as they arrive (`setRows`:
- * the caller never needs the row-major matrix whole) — and kept for every search after. Holds the vectors once.
+ * MatMul wants), filled once — from a whole row-major matrix (`from`), rows at a time as they arrive (`setRows`,
+ * `setRow`: the caller never needs the row-major matrix whole, and rows may come in any order) — and kept for
+ * every search after. Holds the vectors once, and knows which rows it has: a search over an index with a row
+ * missing is refused (`checkComplete`), never answered with zeros.
  */
 export class DenseIndex {
   readonly blocks: readonly Float32Array[];
+  readonly #filled: Uint8Array;
+  #filledRows = 0;
 
   constructor(
     readonly rows: number,
@@ -60,6 +64,7 @@ export class DenseIndex {
       { length: Math.ceil(rows / blockRows) },
       (_, b) => new Float32Array(dim * Math.min(blockRows, rows - b * blockRows)),
     );
+    this.#filled = new Uint8Array(rows);
   }
 
   /** The index of a row-major matrix. */
@@ -69,20 +74,56 @@ export class DenseIndex {
     return index;
   }
 
+  /** Rows given at least once. */
+  get filledRows(): number {
+    return this.#filledRows;
+  }
+
+  /** Refuses an index with a row never given (a job that stopped early, a piece that never arrived). */
+  checkComplete(name = 'the dense index'): void {
+    if (this.#filledRows !== this.rows) {
+      throw new Error(`${name} holds ${this.#filledRows.toLocaleString('en-US')} of its ${this.rows.toLocaleString('en-US')} rows`);
+    }
+  }
+
   /** Rows [first, first + data.length/dim) of the matrix, row-major, written into their blocks transposed. */
   setRows(first: number, data: Float32Array): void {
-    const { dim, blockRows } = this;
+    const { dim } = this;
     const count = data.length / dim;
     if (!Number.isInteger(count) || first < 0 || first + count > this.rows) {
       throw new RangeError(`rows ${first}…${first + count} (${data.length} values of ${dim}) do not fit a ${this.rows}-row index`);
     }
-    for (let r = 0; r < count; r++) {
-      const row = first + r;
-      const block = this.blocks[Math.floor(row / blockRows)]!;
-      const n = block.length / dim;
-      const col = row % blockRows;
-      const src = r * dim;
-      for (let j = 0; j < dim; j++) block[j * n + col] = data[src + j]!;
+    for (let r = 0; r < count; r++) this.#write(first + r, data, r * dim);
+  }
+
+  /** One row (a vector of `dim` values) at `row`. */
+  setRow(row: number, vector: Float32Array): void {
+    if (!Number.isInteger(row) || row < 0 || row >= this.rows) throw new RangeError(`row ${row} is outside a ${this.rows}-row index`);
+    if (vector.length !== this.dim) throw new RangeError(`row ${row} has ${vector.length} values; the index is ${this.dim} wide`);
+    this.#write(row, vector, 0);
+  }
+
+  /** Row `row` as it was given (read back out of its block). */
+  row(row: number): Float32Array {
+    if (!Number.isInteger(row) || row < 0 || row >= this.rows) throw new RangeError(`row ${row} is outside a ${this.rows}-row index`);
+    const { dim, blockRows } = this;
+    const block = this.blocks[Math.floor(row / blockRows)]!;
+    const n = block.length / dim;
+    const col = row % blockRows;
+    const out = new Float32Array(dim);
+    for (let j = 0; j < dim; j++) out[j] = block[j * n + col]!;
+    return out;
+  }
+
+  #write(row: number, data: Float32Array, src: number): void {
+    const { dim, blockRows } = this;
+    const block = this.blocks[Math.floor(row / blockRows)]!;
+    const n = block.length / dim;
+    const col = row % blockRows;
+    for (let j = 0; j < dim; j++) block[j * n + col] = data[src + j]!;
+    if (this.#filled[row] === 0) {
+      this.#filled[row] = 1;
+      this.#filledRows++;
     }
   }
 }

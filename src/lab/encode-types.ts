@@ -66,6 +66,13 @@ export interface CorpusRequest {
    * The lab always sends one; without it the job runs unchecked (the NaN guard still holds).
    */
   readonly agreement?: AgreementSample;
+  /**
+   * Keep the job's dense vectors in the worker as the matrix of this id, for `denseSearch(id, …)`: each vector is
+   * written into the search's blocks as it arrives (cache hits and encoded batches alike), so with
+   * `returnVectors: false` the page never holds the matrix. It replaces the matrix kept before when the job
+   * starts, and is kept only once the job has every vector.
+   */
+  readonly keepDense?: string;
 }
 
 /**

@@ -67,6 +67,8 @@ export async function encodeCorpus(
   onProgress?: (p: CorpusProgress) => void,
   onVectors?: VectorsCallback,
   onModel?: ModelCallback,
+  /** Sees every vector first, in the worker, before `onVectors` sends it away (the kept dense matrix). */
+  onKeep?: (positions: readonly number[], vectors: readonly StoredVector[]) => void,
 ): Promise<CorpusResult> {
   let load: WorkerLoadResult | null = null;
   const dtype = request.load.dtype ?? request.config.dtype;
@@ -120,7 +122,7 @@ export async function encodeCorpus(
       role: request.role,
       ...(webLocks === undefined ? {} : { exclusive: webLocks }),
       // A caller that consumes vectors batch by batch does not need them held until the end.
-      keep: request.returnVectors !== false || onVectors === undefined,
+      keep: request.returnVectors !== false || (onVectors === undefined && onKeep === undefined),
       // Only what is not cached yet needs room: a resumed job is checked for the rest.
       beforeEncoding: async (toEncode) => void (await ensureSpace(estimateVectorBytes(toEncode, shape))),
       // Planned for the device asked for (the batch size adapts if that device runs out of memory).
@@ -141,13 +143,14 @@ export async function encodeCorpus(
         // Fire and forget: the page's callback is a comlink proxy; awaiting it would stall encoding.
         void onProgress?.(loaded !== null && p.phase === 'encoding' ? { ...p, load: loaded } : p);
       },
-      ...(onVectors === undefined
+      ...(onVectors === undefined && onKeep === undefined
         ? {}
         : {
-            // Not awaited here either, but collected: the result must not overtake the last vectors (comlink
-            // answers on another port than the callback's, so ordering across them is not guaranteed).
             onVectors: (positions: readonly number[], vectors: readonly StoredVector[], from: 'cache' | 'encoder') => {
-              delivered.push(Promise.resolve(onVectors(positions, vectors, from)));
+              onKeep?.(positions, vectors);
+              // Not awaited here either, but collected: the result must not overtake the last vectors (comlink
+              // answers on another port than the callback's, so ordering across them is not guaranteed).
+              if (onVectors !== undefined) delivered.push(Promise.resolve(onVectors(positions, vectors, from)));
             },
           }),
     });

@@ -11,6 +11,7 @@ import { transfer } from 'comlink';
 import { answerWithCache } from '../encoders/answer-job.ts';
 import { DenseIndex, denseSession, searchDenseIndex, type OrtLike, type OrtSession } from '../encoders/dense-onnx.ts';
 import type { EncodedBatch } from '../encoders/encoder.ts';
+import type { StoredVector } from '../encoders/pooling.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import type { LoadedReader } from '../encoders/reader.ts';
 import type {
@@ -101,13 +102,28 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
     },
 
     /** Encode a whole collection cache first, batch by batch, each committed before the next (corpus-job.ts). */
-    encodeCorpus(
+    async encodeCorpus(
       request: CorpusRequest,
       onProgress?: (p: CorpusProgress) => void,
       onVectors?: VectorsCallback,
       onModel?: ModelCallback,
     ): Promise<CorpusResult> {
-      return encodeCorpus(models, request, onProgress, onVectors, onModel);
+      const id = request.keepDense;
+      if (id === undefined) return encodeCorpus(models, request, onProgress, onVectors, onModel);
+      if (request.config.kind !== 'dense')
+        throw new Error(`keepDense keeps dense vectors; ${request.config.model} is ${request.config.kind}`);
+      await dropKept();
+      let index: DenseIndex | null = null;
+      const keep = (positions: readonly number[], vectors: readonly StoredVector[]) =>
+        positions.forEach((row, i) => {
+          const v = vectors[i]!.dense!;
+          (index ??= new DenseIndex(request.texts.length, v.length)).setRow(row, v);
+        });
+      const result = await encodeCorpus(models, request, onProgress, onVectors, onModel, keep);
+      const done: DenseIndex = index ?? new DenseIndex(0, 1);
+      done.checkComplete(`the kept matrix "${id}"`);
+      kept = { id, index: done, sessions: new Map() };
+      return result;
     },
 
     /**
@@ -176,6 +192,17 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
       kept.index.setRows(first, data);
     },
 
+    /** Rows of the kept matrix `id` (transferred): what a corpus job kept, read back without sending the whole. */
+    async keptDenseRows(id: string, rows: readonly number[]): Promise<Float32Array[]> {
+      if (kept?.id !== id) throw new Error(`no dense matrix "${id}" is kept (keepDenseDocs first)`);
+      const index = kept.index;
+      const out = rows.map((r) => index.row(r));
+      return transfer(
+        out,
+        out.map((v) => v.buffer as ArrayBuffer),
+      );
+    },
+
     /** Forget the kept matrix (and its sessions). */
     dropDenseDocs(): Promise<void> {
       return dropKept();
@@ -193,6 +220,7 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
       // Taken now: a keep or drop arriving while the device is picked must not change what this search reads.
       const resident = typeof docs === 'string' ? kept : null;
       if (typeof docs === 'string' && resident?.id !== docs) throw new Error(`no dense matrix "${docs}" is kept (keepDenseDocs first)`);
+      resident?.index.checkComplete(`the kept matrix "${resident.id}"`);
       const { device: used, reason } = await pickSearchDevice(device);
       const runtime = models.runtimeDevice(used);
       const sessionOptions = { executionProviders: [runtime] };

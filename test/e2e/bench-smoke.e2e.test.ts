@@ -68,10 +68,11 @@ describe('bench/encode.ts --fiqa-sized --passages 100', () => {
     'encodes, resumes after a reload, rebuilds from IndexedDB and searches, with the same vectors',
     async () => {
       const rows = await runFiqaSized(work, () => undefined, { json: true, passages: 100, ks: [100], uaMemory: false });
-      expect(rows.map((r) => r.phase)).toEqual(['setup', 'encode', 'resume', 'rebuild', 'search', 'check', 'run']);
+      expect(rows.map((r) => r.phase)).toEqual(['setup', 'encode', 'resume', 'rebuild', 'search', 'check', 'search-copied', 'run']);
       expect(rows.find((r) => r.phase === 'rebuild')).toMatchObject({ cached: 100, encoded: 0, dim: 1024 });
       expect(rows.find((r) => r.phase === 'resume')).toMatchObject({ total: 100, lostCommitted: 0 });
-      expect(rows.find((r) => r.phase === 'check')).toMatchObject({ pass: true });
+      expect(rows.find((r) => r.phase === 'check')).toMatchObject({ pass: true, checkedQueries: 3, top10Agree: true });
+      expect(rows.find((r) => r.phase === 'search-copied')).toMatchObject({ passages: 100, queries: 648 });
     },
     SMOKE_TIMEOUT_MS,
   );

@@ -249,6 +249,11 @@ export class EncodeBridge {
     }
   }
 
+  /** Rows of the kept matrix `id`, as given to it. */
+  keptDenseRows(id: string, rows: readonly number[]): Promise<Float32Array[]> {
+    return this.#run(undefined, (api) => api.keptDenseRows(id, rows));
+  }
+
   /** Forget the kept matrix (the worker also drops it when it ends: idle, Cancel or a failure). */
   dropDenseDocs(): Promise<void> {
     return this.#run(undefined, (api) => api.dropDenseDocs());

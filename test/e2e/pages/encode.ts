@@ -495,7 +495,7 @@ const fliplabTest = {
     return { quota: quota ?? null, usage: usage ?? null };
   },
 
-  /** bench:encode --fiqa-sized: a corpus job whose vectors stay in the page, search over them, memory. */
+  /** bench:encode --fiqa-sized: a corpus job whose vectors stay in the worker, search over them, memory. */
   ...keptCorpusHelpers(bridgeFor),
 
   /** Whether a WebGPU adapter is granted here and whether it has shader-f16 (fp16 weights need it). */

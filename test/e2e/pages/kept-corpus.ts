@@ -1,8 +1,9 @@
 /**
- * Test-page helpers for bench:encode --fiqa-sized (bench/encode-fiqa-sized.ts): a corpus job whose vectors
- * stay in the page (57,638 × 1,024 floats is 236 MB: too big to hand to the bench as plain arrays), then exact
- * dense search over them in the worker, a sample checked against a fresh encoding, and the page's memory.
- * Spread into `window.fliplabTest` by encode.ts.
+ * Test-page helpers for bench:encode --fiqa-sized (bench/encode-fiqa-sized.ts): a corpus job whose vectors stay
+ * in the encode worker as the matrix its dense search reads (57,638 × 1,024 floats is 236 MB: the page keeps
+ * only a sample of them, as the app keeps none), exact dense search over that matrix, the sample checked against
+ * a fresh encoding, the first queries' top 10 against a plain scan, and the page's memory. Spread into
+ * `window.fliplabTest` by encode.ts.
  */
 import type { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import type { StoredVector } from '../../../src/encoders/pooling.ts';
@@ -10,7 +11,7 @@ import type { EncoderConfig } from '../../../src/encoders/presets.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../src/lab/encode-types.ts';
 import { testConfig, type TestKind } from './configs.ts';
 
-/** What the bench is told about a kept corpus job (the vectors stay in the page). */
+/** What the bench is told about a kept corpus job (the vectors stay in the worker). */
 export interface KeptCorpusSummary {
   readonly cached: number;
   readonly encoded: number;
@@ -62,21 +63,33 @@ export interface KeptSearchResult {
   readonly queryMs: number;
   readonly queries: number;
   readonly queryTokens: number;
-  /** Copying the kept vectors into one row-major matrix. */
-  readonly packMs: number;
   readonly rows: number;
   readonly dim: number;
   readonly searches: readonly { readonly k: number; readonly ms: number; readonly device: string; readonly reason: string | null }[];
-  /** The first queries' top 10 by a plain float64 scan in the page, against the worker's lists. */
+}
+
+/** The first queries' top 10 by a plain float64 scan in the page, against the worker's search. */
+export interface KeptScanCheck {
   readonly checkedQueries: number;
   readonly top10Agree: boolean;
+  readonly ms: number;
 }
 
 const MB = 2 ** 20;
 const QUERY_BATCH = 32;
 
+/** The id the worker keeps the job's matrix under. */
+const KEPT_ID = 'kept-corpus';
+
 export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBridge) {
-  let kept: StoredVector[] = [];
+  /** The sample of the job's vectors the page keeps (by corpus position), to check against a fresh encoding. */
+  let sample = new Map<number, StoredVector>();
+  let rows = 0;
+  let dim: number | null = null;
+  /** The device whose worker keeps the matrix. */
+  let keptOn: WorkerDevice | null = null;
+  /** The last search's queries and the first of its top-k lists, for the plain scan (checkKeptTop10). */
+  let searched: { qs: Float32Array; first: Uint32Array[] } | null = null;
   let progress: KeptProgress | null = null;
   let job: Promise<KeptCorpusSummary | { error: string }> | null = null;
   /** Whether the started job is over (and how it failed), without waiting for it. */
@@ -90,14 +103,33 @@ export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBri
     source: { remoteHost: location.origin, allowRemote: true },
   });
 
-  async function run(device: WorkerDevice, modelId: string, kind: TestKind, maxLength: number, texts: readonly string[], dbName: string) {
+  async function run(
+    device: WorkerDevice,
+    modelId: string,
+    kind: TestKind,
+    maxLength: number,
+    texts: readonly string[],
+    dbName: string,
+    keepAt: readonly number[],
+  ) {
     const started = performance.now();
     let lookupMs: number | null = null;
     let encodingStartedMs: number | null = null;
     let last = { tokens: 0, perSecond: null as number | null, batches: 0, oomRetries: 0 };
-    kept = [];
+    sample = new Map();
+    rows = 0;
+    keptOn = device;
+    const dims = new Set<number>();
     const result = await bridgeFor(device).encodeCorpus(
-      { config: configFor(kind, modelId, maxLength), load: loadFor(device), texts, role: 'passage', dbName },
+      {
+        config: configFor(kind, modelId, maxLength),
+        load: loadFor(device),
+        texts,
+        role: 'passage',
+        dbName,
+        returnVectors: false,
+        keepDense: KEPT_ID,
+      },
       (p) => {
         const ms = performance.now() - started;
         if (lookupMs === null && p.checked === p.total) lookupMs = ms;
@@ -119,15 +151,21 @@ export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBri
       },
     );
     const ms = performance.now() - started;
-    kept = result.vectors;
-    const dims = new Set(kept.map((v) => v.dense?.length ?? -1));
+    // Only the sample comes back to the page, read out of the worker's matrix.
+    rows = result.cached + result.encoded;
+    const vectors = await bridgeFor(device).keptDenseRows(KEPT_ID, keepAt);
+    keepAt.forEach((at, i) => {
+      dims.add(vectors[i]!.length);
+      sample.set(at, { dense: vectors[i]!, tokens: 0 });
+    });
+    dim = dims.size === 1 ? [...dims][0]! : null;
     return {
       cached: result.cached,
       encoded: result.encoded,
       device: result.load?.device ?? 'cache',
       fallback: result.fallback ?? null,
-      vectors: kept.length,
-      dim: dims.size === 1 && !dims.has(-1) ? [...dims][0]! : null,
+      vectors: rows,
+      dim,
       ms,
       lookupMs,
       encodingStartedMs,
@@ -148,7 +186,10 @@ export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBri
   }
 
   return {
-    /** Start a cache-first corpus job (WASM or WebGPU, the device's own plan) whose vectors stay in the page. */
+    /**
+     * Start a cache-first corpus job (WASM or WebGPU, the device's own plan) whose vectors stay in the worker as
+     * the matrix its search reads; the page keeps those at `keepAt` only.
+     */
     startKeptCorpus(
       device: WorkerDevice,
       modelId: string,
@@ -156,10 +197,11 @@ export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBri
       maxLength: number,
       texts: readonly string[],
       dbName: string,
+      keepAt: readonly number[],
     ): void {
       progress = null;
       state = { finished: false, error: null };
-      job = run(device, modelId, kind, maxLength, texts, dbName).then(
+      job = run(device, modelId, kind, maxLength, texts, dbName, keepAt).then(
         (summary) => ((state = { finished: true, error: null }), summary),
         (e: unknown) => {
           const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -187,7 +229,7 @@ export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBri
       const fresh = await encodeAll(device, configFor(kind, modelId, maxLength), texts, 'passage');
       let maxAbsDiff = 0;
       indices.forEach((at, i) => {
-        const a = kept[at]?.dense;
+        const a = sample.get(at)?.dense;
         const b = fresh.vectors[i]!;
         if (!a || a.length !== b.length) maxAbsDiff = Infinity;
         else for (let j = 0; j < a.length; j++) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(a[j]! - b[j]!));
@@ -196,9 +238,8 @@ export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBri
     },
 
     /**
-     * Load the model (timed), encode `queries` (role 'query'), hand the kept vectors to the worker (the page drops
-     * its own: call it last) and run the worker's exact dense top-k once per k; check the first queries' top 10
-     * against a plain scan here.
+     * Load the model (timed), encode `queries` (role 'query') and run the worker's exact dense top-k once per k
+     * over the matrix the last job kept there: nothing crosses to the worker but the queries.
      */
     async searchKept(
       device: WorkerDevice,
@@ -214,61 +255,116 @@ export function keptCorpusHelpers(bridgeFor: (device: WorkerDevice) => EncodeBri
       const t1 = performance.now();
       const q = await encodeAll(device, config, queries, 'query');
       const t2 = performance.now();
-      const dim = kept[0]?.dense?.length ?? 0;
-      const rows = kept.length;
-      const qs = new Float32Array(q.vectors.length * dim);
-      q.vectors.forEach((v, i) => qs.set(v, i * dim));
-      // The plain scan the search is checked against, for the first queries (before the page lets its vectors go).
-      const checkedQueries = Math.min(3, q.vectors.length);
-      const expected = Array.from({ length: checkedQueries }, (_, i) => {
-        const scores = new Float64Array(rows);
-        for (let d = 0; d < rows; d++) {
-          const v = kept[d]!.dense!;
-          let s = 0;
-          for (let j = 0; j < dim; j++) s += qs[i * dim + j]! * v[j]!;
-          scores[d] = s;
-        }
-        return Array.from(scores.keys())
-          .sort((a, b) => scores[b]! - scores[a]! || a - b)
-          .slice(0, 10);
-      });
-      // The matrix is kept in the worker once, sent in transferred pieces straight from the kept vectors: the page
-      // never builds it whole, then lets its own vectors go (an app holds them in the worker only), and every
-      // search after reads the worker's copy.
-      await bridgeFor(device).keepDenseDocs('fiqa-sized', rows, dim, (first, count) => {
-        const piece = new Float32Array(count * dim);
-        for (let i = 0; i < count; i++) piece.set(kept[first + i]!.dense!, i * dim);
-        return piece;
-      });
-      kept = [];
-      const t3 = performance.now();
+      const width = dim ?? 0;
+      const qs = new Float32Array(q.vectors.length * width);
+      q.vectors.forEach((v, i) => qs.set(v, i * width));
       const searches: { k: number; ms: number; device: string; reason: string | null }[] = [];
       let first: Uint32Array[] = [];
       for (const k of ks) {
         const s = performance.now();
-        const r = await bridgeFor(device).denseSearch('fiqa-sized', { data: qs, rows: q.vectors.length, dim }, k, device);
+        const r = await bridgeFor(device).denseSearch(KEPT_ID, { data: qs, rows: q.vectors.length, dim: width }, k, device);
         searches.push({ k, ms: performance.now() - s, device: r.device, reason: r.reason });
         if (first.length === 0) first = r.indices;
       }
-      const top10Agree = expected.every((order, i) => order.every((d, r) => first[i]![r] === d));
-      await bridgeFor(device).dropDenseDocs();
+      searched = { qs, first };
+      return { loadMs: t1 - t0, queryMs: t2 - t1, queries: q.vectors.length, queryTokens: q.tokens, rows, dim: width, searches };
+    },
+
+    /**
+     * The peer the kept matrix is measured against: the page reads the job's vectors back whole, packs them
+     * row-major and sends them with every search, which the worker indexes for that call only (the path every
+     * search took before the worker kept a matrix). Same queries, same depths.
+     */
+    async searchCopied(
+      device: WorkerDevice,
+      modelId: string,
+      kind: TestKind,
+      maxLength: number,
+      texts: readonly string[],
+      dbName: string,
+      queries: readonly string[],
+      ks: readonly number[],
+    ): Promise<KeptSearchResult & { readMs: number }> {
+      const config = configFor(kind, modelId, maxLength);
+      const t0 = performance.now();
+      const job = await bridgeFor(device).encodeCorpus({ config, load: loadFor(device), texts, role: 'passage', dbName });
+      const width = job.vectors[0]?.dense?.length ?? 0;
+      const data = new Float32Array(job.vectors.length * width);
+      job.vectors.forEach((v, i) => data.set(v.dense!, i * width));
+      const docs = { data, rows: job.vectors.length, dim: width };
+      job.vectors.length = 0;
+      const t1 = performance.now();
+      await bridgeFor(device).load(config, loadFor(device));
+      const t2 = performance.now();
+      const q = await encodeAll(device, config, queries, 'query');
+      const t3 = performance.now();
+      const qs = new Float32Array(q.vectors.length * width);
+      q.vectors.forEach((v, i) => qs.set(v, i * width));
+      const searches: { k: number; ms: number; device: string; reason: string | null }[] = [];
+      for (const k of ks) {
+        const s = performance.now();
+        const r = await bridgeFor(device).denseSearch(docs, { data: qs, rows: q.vectors.length, dim: width }, k, device);
+        searches.push({ k, ms: performance.now() - s, device: r.device, reason: r.reason });
+      }
       return {
-        loadMs: t1 - t0,
-        queryMs: t2 - t1,
+        readMs: t1 - t0,
+        loadMs: t2 - t1,
+        queryMs: t3 - t2,
         queries: q.vectors.length,
         queryTokens: q.tokens,
-        packMs: t3 - t2,
-        rows,
-        dim,
+        rows: docs.rows,
+        dim: width,
         searches,
-        checkedQueries,
-        top10Agree,
       };
     },
 
-    /** Drop the kept vectors (so the page's memory after a phase is what the app would hold). */
-    dropKept(): void {
-      kept = [];
+    /**
+     * The last search's first queries' top 10 against a plain float64 scan in the page, over the job's vectors read
+     * again from the cache batch by batch (the page never holds them all).
+     */
+    async checkKeptTop10(
+      device: WorkerDevice,
+      modelId: string,
+      kind: TestKind,
+      maxLength: number,
+      texts: readonly string[],
+      dbName: string,
+    ): Promise<KeptScanCheck> {
+      if (searched === null || dim === null) throw new Error('checkKeptTop10 needs a searchKept first');
+      const started = performance.now();
+      const { qs, first } = searched;
+      const width = dim;
+      const checkedQueries = Math.min(3, first.length);
+      const scores = Array.from({ length: checkedQueries }, () => new Float64Array(texts.length));
+      await bridgeFor(device).encodeCorpus(
+        { config: configFor(kind, modelId, maxLength), load: loadFor(device), texts, role: 'passage', dbName, returnVectors: false },
+        undefined,
+        undefined,
+        (positions, vectors) =>
+          positions.forEach((d, i) => {
+            const v = vectors[i]!.dense!;
+            for (let c = 0; c < checkedQueries; c++) {
+              let sum = 0;
+              for (let j = 0; j < width; j++) sum += qs[c * width + j]! * v[j]!;
+              scores[c]![d] = sum;
+            }
+          }),
+      );
+      const top10Agree = scores.every((row, c) =>
+        Array.from(row.keys())
+          .sort((a, b) => row[b]! - row[a]! || a - b)
+          .slice(0, 10)
+          .every((d, r) => first[c]![r] === d),
+      );
+      return { checkedQueries, top10Agree, ms: performance.now() - started };
+    },
+
+    /** Drop the page's sample and the worker's matrix (so the memory after a phase is what the app would hold). */
+    async dropKept(): Promise<void> {
+      sample = new Map();
+      searched = null;
+      if (keptOn !== null) await bridgeFor(keptOn).dropDenseDocs();
+      keptOn = null;
     },
 
     pageMemory,

@@ -191,5 +191,51 @@ describe('createEncodeApi over comlink (onnxruntime-node)', () => {
     await api.dropDenseDocs();
     await expect(api.denseSearch('m', q, 2, 'wasm')).rejects.toThrow(/no dense matrix "m" is kept/);
     await expect(api.keepDenseRows('m', 0, d.data.slice(0, 3))).rejects.toThrow(/no dense matrix "m" is kept/);
+
+    // A matrix with a piece missing is refused, not searched with zeros in its place.
+    await api.keepDenseDocs('half', 4, 3);
+    await api.keepDenseRows('half', 0, d.data.slice(0, 3 * 3));
+    await expect(api.denseSearch('half', q, 2, 'wasm')).rejects.toThrow(/the kept matrix "half" holds 3 of its 4 rows/);
+    await api.dropDenseDocs();
   });
+
+  it(
+    "keeps a corpus job's vectors in the worker as it goes (cache hits and encoded batches), searched by id",
+    async () => {
+      const texts = ['tides and the moon', 'the moon pulls the sea', 'ships at night', 'a lighthouse on the coast', 'x'];
+      const request = { config: bgeLike, load: fromDisk, role: 'passage' as const, dbName: 'encode-api-kept' };
+      // Two texts cached first, so the job's vectors arrive from the cache and from the encoder, out of order.
+      await api.encodeCorpus({ ...request, texts: [texts[3]!, texts[1]!] });
+      const seen: number[] = [];
+      const job = await api.encodeCorpus(
+        { ...request, texts, returnVectors: false, keepDense: 'corpus' },
+        undefined,
+        proxy((positions: readonly number[]) => void seen.push(...positions)),
+      );
+      expect(job).toMatchObject({ cached: 2, encoded: 3, vectors: [] });
+      expect(seen.slice(0, 2).sort()).toEqual([1, 3]);
+      const whole = await api.encodeCorpus({ ...request, texts });
+      const d = denseMatrix(whole.vectors.map((v) => v.dense!));
+      const q = denseMatrix(whole.vectors.slice(0, 2).map((v) => v.dense!));
+      const kept = await api.denseSearch('corpus', q, 5, 'wasm');
+      expect(kept.indices.map((i) => Array.from(i))).toEqual(denseTopK(d, q, 5).map((e) => Array.from(e.indices)));
+      expect(kept.indices.map((i) => i[0])).toEqual([0, 1]);
+      // Read back out of the transposed blocks, each row is the vector the job gave.
+      const back = await api.keptDenseRows('corpus', [4, 0, 3]);
+      expect(back.map((v) => Array.from(v))).toEqual([4, 0, 3].map((i) => Array.from(whole.vectors[i]!.dense!)));
+
+      // A job that fails keeps nothing: the matrix kept before is gone, and no partial one replaces it.
+      const failing = api.encodeCorpus({
+        ...request,
+        texts,
+        load: { ...fromDisk, source: { localModelPath: '/nowhere/', allowRemote: false } },
+        dbName: 'encode-api-kept-2',
+        keepDense: 'broken',
+      });
+      await expect(failing).rejects.toThrow();
+      await expect(api.denseSearch('corpus', q, 2, 'wasm')).rejects.toThrow(/no dense matrix "corpus" is kept/);
+      await expect(api.denseSearch('broken', q, 2, 'wasm')).rejects.toThrow(/no dense matrix "broken" is kept/);
+    },
+    MODEL_LOAD_TIMEOUT_MS,
+  );
 });
