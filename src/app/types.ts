@@ -43,6 +43,8 @@ export interface ViewState {
   readonly level: number;
   /** Judged-only rankings: unjudged passages removed before any cut (trec_eval's -J). */
   readonly judgedOnly: boolean;
+  /** Holes filled by a model's labels (people's grades win; the numbers say how many flips rest on them). */
+  readonly modelLabels: boolean;
   /** One cohort across depths: the queries the reference supports at this depth (null: every judged query). */
   readonly cohortAt: number | null;
   /** Explorer filters. */
@@ -62,6 +64,7 @@ export const DEFAULT_VIEW: ViewState = {
   label: 'any',
   level: 1,
   judgedOnly: false,
+  modelLabels: false,
   cohortAt: null,
   state: 'all',
   candidate: null,

@@ -24,6 +24,7 @@ export const VIEW_KEYS = {
   label: 'label',
   level: 'l',
   judgedOnly: 'J',
+  modelLabels: 'M',
   cohortAt: 'c0',
   state: 'state',
   candidate: 'vs',
@@ -60,6 +61,7 @@ export function encodeView(view: ViewState): string {
   if (view.label !== DEFAULT_VIEW.label) put(K.label, view.label);
   if (view.level !== DEFAULT_VIEW.level) put(K.level, String(view.level));
   if (view.judgedOnly) put(K.judgedOnly, '1');
+  if (view.modelLabels) put(K.modelLabels, '1');
   if (view.cohortAt !== null) put(K.cohortAt, String(view.cohortAt));
   if (view.state !== DEFAULT_VIEW.state) put(K.state, view.state);
   if (view.candidate !== null) put(K.candidate, escapeId(view.candidate));
@@ -160,6 +162,17 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     else problems.push(`"J": expected 1 (judged only) or 0, got ${JSON.stringify(judgedRaw)}; using all passages`);
   }
 
+  let modelLabels = DEFAULT_VIEW.modelLabels;
+  const modelRaw = raw.get(K.modelLabels);
+  if (modelRaw !== undefined) {
+    if (modelRaw === '1' || modelRaw === '0') modelLabels = modelRaw === '1';
+    else problems.push(`"M": expected 1 (holes filled by the model) or 0, got ${JSON.stringify(modelRaw)}; using people's judgments only`);
+  }
+  if (judgedOnly && modelLabels) {
+    problems.push('"J" and "M" both set: holes are either left out or filled by the model; using judged passages only');
+    modelLabels = false;
+  }
+
   let cohortAt = DEFAULT_VIEW.cohortAt;
   const cohortRaw = raw.get(K.cohortAt);
   if (cohortRaw !== undefined) {
@@ -189,6 +202,7 @@ export function decodeView(hash: string): { view: ViewState; problems: string[] 
     label,
     level,
     judgedOnly,
+    modelLabels,
     cohortAt,
     state,
     candidate: id('candidate'),

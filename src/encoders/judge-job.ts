@@ -62,6 +62,8 @@ export interface JudgeJobOptions {
   readonly onProgress?: (p: JudgeJobProgress) => void;
   /** Each verdict as it is known: cached ones first, then each committed batch. */
   readonly onVerdicts?: (records: readonly JudgmentRecord[], from: 'cache' | 'judge') => void;
+  /** Deliver what the cache holds and stop: no judge is loaded for the rest. */
+  readonly cacheOnly?: boolean;
   readonly now?: () => number;
 }
 
@@ -103,7 +105,7 @@ export async function judgeWithCache(
     });
   };
   report(null);
-  if (missing.length > 0) {
+  if (missing.length > 0 && options.cacheOnly !== true) {
     options.signal?.throwIfAborted();
     const judge = await lazy.load();
     device = judge.device;
@@ -127,5 +129,6 @@ export async function judgeWithCache(
       report(started);
     }
   }
-  return { cached: hits.length, judged: missing.length, records: records as JudgmentRecord[], device };
+  const made = records.filter((r): r is JudgmentRecord => r !== undefined);
+  return { cached: hits.length, judged: made.length - hits.length, records: made, device };
 }

@@ -12,6 +12,8 @@ import type { StoredVector } from '../encoders/pooling.ts';
 import type { DeviceLimits } from '../encoders/device-plan.ts';
 import type { EncoderConfig, EncoderDtype } from '../encoders/presets.ts';
 import type { ReaderConfig } from '../encoders/reader-presets.ts';
+import type { JudgeConfig } from '../encoders/judge-presets.ts';
+import type { JudgeJobProgress, JudgmentRecord, PairTask } from '../encoders/judge-job.ts';
 
 export type WorkerDevice = 'webgpu' | 'wasm';
 
@@ -24,6 +26,32 @@ export interface AnswerRequest {
   readonly tasks: readonly ReaderTask[];
   /** IndexedDB database of the answers (default "fliplab-answers"). */
   readonly dbName?: string;
+}
+
+/** A judging job: a verdict for each (query, passage), cache first (src/store/verdicts.ts). */
+export interface JudgeRequest {
+  readonly judge: JudgeConfig;
+  readonly load: WorkerLoadOptions;
+  readonly tasks: readonly PairTask[];
+  /** IndexedDB database of the verdicts (default "fliplab-verdicts"). */
+  readonly dbName?: string;
+  /** Take what the cache holds and load no judge for the rest (a layer restored on reopening). */
+  readonly cacheOnly?: boolean;
+}
+
+export type JudgeProgress = JudgeJobProgress;
+
+/** Verdicts as soon as they are known: from the cache, or just judged (and already stored). */
+export type VerdictsCallback = (records: readonly JudgmentRecord[], from: 'cache' | 'judge') => unknown;
+
+export interface JudgeResult {
+  readonly cached: number;
+  readonly judged: number;
+  /** Device used and why it differs from the request; null when every verdict came from the cache. */
+  readonly device: WorkerDevice | null;
+  readonly reason: string | null;
+  /** The judge's identity, as every verdict's key and the recipes name it. */
+  readonly identity: string;
 }
 
 export interface AnswerProgress {

@@ -140,6 +140,8 @@ export interface RankedDoc {
   readonly grade: number | null;
   /** The grade is one the user added (the judgments layer), not the collection's. */
   readonly added?: boolean;
+  /** The grade is a model judge's label, filling a hole (only while the numbers read model labels). */
+  readonly model?: boolean;
 }
 
 export interface QueryDetail {

@@ -14,7 +14,7 @@
  *                keepPassageText cancelPassageText
  *   retrievers   runBm25 runLexical addRunFile beginVectorRun addVectors removeRun runNames runText importPack
  *                exportPack storedRecipe
- *   judgments    setJudgments holes grades parseJudgmentsFile
+ *   judgments    setJudgments setModelLayer useModelLayer holes grades parseJudgmentsFile
  *   analysis     analyse significance differences track trecEval depthWarnings compare
  *   fusion       addFused prepareFrontier
  *   explorer     detail explain explainBm25 rm3Expansion
@@ -216,12 +216,32 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       reference: string,
       candidates: readonly string[],
       partial: readonly string[],
-      options: { maxDepth: number; relevanceLevel: number; judgedOnly: boolean; cohortAt?: number; label?: SupportLabel },
-    ): { metrics: MetricsRow[]; prepared: PreparedFlips | null; judgments: number } {
+      options: {
+        maxDepth: number;
+        relevanceLevel: number;
+        judgedOnly: boolean;
+        cohortAt?: number;
+        label?: SupportLabel;
+        /** Holes filled by the model's labels (the view's choice; every later call reads the same). */
+        modelLabels?: boolean;
+      },
+    ): {
+      metrics: MetricsRow[];
+      prepared: PreparedFlips | null;
+      preparedPeople: PreparedFlips | null;
+      modelLabels: boolean;
+      judgments: number;
+    } {
+      const { modelLabels, ...flipOptions } = options;
+      if (modelLabels !== undefined) judgments.useModelLayer(modelLabels);
+      options = flipOptions;
       const metrics = analysis.metrics([reference, ...candidates], partial, options.relevanceLevel, options.judgedOnly);
       const prepared = candidates.length > 0 ? analysis.prepare(reference, candidates, options) : null;
-      const out = { metrics, prepared, judgments: judgments.addedPairs() };
-      return prepared === null ? out : transfer(out, preparedBuffers(prepared));
+      // With a model's labels filling the holes: the same ranks on people's judgments alone, to tell which flips rest on them.
+      const preparedPeople = prepared === null ? null : analysis.preparePeople(reference, candidates, options);
+      const out = { metrics, prepared, preparedPeople, modelLabels: judgments.modelInUse(), judgments: judgments.addedPairs() };
+      const buffers = [prepared, preparedPeople].flatMap((p) => (p === null ? [] : preparedBuffers(p)));
+      return buffers.length === 0 ? out : transfer(out, buffers);
     },
 
     // ------------------------------------------------------------------------------------ fusion

@@ -24,6 +24,10 @@ import type {
   CorpusResult,
   DenseRows,
   DenseSearchResult,
+  JudgeProgress,
+  JudgeRequest,
+  JudgeResult,
+  VerdictsCallback,
   ModelCallback,
   VectorsCallback,
   WorkerDevice,
@@ -33,6 +37,9 @@ import type {
 } from '../lab/encode-types.ts';
 import type { LocalModelFile } from '../lab/local-model.ts';
 import { AnswerStore } from '../store/answers.ts';
+import { VerdictStore } from '../store/verdicts.ts';
+import { judgeIdentity, judgeWithCache } from '../encoders/judge-job.ts';
+import type { JudgeConfig } from '../encoders/judge-presets.ts';
 import { encodeCorpus, transferables } from './corpus-job.ts';
 import { WorkerModels } from './models.ts';
 import { loseWebGpuDevice, pickSearchDevice, type OrtWasmPaths } from './onnx-runtime.ts';
@@ -166,6 +173,46 @@ export function createEncodeApi(options: EncodeApiOptions = {}) {
           ...(onAnswer ? { onAnswer } : {}),
         });
         return { cached: result.cached, generated: result.generated, refused: result.refused, ...used };
+      } finally {
+        store.close();
+      }
+    },
+
+    /**
+     * Judge (query, passage) pairs, cache first: verdicts already in IndexedDB are delivered at once and the judge
+     * (loaded only if one is missing) makes the rest, each batch stored before the next. Cancelling is the
+     * bridge's: it ends this worker; every stored verdict stays.
+     */
+    async judgePairs(
+      request: JudgeRequest,
+      onProgress?: (p: JudgeProgress) => void,
+      onVerdicts?: VerdictsCallback,
+      onModel?: ModelCallback,
+    ): Promise<JudgeResult> {
+      const dtype = request.load.dtype ?? request.judge.dtype;
+      const identity = await judgeIdentity(request.judge);
+      const used: { device: WorkerDevice | null; reason: string | null } = { device: null, reason: null };
+      const store = await VerdictStore.open(request.dbName);
+      try {
+        const result = await judgeWithCache(
+          {
+            load: async () => {
+              const { judge, device, reason } = await models.loadJudge(request.judge, request.load, dtype as JudgeConfig['dtype'], onModel);
+              used.device = device;
+              used.reason = reason;
+              return judge;
+            },
+          },
+          store,
+          request.tasks,
+          {
+            identity,
+            ...(request.cacheOnly === true ? { cacheOnly: true } : {}),
+            ...(onProgress ? { onProgress: (p: JudgeProgress) => void onProgress({ ...p, device: used.device }) } : {}),
+            ...(onVerdicts ? { onVerdicts: (records, from) => void onVerdicts(records, from) } : {}),
+          },
+        );
+        return { cached: result.cached, judged: result.judged, device: used.device, reason: used.reason, identity };
       } finally {
         store.close();
       }

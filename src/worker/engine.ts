@@ -5,7 +5,8 @@
  *
  *   collection    the open collection: summary, evaluated queries, passages, query texts (collection.ts)
  *   retrievers    every run by name and the lexical indexes the lab's own runs use (retrievers.ts, indexes.ts)
- *   judgments     the added judgments over the collection's qrels, holes, grades (judgments.ts)
+ *   judgments     the added judgments over the collection's qrels, a model's labels under both, holes, grades
+ *                 (judgments.ts)
  *   analysis      flips prepared, measures (cached), paired tests, track, trec_eval text, depth warnings,
  *                 agreement (analysis.ts)
  *   fusion        fused runs and the fusion frontier (fusion.ts)
@@ -37,12 +38,14 @@ export class LabEngine {
 
   /**
    * Make `collection` the open one: its own runs become the retrievers' only runs, indexes are built afresh
-   * on first use, and no judgment is added yet (the page sends the collection's stored layer).
+   * on first use, and no judgment is added yet (the page sends the collection's stored layer, and a model's labels
+   * once they are restored).
    */
   open(collection: LabCollection): CollectionSummary {
     this.collection.open(collection);
     this.retrievers.reset(collection.runs);
     this.judgments.setJudgments([]);
+    this.judgments.setModelLayer([]);
     return this.collection.summary();
   }
 }

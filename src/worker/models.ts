@@ -17,6 +17,8 @@ import {
 import { MODEL_FILE_CACHE } from '../encoders/presets.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
 import { loadReader, type LoadedReader } from '../encoders/reader.ts';
+import { loadJudge, type LoadedJudge } from '../encoders/judge.ts';
+import type { JudgeConfig, JudgeDtype } from '../encoders/judge-presets.ts';
 import type { ReaderConfig } from '../encoders/reader-presets.ts';
 import type { ModelCallback, WorkerDevice, WorkerInitOptions, WorkerLoadOptions, WorkerLoadResult } from '../lab/encode-types.ts';
 import {
@@ -63,6 +65,7 @@ export class WorkerModels {
   #useBrowserCache = true;
   #encoder: { key: string; encoder: LoadedEncoder; result: WorkerLoadResult } | undefined;
   #reader: { key: string; reader: LoadedReader } | undefined;
+  #judge: { key: string; judge: LoadedJudge } | undefined;
   readonly #local = new Map<string, Map<string, Blob>>();
   readonly #localCache = createLocalModelCache(this.#local);
 
@@ -301,6 +304,28 @@ export class WorkerModels {
     return { reader: this.#reader.reader, device, reason };
   }
 
+  /** Load (or keep) a judge on the device `load` asks for; says the device it got and why it differs. */
+  loadJudge(
+    config: JudgeConfig,
+    load: WorkerLoadOptions,
+    dtype: JudgeDtype,
+    onModel?: ModelCallback,
+  ): Promise<{ judge: LoadedJudge; device: WorkerDevice; reason: string | null }> {
+    return this.#oneAtATime(async () => {
+      this.ready();
+      const { device, reason } = await pickDevice(load, dtype as ReaderConfig['dtype']);
+      const key = JSON.stringify([config, dtype, device, load.source]);
+      if (this.#judge?.key !== key) {
+        await this.#judge?.judge.dispose();
+        this.#judge = undefined;
+        const { notes: _, ...sessionOptions } = await this.#sessionOptions(load.source, onModel);
+        const judge = await loadJudge(config, { device: this.runtimeDevice(device), dtype, ...sessionOptions });
+        this.#judge = { key, judge };
+      }
+      return { judge: this.#judge.judge, device, reason };
+    });
+  }
+
   /** Which files a load of `config` would lack, in words (null: none). */
   missingFiles(config: EncoderConfig, dtype: EncoderConfig['dtype'], source: WorkerLoadOptions['source']) {
     return findMissingFiles(config, dtype, source, this.#local);
@@ -332,5 +357,8 @@ export class WorkerModels {
     const reader = this.#reader;
     this.#reader = undefined;
     await reader?.reader.dispose();
+    const judge = this.#judge;
+    this.#judge = undefined;
+    await judge?.judge.dispose();
   }
 }

@@ -146,7 +146,7 @@ describe('judgment holes', () => {
       await p.getByTestId('judged-only').check();
       await expect.poll(() => p.getByTestId('headline-judgments').textContent(), { timeout: 10_000 }).toMatch(/Judged only/);
       expect(await labReport(p)).toEqual(await flips([addedPath], true));
-      await p.getByTestId('judged-only').uncheck();
+      await p.getByTestId('holes-misses').check();
       // The view (and its link) forgets the mode before the reload: the hash is written just after a change.
       await expect.poll(() => p.evaluate(() => location.hash), { timeout: 10_000 }).not.toMatch(/[#&]J=1/);
 

@@ -16,6 +16,10 @@ import type {
   AnswerCallback,
   AnswerProgress,
   AnswerRequest,
+  JudgeProgress,
+  JudgeRequest,
+  JudgeResult,
+  VerdictsCallback,
   AnswerResult,
   CorpusProgress,
   CorpusRequest,
@@ -219,6 +223,27 @@ export class EncodeBridge {
         request,
         onProgress ? proxy(onProgress) : undefined,
         onAnswer ? proxy(onAnswer) : undefined,
+        onModel ? proxy(onModel) : undefined,
+      ),
+    );
+  }
+
+  /**
+   * Judge pairs with a model in the worker, cache first (IndexedDB). Aborting ends the worker; every verdict
+   * stored before that is kept, so the next call (or a reload) resumes where this one stopped.
+   */
+  judgePairs(
+    request: JudgeRequest,
+    onProgress?: (p: JudgeProgress) => void,
+    onVerdicts?: VerdictsCallback,
+    signal?: AbortSignal,
+    onModel?: ModelCallback,
+  ): Promise<JudgeResult> {
+    return this.#run(signal, (api) =>
+      api.judgePairs(
+        request,
+        onProgress ? proxy(onProgress) : undefined,
+        onVerdicts ? proxy(onVerdicts) : undefined,
         onModel ? proxy(onModel) : undefined,
       ),
     );

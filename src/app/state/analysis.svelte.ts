@@ -6,6 +6,7 @@
  */
 import type { Remote } from 'comlink';
 import { reportFromPrepared, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
+import { modelLabelFlips, withModelLabelCounts, type ModelLabelFlips } from '../../core/judging/model-flips.ts';
 import type { SignificanceReport } from '../../core/stats/significance.ts';
 import type { CollectionSummary } from '../../worker/engine.ts';
 import type { LabApi } from '../../worker/api.ts';
@@ -29,6 +30,13 @@ export interface AnalysisHost {
 
 export class Analysis {
   prepared: PreparedFlips | null = $state.raw(null);
+  /**
+   * With a model's labels filling the holes: the flip ranks on people's judgments alone (null otherwise, or when
+   * people judge no query relevant on their own), to tell the flips that rest on model labels.
+   */
+  preparedPeople: PreparedFlips | null = $state.raw(null);
+  /** Whether the current numbers read a model's labels (every view and export then says so). */
+  modelLabels = $state(false);
   metrics: MetricsRow[] = $state.raw([]);
   error: string | null = $state(null);
   /** Candidates whose runs were partial when the current analysis was computed (what the views badge). */
@@ -56,14 +64,26 @@ export class Analysis {
     const view = this.#host.view;
     const depths = view.depths.filter((k) => k <= p.maxDepth);
     if (depths.length === 0) return null;
-    const key = `${depths.join(',')}|${view.label}`;
+    const people = this.preparedPeople;
+    const model = this.modelLabels;
+    const key = `${depths.join(',')}|${view.label}|${model}`;
     const last = this.#lastReport;
-    if (last !== null && last.prepared === p && last.key === key) return last.report;
-    const report = reportFromPrepared(p, { depths, label: view.label, perQuery: true });
-    this.#lastReport = { prepared: p, key, report };
+    if (last !== null && last.prepared === p && last.people === people && last.key === key) return last.report;
+    let report = reportFromPrepared(p, { depths, label: view.label, perQuery: true });
+    if (model) {
+      // Each flip that is none on people's judgments alone rests on the model's labels (all of them without people's ranks).
+      const counts = people !== null ? modelLabelFlips(p, people, depths, view.label) : allOnModel(report);
+      report = withModelLabelCounts(report, counts);
+    }
+    this.#lastReport = { prepared: p, people, key, report };
     return report;
   });
-  #lastReport: { readonly prepared: PreparedFlips; readonly key: string; readonly report: FlipReport } | null = null;
+  #lastReport: {
+    readonly prepared: PreparedFlips;
+    readonly people: PreparedFlips | null;
+    readonly key: string;
+    readonly report: FlipReport;
+  } | null = null;
 
   readonly #host: AnalysisHost;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -77,6 +97,7 @@ export class Analysis {
   /** Nothing analysed (a collection opens). */
   reset(): void {
     this.prepared = null;
+    this.preparedPeople = null;
     this.metrics = [];
     this.significance = null;
     this.#tested++;
@@ -110,6 +131,7 @@ export class Analysis {
         // says why; rows of runs that were removed must not linger.
         this.metrics = [];
         this.prepared = null;
+        this.preparedPeople = null;
         this.significance = null;
         this.analyzedPartial = [];
         this.error = null;
@@ -118,17 +140,20 @@ export class Analysis {
       const partial = h.partial;
       try {
         if (h.collection.judged) {
-          const { level: relevanceLevel, judgedOnly, cohortAt, label } = h.view;
+          const { level: relevanceLevel, judgedOnly, cohortAt, label, modelLabels: wantModel } = h.view;
           // One worker call: measures and flips read the same judgments, and say how many added pairs those are.
-          const { metrics, prepared, judgments } = await h.lab.analyse(reference, candidates, partial, {
+          const { metrics, prepared, preparedPeople, modelLabels, judgments } = await h.lab.analyse(reference, candidates, partial, {
             maxDepth: Math.max(...h.view.depths),
             relevanceLevel,
             judgedOnly,
+            modelLabels: wantModel,
             ...(cohortAt === null ? {} : { cohortAt, label }),
           });
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;
           this.prepared = prepared;
+          this.preparedPeople = preparedPeople;
+          this.modelLabels = modelLabels;
           this.analyzedJudgments = judgments;
           this.analyzedPartial = partial.filter((p) => candidates.includes(p));
           this.partialProgress = Object.fromEntries(
@@ -139,6 +164,7 @@ export class Analysis {
         } else {
           this.metrics = [];
           this.prepared = null;
+          this.preparedPeople = null;
           this.significance = null;
           this.analyzedPartial = [];
         }
@@ -185,4 +211,18 @@ export class Analysis {
     }
     await this.#testing;
   }
+}
+
+/** Every flip of the report, each resting on model labels (people judge no query relevant on their own). */
+function allOnModel(report: FlipReport): ModelLabelFlips[] {
+  return report.depths.flatMap((block) =>
+    block.candidates.map((c) => ({
+      k: block.k,
+      candidate: c.name,
+      broken_on_model_labels: c.broken,
+      fixed_on_model_labels: c.fixed,
+      broken_queries: [],
+      fixed_queries: [],
+    })),
+  );
 }

@@ -350,6 +350,9 @@ export class Lab {
 
   setView(patch: Partial<ViewState>): void {
     const next = { ...this.view, ...patch };
+    // Holes count one way: left out (judged only) or filled by the model, not both.
+    if (patch.modelLabels === true) next.judgedOnly = false;
+    if (patch.judgedOnly === true) next.modelLabels = false;
     const depthsChanged = patch.depths !== undefined;
     if (depthsChanged) next.depths = validateDepths(next.depths);
     if (!next.depths.includes(next.k)) next.k = next.depths.includes(10) ? 10 : next.depths[0]!;
@@ -357,13 +360,29 @@ export class Lab {
       patch.reference !== undefined ||
       patch.candidates !== undefined ||
       (patch.level !== undefined && patch.level !== this.view.level) ||
-      (patch.judgedOnly !== undefined && patch.judgedOnly !== this.view.judgedOnly) ||
+      next.judgedOnly !== this.view.judgedOnly ||
+      next.modelLabels !== this.view.modelLabels ||
       (patch.cohortAt !== undefined && patch.cohortAt !== this.view.cohortAt) ||
       // A fixed cohort is chosen under the support label: a new label chooses it again.
       (patch.label !== undefined && patch.label !== this.view.label && next.cohortAt !== null) ||
       (depthsChanged && Math.max(...next.depths) > (this.prepared?.maxDepth ?? 0));
+    const modelChanged = next.modelLabels !== this.view.modelLabels;
     this.view = next;
+    // Sent before the analysis is asked for: comlink keeps the order of calls on the worker's port.
+    if (modelChanged) {
+      void this.lab.useModelLayer(next.modelLabels);
+      // The explorer's grades change with it.
+      this.judgmentsRevision++;
+    }
     if (analysisChanged) this.analysis.schedule(0);
+  }
+
+  /** Replace the model's labels (grades on the collection's scale) and re-analyse at once. */
+  async setModelLayer(labels: readonly { readonly qid: string; readonly docId: string; readonly grade: number }[]): Promise<void> {
+    await this.lab.setModelLayer(labels);
+    await this.lab.useModelLayer(this.view.modelLabels);
+    this.judgmentsRevision++;
+    this.analysis.schedule(0);
   }
 
   /** Replace the judgments layer and re-analyse at once; the explorer reloads on the revision. */

@@ -14,13 +14,13 @@ import type { Command } from 'commander';
 import { countOf } from '../../core/count.ts';
 import { errorMessage } from '../../core/error-message.ts';
 import { parseRun } from '../../core/io/trec.ts';
-import { auditSentence, judgeAudit } from '../../core/judging/audit.ts';
-import { fitThresholds, gradeOfProbabilities, gradeOfScore, umbrelaToScale } from '../../core/judging/grades.ts';
+import { auditSentence } from '../../core/judging/audit.ts';
 import { gradeScale } from '../../core/judging/layer.ts';
-import { auditSample, holesToJudge, type PairToJudge } from '../../core/judging/select.ts';
-import type { DocId, Qrels, QueryId, Run } from '../../core/types.ts';
+import { judgingPlan, pairKeyOf } from '../../core/judging/select.ts';
+import { labelVerdicts, ThresholdsError } from '../../core/judging/label.ts';
+import type { Run } from '../../core/types.ts';
 import { DEFAULT_REMOTE_HOST } from '../../encoders/remote-host.ts';
-import { judgeIdentity, judgeWithCache, type JudgmentRecord, type PairTask } from '../../encoders/judge-job.ts';
+import { judgeIdentity, judgeWithCache } from '../../encoders/judge-job.ts';
 import {
   customJudge,
   isJudgePresetId,
@@ -53,9 +53,6 @@ interface JudgeOpts {
   host?: string;
   offline?: boolean;
 }
-
-/** Where thresholds came from when people's judgments could not fit them (on UMBRELA's 0–3, then put on the scale). */
-const PRESET_THRESHOLDS = "the preset's, on UMBRELA's 0–3 scale";
 
 const DTYPES: readonly JudgeDtype[] = ['fp32', 'fp16', 'q8', 'q4', 'q4f16'];
 
@@ -102,16 +99,6 @@ function sourceOf(opts: JudgeOpts, modelDir: string | undefined, isFolder: boole
     cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
   };
 }
-
-const pairsAsQrels = (pairs: readonly { qid: string; docid: string; grade: number }[]): Qrels => {
-  const byQuery = new Map<QueryId, Map<DocId, number>>();
-  for (const p of pairs) {
-    let docs = byQuery.get(p.qid as QueryId);
-    if (docs === undefined) byQuery.set(p.qid as QueryId, (docs = new Map()));
-    docs.set(p.docid as DocId, p.grade);
-  }
-  return { byQuery };
-};
 
 export function registerJudge(program: Command, io: Io, _setExit: (code: number) => void): void {
   program
@@ -160,34 +147,22 @@ export function registerJudge(program: Command, io: Io, _setExit: (code: number)
       const scale = gradeScale(col.qrels);
 
       // What the judge gets: the sample of people's pairs, then the holes (flips' first), within the budget.
-      const sample = opts.audit > 0 ? auditSample(col.qrels, opts.audit) : { fit: [], audit: [] };
-      const holes = holesToJudge(col.qrels, runs, opts.k, opts.budget);
-      const queryText = new Map(col.queries.ids.map((id, i) => [id as string, col.queries.texts[i]!]));
-      let unknown = 0;
-      const task = (p: PairToJudge): PairTask | null => {
-        const query = queryText.get(p.qid);
-        const at = col.corpus.indexOf.get(p.docid);
-        if (query === undefined || at === undefined) {
-          unknown++;
-          return null;
-        }
-        const title = col.corpus.titles[at] ?? '';
-        const text = col.corpus.texts[at] ?? '';
-        return { qid: p.qid, docid: p.docid, query, passage: title === '' ? text : `${title}. ${text}` };
-      };
-      const tasks = [...sample.fit, ...sample.audit, ...holes].map(task).filter((t): t is PairTask => t !== null);
-      if (unknown > 0)
+      const plan = judgingPlan(col.qrels, runs, col.corpus, col.queries, {
+        k: opts.k,
+        audit: opts.audit,
+        ...(opts.budget === undefined ? {} : { budget: opts.budget }),
+      });
+      if (plan.unknown > 0)
         reportDiagnostics(io, [
           {
             severity: 'warning',
             file: dir,
-            message: `${countOf(unknown, 'pair')} name a query or passage the collection does not have: not judged`,
+            message: `${countOf(plan.unknown, 'pair')} name a query or passage the collection does not have: not judged`,
           },
         ]);
-      const flipsHoles = holes.filter((h) => h.why === 1).length;
       io.stderr(
-        `judge: ${countOf(holes.length, 'hole')} in the top ${opts.k} (${flipsHoles} behind flips) and ` +
-          `${countOf(sample.fit.length + sample.audit.length, 'pair')} people judged, ` +
+        `judge: ${countOf(plan.holes, 'hole')} in the top ${opts.k} (${plan.holesBehindFlips} behind flips) and ` +
+          `${countOf(plan.fit + plan.audit, 'pair')} people judged, ` +
           `with ${config.model} (${config.kind}, ${config.dtype})\n`,
       );
 
@@ -212,7 +187,7 @@ export function registerJudge(program: Command, io: Io, _setExit: (code: number)
             },
           },
           cache,
-          tasks,
+          plan.tasks,
           {
             identity,
             onProgress: (p) => {
@@ -229,53 +204,23 @@ export function registerJudge(program: Command, io: Io, _setExit: (code: number)
       } finally {
         await (judge as LoadedJudge | null)?.dispose();
       }
-      const verdict = new Map(result.records.map((r) => [`${r.qid}\u0000${r.docid}`, r]));
-      const of = (p: PairToJudge): JudgmentRecord | undefined => verdict.get(`${p.qid}\u0000${p.docid}`);
-      const human = (p: PairToJudge): number => col.qrels.byQuery.get(p.qid)!.get(p.docid)!;
-
-      // Grades on the collection's scale.
-      let thresholds: number[] | null = null;
-      let thresholdsFrom: string | null = null;
-      if (config.kind === 'cross-encoder') {
-        const fit = sample.fit.filter((p) => of(p) !== undefined);
-        if (given !== undefined) [thresholds, thresholdsFrom] = [given, '--thresholds'];
-        else {
-          const fitted =
-            fit.length === 0
-              ? null
-              : fitThresholds(
-                  fit.map((p) => of(p)!.score),
-                  fit.map(human),
-                  scale.max,
-                );
-          if (fitted !== null) [thresholds, thresholdsFrom] = [fitted, `fitted on ${countOf(fit.length, 'pair')} people judged`];
-          else if (config.thresholds !== undefined) [thresholds, thresholdsFrom] = [[...config.thresholds], PRESET_THRESHOLDS];
-          else
-            throw new UsageError(
-              `${config.model} has no preset thresholds, and people's judgments cannot fit them (none, or every one the same ` +
-                'grade): give --thresholds',
-            );
-        }
+      const verdicts = new Map(result.records.map((r) => [pairKeyOf(r), r]));
+      let layer;
+      try {
+        layer = labelVerdicts(plan, verdicts, {
+          kind: config.kind,
+          scaleMax: scale.max,
+          level: opts.l,
+          name: config.model,
+          ...(config.thresholds === undefined ? {} : { presetThresholds: config.thresholds }),
+          ...(given === undefined ? {} : { thresholds: given }),
+        });
+      } catch (e) {
+        if (e instanceof ThresholdsError) throw new UsageError(e.message.replace('give thresholds', 'give --thresholds'));
+        throw e;
       }
-      const gradeOf = (r: JudgmentRecord): number => {
-        if (r.probabilities !== undefined) return umbrelaToScale(gradeOfProbabilities(r.probabilities).grade, scale.max);
-        const g = gradeOfScore(r.score, thresholds!);
-        // A preset's thresholds are on UMBRELA's 0–3; fitted and given ones on the collection's scale.
-        return thresholdsFrom === PRESET_THRESHOLDS ? umbrelaToScale(g, scale.max) : Math.min(g, scale.max);
-      };
-      const labelled = [...sample.fit, ...sample.audit, ...holes]
-        .filter((p) => of(p) !== undefined)
-        .map((p) => ({ qid: p.qid, docid: p.docid, grade: gradeOf(of(p)!) }));
-      const audited = sample.audit.filter((p) => of(p) !== undefined);
-      const audit =
-        audited.length > 0
-          ? judgeAudit(
-              pairsAsQrels(audited.map((p) => ({ qid: p.qid, docid: p.docid, grade: human(p) }))),
-              pairsAsQrels(audited.map((p) => ({ qid: p.qid, docid: p.docid, grade: gradeOf(of(p)!) }))),
-              opts.l,
-            )
-          : null;
-      await writeFile(opts.out, labelled.map((p) => `${p.qid} 0 ${p.docid} ${p.grade}\n`).join(''));
+      const { labels, thresholds, thresholdsFrom, audit } = layer;
+      await writeFile(opts.out, labels.map((p) => `${p.qid} 0 ${p.docId} ${p.grade}\n`).join(''));
       const provenance = {
         judge: {
           id: config.id,
@@ -292,8 +237,8 @@ export function registerJudge(program: Command, io: Io, _setExit: (code: number)
         budget: opts.budget ?? null,
         scale,
         thresholds,
-        thresholds_from: thresholdsFrom,
-        pairs: { holes: holes.length, holes_behind_flips: flipsHoles, sample_fit: sample.fit.length, sample_audit: sample.audit.length },
+        thresholds_from: thresholdsFrom === 'given' ? '--thresholds' : thresholdsFrom,
+        pairs: { holes: plan.holes, holes_behind_flips: plan.holesBehindFlips, sample_fit: plan.fit, sample_audit: plan.audit },
         cached: result.cached,
         judged: result.judged,
         device: result.device,
@@ -301,7 +246,7 @@ export function registerJudge(program: Command, io: Io, _setExit: (code: number)
       };
       await writeFile(`${opts.out}.json`, `${JSON.stringify(provenance, null, 2)}\n`);
       io.stderr(
-        `judge: wrote ${countOf(labelled.length, 'label')} to ${opts.out} (${result.cached} from the cache, ${result.judged} judged now)\n`,
+        `judge: wrote ${countOf(labels.length, 'label')} to ${opts.out} (${result.cached} from the cache, ${result.judged} judged now)\n`,
       );
       io.stderr(`${audit === null ? 'No pair people judged was re-judged: the labels are unaudited.' : auditSentence(audit)}\n`);
     });

@@ -4,7 +4,16 @@
  * and not without them — a query only the model judged is not in the analysis without them, so each of its flips
  * rests on model labels.
  */
-import { analyzeFlips, type FlipOptions, type FlipReport } from '../flips/analyze.ts';
+import {
+  DEFAULT_DEPTHS,
+  prepareFlips,
+  reportFromPrepared,
+  validateDepths,
+  type FlipOptions,
+  type FlipReport,
+  type PreparedFlips,
+} from '../flips/analyze.ts';
+import type { SupportLabel } from '../flips/cohort.ts';
 import type { Qrels, Run } from '../types.ts';
 
 /** Per depth (as `report.depth_list`) and candidate: how many broken and fixed queries rest on model labels. */
@@ -19,8 +28,52 @@ export interface ModelLabelFlips {
 }
 
 /**
+ * The flips at each depth that rest on model labels, from flip ranks prepared twice: on people's judgments with
+ * the model's filling their holes (`withModel`) and on people's alone (`without`). A query absent from `without`
+ * (only the model judged it, or only the model's labels make it relevant) is no flip there.
+ */
+export function modelLabelFlips(
+  withModel: PreparedFlips,
+  without: PreparedFlips,
+  depths: readonly number[],
+  label: SupportLabel = 'any',
+): ModelLabelFlips[] {
+  const at = new Map(without.queries.map((q, i) => [q, i]));
+  const out: ModelLabelFlips[] = [];
+  for (const k of depths) {
+    withModel.candidates.forEach((c, ci) => {
+      const refWith = withModel.reference.ranks[label];
+      const candWith = c.ranks[label];
+      const refWithout = without.reference.ranks[label];
+      const candWithout = without.candidates[ci]!.ranks[label];
+      const broken: string[] = [];
+      const fixed: string[] = [];
+      withModel.queries.forEach((qid, i) => {
+        const r = refWith[i]! <= k;
+        const d = candWith[i]! <= k;
+        if (r === d) return;
+        const j = at.get(qid);
+        const r0 = j !== undefined && refWithout[j]! <= k;
+        const d0 = j !== undefined && candWithout[j]! <= k;
+        if (r && !d && !(r0 && !d0)) broken.push(qid);
+        if (!r && d && !(!r0 && d0)) fixed.push(qid);
+      });
+      out.push({
+        k,
+        candidate: c.name,
+        broken_on_model_labels: broken.length,
+        fixed_on_model_labels: fixed.length,
+        broken_queries: broken,
+        fixed_queries: fixed,
+      });
+    });
+  }
+  return out;
+}
+
+/**
  * The analysis on `layered` (people's judgments over the model's) with, for each candidate at each depth, the
- * flips that are not flips on `human` alone. Options as `analyzeFlips` (per-query states are computed either way).
+ * flips that are not flips on `human` alone (`modelLabelFlips`). Options as `analyzeFlips`.
  */
 export function flipsOnModelLabels(
   human: Qrels,
@@ -29,34 +82,18 @@ export function flipsOnModelLabels(
   candidates: readonly Run[],
   options: FlipOptions = {},
 ): { report: FlipReport; onModel: ModelLabelFlips[] } {
-  const report = analyzeFlips(layered, reference, candidates, { ...options, perQuery: true });
-  const without = analyzeFlips(human, reference, candidates, { ...options, perQuery: true });
-  const states = new Map(without.per_query!.map((row) => [row.qid, row]));
-  const onModel: ModelLabelFlips[] = [];
-  report.depth_list.forEach((k, d) =>
-    report.runs
-      .filter((r) => r.role === 'candidate')
-      .forEach((run, c) => {
-        const broken: string[] = [];
-        const fixed: string[] = [];
-        for (const row of report.per_query!) {
-          const state = row.candidates[c]!.states[d];
-          if (state !== 'broken' && state !== 'fixed') continue;
-          const before = states.get(row.qid)?.candidates[c]?.states[d];
-          if (before !== state) (state === 'broken' ? broken : fixed).push(row.qid);
-        }
-        onModel.push({
-          k,
-          candidate: run.name,
-          broken_on_model_labels: broken.length,
-          fixed_on_model_labels: fixed.length,
-          broken_queries: broken,
-          fixed_queries: fixed,
-        });
-      }),
-  );
-  if (options.perQuery !== true) delete report.per_query;
-  return { report, onModel };
+  const depths = validateDepths(options.depths ?? DEFAULT_DEPTHS);
+  const prepare = (qrels: Qrels) =>
+    prepareFlips(qrels, reference, candidates, {
+      maxDepth: depths[depths.length - 1]!,
+      judgedOnly: options.judgedOnly === true,
+      ...(options.relevanceLevel === undefined ? {} : { relevanceLevel: options.relevanceLevel }),
+      ...(options.cohortAt === undefined ? {} : { cohortAt: options.cohortAt }),
+      ...(options.label === undefined ? {} : { label: options.label }),
+    });
+  const withModel = prepare(layered);
+  const report = reportFromPrepared(withModel, options);
+  return { report, onModel: modelLabelFlips(withModel, prepare(human), depths, options.label ?? 'any') };
 }
 
 /** The report with `broken_on_model_labels` and `fixed_on_model_labels` in each candidate row of each depth. */

@@ -8,13 +8,13 @@
  */
 import { analyzeFlips } from '../flips/analyze.ts';
 import { mulberry32 } from '../random.ts';
-import type { DocId, Qrels, QueryId, Run } from '../types.ts';
+import type { Corpus, DocId, Qrels, Queries, QueryId, Run } from '../types.ts';
 
 export interface PairToJudge {
   readonly qid: QueryId;
   readonly docid: DocId;
-  /** 1: a hole behind a flip; 2: another hole in some top k; 'sample': a pair people judged, judged blind. */
-  readonly why: 1 | 2 | 'sample';
+  /** 1: a hole behind a flip; 2: another hole in some top k; 'fit' / 'audit': a pair people judged, judged blind. */
+  readonly why: 1 | 2 | 'fit' | 'audit';
 }
 
 /** The holes in the runs' top k, flips' holes first, at most `budget` (all when undefined). Runs: the reference first. */
@@ -67,7 +67,7 @@ export function auditSample(qrels: Qrels, size: number, seed = 42): { fit: PairT
     for (const [docid, grade] of docs) {
       let list = byGrade.get(grade);
       if (list === undefined) byGrade.set(grade, (list = []));
-      list.push({ qid, docid, why: 'sample' });
+      list.push({ qid, docid, why: 'fit' });
     }
   }
   const total = [...byGrade.values()].reduce((s, l) => s + l.length, 0);
@@ -85,6 +85,67 @@ export function auditSample(qrels: Qrels, size: number, seed = 42): { fit: PairT
   }
   const fit: PairToJudge[] = [];
   const audit: PairToJudge[] = [];
-  picked.forEach((p, i) => (i % 2 === 0 ? fit : audit).push(p));
+  picked.forEach((p, i) => (i % 2 === 0 ? fit.push(p) : audit.push({ ...p, why: 'audit' })));
   return { fit, audit };
+}
+
+/** A pair with the texts a judge reads (the passage as title and text, as a reader of a result page sees it). */
+export interface JudgingTask extends PairToJudge {
+  readonly query: string;
+  readonly passage: string;
+}
+
+/** What a judging job is given, and what its grades are held to. */
+export interface JudgingPlan {
+  /** The blind sample first (fit, then audit), then the holes (flips' first). */
+  readonly tasks: JudgingTask[];
+  /** People's grade of each sampled pair, by `${qid}\u0000${docid}`. */
+  readonly peopleGrades: ReadonlyMap<string, number>;
+  /** Pairs sampled to fit thresholds and to audit (some may be unknown to the collection, so not in `tasks`). */
+  readonly fit: number;
+  readonly audit: number;
+  readonly holes: number;
+  readonly holesBehindFlips: number;
+  /** Pairs naming a query or passage the collection does not have: not judged. */
+  readonly unknown: number;
+}
+
+export const pairKeyOf = (p: { readonly qid: string; readonly docid: string }): string => `${p.qid}\u0000${p.docid}`;
+
+/**
+ * The judging job for a collection, the same in the lab and `fliplab judge`: the audit sample of people's pairs
+ * (`audit` pairs: half fit, half audit) and the holes in the runs' top k within `budget`, with their texts.
+ */
+export function judgingPlan(
+  qrels: Qrels,
+  runs: readonly Run[],
+  corpus: Corpus,
+  queries: Queries,
+  options: { readonly k: number; readonly budget?: number; readonly audit: number; readonly seed?: number },
+): JudgingPlan {
+  const sample = options.audit > 0 ? auditSample(qrels, options.audit, options.seed) : { fit: [], audit: [] };
+  const holes = holesToJudge(qrels, runs, options.k, options.budget);
+  let unknown = 0;
+  const task = (p: PairToJudge): JudgingTask | null => {
+    const q = queries.indexOf.get(p.qid);
+    const at = corpus.indexOf.get(p.docid);
+    if (q === undefined || at === undefined) {
+      unknown++;
+      return null;
+    }
+    const title = corpus.titles[at] ?? '';
+    const text = corpus.texts[at] ?? '';
+    return { ...p, query: queries.texts[q] ?? '', passage: title === '' ? text : `${title}. ${text}` };
+  };
+  const tasks = [...sample.fit, ...sample.audit, ...holes].map(task).filter((t): t is JudgingTask => t !== null);
+  const peopleGrades = new Map([...sample.fit, ...sample.audit].map((p) => [pairKeyOf(p), qrels.byQuery.get(p.qid)!.get(p.docid)!]));
+  return {
+    tasks,
+    peopleGrades,
+    fit: sample.fit.length,
+    audit: sample.audit.length,
+    holes: holes.length,
+    holesBehindFlips: holes.filter((h) => h.why === 1).length,
+    unknown,
+  };
 }

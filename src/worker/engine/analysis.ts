@@ -59,6 +59,27 @@ export class Analysis {
   }
 
   /**
+   * The same flip ranks on people's judgments alone, when a model's labels fill the holes (null otherwise): what
+   * tells the flips that rest on model labels from the others (core/judging/model-flips.ts).
+   */
+  preparePeople(
+    reference: string,
+    candidates: readonly string[],
+    options: { maxDepth: number; relevanceLevel?: number; judgedOnly?: boolean; cohortAt?: number; label?: SupportLabel },
+  ): PreparedFlips | null {
+    const people = this.#judgments.peopleQrels();
+    if (!this.#judgments.modelInUse() || people === null) return null;
+    const run = (name: string) => this.#retrievers.run(name);
+    try {
+      return prepareFlips(people, run(reference), candidates.map(run), options);
+    } catch (e) {
+      // People judge no query relevant on their own (a custom corpus's model-only labels): every flip rests on the model.
+      if (e instanceof RangeError) return null;
+      throw e;
+    }
+  }
+
+  /**
    * The lab's measures of a run under the analysis' settings, per query and averaged, computed once per
    * (qrels, run, setting): the table, the paired tests and the exports read the same evaluation.
    */

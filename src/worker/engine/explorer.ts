@@ -33,6 +33,7 @@ export class Explorer {
     const q = c.queries.indexOf.get(qid as QueryId);
     const judgments = this.#judgments.qrels()?.byQuery.get(qid as QueryId);
     const added = this.#judgments.addedFor(qid as QueryId);
+    const model = this.#judgments.modelFor(qid as QueryId);
     const gradeOf = (d: DocId): number | null => judgments?.get(d) ?? null;
     const lists = runs.map((name) => {
       const list = this.#retrievers.run(name).byQuery.get(qid as QueryId);
@@ -46,7 +47,15 @@ export class Explorer {
         if (r < n) {
           const i = c.corpus.indexOf.get(docId);
           const title = i === undefined ? '' : (c.corpus.titles[i] ?? '');
-          docs.push({ docId, rank: r + 1, score: list!.scores[r]!, title, grade, added: added?.has(docId) === true });
+          docs.push({
+            docId,
+            rank: r + 1,
+            score: list!.scores[r]!,
+            title,
+            grade,
+            added: added?.has(docId) === true,
+            ...(model?.has(docId) === true ? { model: true } : {}),
+          });
         }
       }
       return { run: name, docs, firstRelevant };

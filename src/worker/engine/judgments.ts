@@ -4,13 +4,22 @@
  * holes left to judge.
  */
 import { judgmentsToQrels, mergeQrels, type Judgment } from '../../core/io/judgments.ts';
+import { gradeScale, layerModelQrels, type ModelLayer } from '../../core/judging/layer.ts';
+import { judgingPlan, type JudgingPlan } from '../../core/judging/select.ts';
 import type { DocId, Qrels, QueryId } from '../../core/types.ts';
 import type { OpenCollection } from './collection.ts';
 import type { Retrievers } from './retrievers.ts';
 
 export class Judgments {
   /** The calls the page makes on this part (the lab API passes them through: api.ts). */
-  static readonly calls = ['setJudgments', 'holes', 'grades'] as const satisfies readonly (keyof Judgments)[];
+  static readonly calls = [
+    'setJudgments',
+    'setModelLayer',
+    'useModelLayer',
+    'judgingPlan',
+    'holes',
+    'grades',
+  ] as const satisfies readonly (keyof Judgments)[];
 
   readonly #collection: OpenCollection;
   readonly #retrievers: Retrievers;
@@ -18,6 +27,12 @@ export class Judgments {
   #added: Qrels | null = null;
   /** The collection's qrels with #added over them, merged on first use. */
   #merged: Qrels | null = null;
+  /** A model's labels (core/judging/layer.ts): under people's, filling only pairs no person judged; null: none. */
+  #model: Qrels | null = null;
+  /** Whether holes are filled by the model's labels (the lab's "holes count as" choice). */
+  #useModel = false;
+  /** People's qrels with the model's labels under them, layered on first use. */
+  #layered: ModelLayer | null = null;
 
   constructor(collection: OpenCollection, retrievers: Retrievers) {
     this.#collection = collection;
@@ -31,10 +46,53 @@ export class Judgments {
   setJudgments(judgments: readonly Judgment[]): void {
     this.#added = judgments.length === 0 ? null : judgmentsToQrels(judgments);
     this.#merged = null;
+    this.#layered = null;
   }
 
-  /** The qrels every measure reads: the collection's, with the added judgments over them (null: no judgments). */
+  /** A model's labels (its grades on the collection's scale), replacing any before; `[]`: none. */
+  setModelLayer(labels: readonly { readonly qid: string; readonly docId: string; readonly grade: number }[]): void {
+    const byQuery = new Map<QueryId, Map<DocId, number>>();
+    for (const l of labels) {
+      let docs = byQuery.get(l.qid as QueryId);
+      if (docs === undefined) byQuery.set(l.qid as QueryId, (docs = new Map()));
+      docs.set(l.docId as DocId, l.grade);
+    }
+    this.#model = labels.length === 0 ? null : { byQuery };
+    this.#layered = null;
+  }
+
+  /** Fill the holes with the model's labels (true) or count them as people's qrels do (false). */
+  useModelLayer(on: boolean): void {
+    this.#useModel = on;
+  }
+
+  /** Whether the numbers read the model's labels now. */
+  modelInUse(): boolean {
+    return this.#useModel && this.#model !== null && this.peopleQrels() !== null;
+  }
+
+  /**
+   * The qrels every measure reads: the collection's, with the added judgments over them, and — when the holes are
+   * filled by a model — the model's labels under both (null: no judgments).
+   */
   qrels(): Qrels | null {
+    const people = this.peopleQrels();
+    if (people === null || !this.modelInUse()) return people;
+    this.#layered ??= layerModelQrels(people, this.#model!);
+    return this.#layered.qrels;
+  }
+
+  /** The model's labels the numbers read for `qid` (the pairs no person judged), by grade; undefined: none. */
+  modelFor(qid: QueryId): ReadonlyMap<DocId, number> | undefined {
+    if (!this.modelInUse()) return undefined;
+    const qrels = this.qrels()!;
+    const from = this.#layered!.fromModel.get(qid);
+    if (from === undefined) return undefined;
+    return new Map([...from].map((d) => [d, qrels.byQuery.get(qid)!.get(d)!]));
+  }
+
+  /** People's judgments alone: the collection's qrels with the added judgments over them (null: no judgments). */
+  peopleQrels(): Qrels | null {
     const base = this.#collection.current.qrels;
     if (base === null || this.#added === null) return base;
     this.#merged ??= mergeQrels([
@@ -69,6 +127,23 @@ export class Judgments {
       for (const d of docs.slice(0, k)) if (!((judged?.get(d) ?? -1) >= 0)) out.push({ qid, run, docId: d });
     }
     return out;
+  }
+
+  /**
+   * What a model judge is given (core/judging/select.ts, as `fliplab judge`): a blind sample of people's pairs and
+   * the holes in the runs' top k on people's judgments, those behind flips first, within the budget; and the scale
+   * its grades are held to.
+   */
+  judgingPlan(
+    reference: string,
+    candidates: readonly string[],
+    options: { readonly k: number; readonly budget?: number; readonly audit: number },
+  ): JudgingPlan & { readonly scaleMax: number } {
+    const people = this.peopleQrels();
+    const { corpus, queries } = this.#collection.current;
+    const runs = [reference, ...candidates].map((name) => this.#retrievers.run(name));
+    const qrels = people ?? { byQuery: new Map() };
+    return { ...judgingPlan(qrels, runs, corpus, queries, options), scaleMax: gradeScale(qrels).max };
   }
 
   /** The grades the collection's qrels use (at least 0 and 1), for the judging buttons. */

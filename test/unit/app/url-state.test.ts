@@ -18,21 +18,24 @@ const id = fc.oneof(
   fc.array(fc.oneof(nasty, fc.string({ maxLength: 3 })), { maxLength: 5 }).map((parts) => parts.join('')),
 );
 const depths = fc.uniqueArray(fc.integer({ min: 1, max: 100_000 }), { minLength: 1, maxLength: 8 }).map((d) => d.sort((a, b) => a - b));
-const view: fc.Arbitrary<ViewState> = fc.record({
-  collection: fc.option(id, { nil: null }),
-  reference: fc.option(id, { nil: null }),
-  candidates: fc.array(id, { maxLength: 5 }),
-  k: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
-  depths,
-  label: fc.constantFrom('any' as const, 'strict' as const),
-  level: fc.integer({ min: -3, max: 100 }),
-  judgedOnly: fc.boolean(),
-  cohortAt: fc.option(fc.integer({ min: 1, max: 999_999_999 }), { nil: null }),
-  state: fc.constantFrom<ExplorerFilter>('all', 'broken', 'fixed', 'preserved', 'unchanged'),
-  candidate: fc.option(id, { nil: null }),
-  text: id,
-  query: fc.option(id, { nil: null }),
-});
+const view: fc.Arbitrary<ViewState> = fc
+  .record({
+    collection: fc.option(id, { nil: null }),
+    reference: fc.option(id, { nil: null }),
+    candidates: fc.array(id, { maxLength: 5 }),
+    k: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+    depths,
+    label: fc.constantFrom('any' as const, 'strict' as const),
+    level: fc.integer({ min: -3, max: 100 }),
+    // Holes are counted one way: as misses, left out (J) or filled by the model (M), never both.
+    holes: fc.constantFrom('misses' as const, 'judged-only' as const, 'model' as const),
+    cohortAt: fc.option(fc.integer({ min: 1, max: 999_999_999 }), { nil: null }),
+    state: fc.constantFrom<ExplorerFilter>('all', 'broken', 'fixed', 'preserved', 'unchanged'),
+    candidate: fc.option(id, { nil: null }),
+    text: id,
+    query: fc.option(id, { nil: null }),
+  })
+  .map(({ holes, ...rest }) => ({ ...rest, judgedOnly: holes === 'judged-only', modelLabels: holes === 'model' }));
 
 describe('encodeView / decodeView', () => {
   test('round trip is exact for arbitrary valid views, with no problems', () => {
