@@ -55,6 +55,8 @@ export interface ReportInput {
   readonly answers?: AnswerFlipReport;
   /** Paired tests of the measures (`flips --significance`, the lab's table), when computed. */
   readonly significance?: SignificanceReport;
+  /** When a model's labels fill the holes: whose, how many, and the audit sentence (null: unaudited). */
+  readonly modelLabels?: { readonly judge: string; readonly labels: number; readonly audit: string | null };
 }
 
 /** Columns from `firstNumeric` on are numeric unless `numeric` says otherwise. */
@@ -100,6 +102,13 @@ export function buildSections(input: ReportInput): Section[] {
           ? '.'
           : `; one cohort at every depth: the ${countOf(r.queries, 'query')} the reference supports at k = ${r.cohort_at}.`),
       'A query missing from a run is unsupported by that run (counted, never dropped).',
+      ...(input.modelLabels === undefined
+        ? []
+        : [
+            `Holes filled by model labels: ${countOf(input.modelLabels.labels, 'label')} from ${input.modelLabels.judge}, under ` +
+              "people's judgments (a person's grade always wins); the transition tables count the flips that rest on them. " +
+              (input.modelLabels.audit ?? 'The labels are unaudited: no pair people judged was re-judged.'),
+          ]),
     ],
     tables: [
       table(

@@ -230,6 +230,7 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       prepared: PreparedFlips | null;
       preparedPeople: PreparedFlips | null;
       modelLabels: boolean;
+      modelStats: { filled: number; setAside: number; modelOnlyQueries: number } | null;
       judgments: number;
     } {
       const { modelLabels, ...flipOptions } = options;
@@ -239,7 +240,14 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       const prepared = candidates.length > 0 ? analysis.prepare(reference, candidates, options) : null;
       // With a model's labels filling the holes: the same ranks on people's judgments alone, to tell which flips rest on them.
       const preparedPeople = prepared === null ? null : analysis.preparePeople(reference, candidates, options);
-      const out = { metrics, prepared, preparedPeople, modelLabels: judgments.modelInUse(), judgments: judgments.addedPairs() };
+      const out = {
+        metrics,
+        prepared,
+        preparedPeople,
+        modelLabels: judgments.modelInUse(),
+        modelStats: judgments.modelStats(),
+        judgments: judgments.addedPairs(),
+      };
       const buffers = [prepared, preparedPeople].flatMap((p) => (p === null ? [] : preparedBuffers(p)));
       return buffers.length === 0 ? out : transfer(out, buffers);
     },

@@ -352,9 +352,26 @@ describe('fliplab flips --model-qrels', () => {
     }
     expect(resting).toBeGreaterThan(0);
 
-    // The text report carries them too.
-    const text = await cli('flips', people.path, '--model-qrels', MODEL, '--reference', ref, '--candidate', cands[0]!, '-l', String(LEVEL));
+    // The text report and the written reports carry them too.
+    const md = join(tmp, 'report.md');
+    const text = await cli(
+      'flips',
+      people.path,
+      '--model-qrels',
+      MODEL,
+      '--reference',
+      ref,
+      '--candidate',
+      cands[0]!,
+      '-l',
+      String(LEVEL),
+      '--report',
+      md,
+    );
     expect(text.stdout).toContain('broken on model labels');
+    const report = readFileSync(md, 'utf8');
+    expect(report).toContain('| broken on model labels | fixed on model labels |');
+    expect(report).toContain(`Holes filled by model labels: ${(filled + 1).toLocaleString('en-US')} labels from ${MODEL}`);
   });
 
   it('refuses a model grade outside the scale with its file and line', async () => {

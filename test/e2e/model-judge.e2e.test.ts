@@ -150,6 +150,14 @@ describe('model judgments in the lab', () => {
           candidates: { name: string; broken: number; fixed: number; broken_on_model_labels: number; fixed_on_model_labels: number }[];
         }[];
       };
+      const exported = report as unknown as { model_labels: { source: string; filled: number; set_aside: number } };
+      expect(exported.model_labels.source).toBe('MS MARCO MiniLM-L-6 cross-encoder');
+      expect(exported.model_labels.filled).toBeGreaterThan(1000);
+      // The sample of people's pairs was re-judged, and people's grades kept.
+      expect(exported.model_labels.set_aside).toBe(40);
+      const markdown = await save(p, () => p.getByTestId('export-markdown').click());
+      expect(markdown).toContain('Holes filled by model labels');
+      expect(markdown).toContain('| broken on model labels | fixed on model labels |');
       const layer = join(work, 'model.qrels');
       await writeFile(layer, await save(p, () => p.getByTestId('export-model-qrels').click()));
       const provenance = JSON.parse(await save(p, () => p.getByTestId('export-model-provenance').click())) as {

@@ -37,6 +37,8 @@ export class Analysis {
   preparedPeople: PreparedFlips | null = $state.raw(null);
   /** Whether the current numbers read a model's labels (every view and export then says so). */
   modelLabels = $state(false);
+  /** What those labels did: holes filled, labels set aside for people's grades, queries only the model judged. */
+  modelStats: { readonly filled: number; readonly setAside: number; readonly modelOnlyQueries: number } | null = $state.raw(null);
   metrics: MetricsRow[] = $state.raw([]);
   error: string | null = $state(null);
   /** Candidates whose runs were partial when the current analysis was computed (what the views badge). */
@@ -142,18 +144,24 @@ export class Analysis {
         if (h.collection.judged) {
           const { level: relevanceLevel, judgedOnly, cohortAt, label, modelLabels: wantModel } = h.view;
           // One worker call: measures and flips read the same judgments, and say how many added pairs those are.
-          const { metrics, prepared, preparedPeople, modelLabels, judgments } = await h.lab.analyse(reference, candidates, partial, {
-            maxDepth: Math.max(...h.view.depths),
-            relevanceLevel,
-            judgedOnly,
-            modelLabels: wantModel,
-            ...(cohortAt === null ? {} : { cohortAt, label }),
-          });
+          const { metrics, prepared, preparedPeople, modelLabels, modelStats, judgments } = await h.lab.analyse(
+            reference,
+            candidates,
+            partial,
+            {
+              maxDepth: Math.max(...h.view.depths),
+              relevanceLevel,
+              judgedOnly,
+              modelLabels: wantModel,
+              ...(cohortAt === null ? {} : { cohortAt, label }),
+            },
+          );
           // Published together, so the views never show numbers from one state with badges from another.
           this.metrics = metrics;
           this.prepared = prepared;
           this.preparedPeople = preparedPeople;
           this.modelLabels = modelLabels;
+          this.modelStats = modelStats;
           this.analyzedJudgments = judgments;
           this.analyzedPartial = partial.filter((p) => candidates.includes(p));
           this.partialProgress = Object.fromEntries(

@@ -106,6 +106,7 @@ export function writtenReport(
     trecEval?: TrecEvalVersion;
     judgedOnly?: boolean;
     significance?: SignificanceReport;
+    modelLabels?: ReportInput['modelLabels'];
   },
 ): string {
   const input: ReportInput = {
@@ -123,6 +124,7 @@ export function writtenReport(
     ),
     descriptions: Object.fromEntries(runs.map((r, i) => [r.name, recipeLine(fileRunRecipe(meta.paths[i] ?? r.name, r))])),
     ...(meta.significance === undefined ? {} : { significance: meta.significance }),
+    ...(meta.modelLabels === undefined ? {} : { modelLabels: meta.modelLabels }),
   };
   return format === 'html' ? reportHtml(input) : format === 'latex' ? reportLatex(input) : reportMarkdown(input);
 }
@@ -321,6 +323,15 @@ export function registerFlips(program: Command, io: Io, setExit: (code: number) 
         trecEval,
         judgedOnly: opts.judgedOnly === true,
         ...(tests === undefined ? {} : { significance: tests }),
+        ...(model === undefined
+          ? {}
+          : {
+              modelLabels: {
+                judge: model.summary.source,
+                labels: model.summary.filled,
+                audit: `fliplab judge-audit ${qrelsPath} ${model.summary.source} gives their agreement with people's.`,
+              },
+            }),
       };
       if (opts.report !== undefined && format !== undefined) {
         writeExport(opts.report, writtenReport(format, printed, qrels.value, [reference, ...candidates], reportMeta));

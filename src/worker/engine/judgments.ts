@@ -91,6 +91,14 @@ export class Judgments {
     return new Map([...from].map((d) => [d, qrels.byQuery.get(qid)!.get(d)!]));
   }
 
+  /** What the model's labels did to people's qrels now (null: the numbers do not read them). */
+  modelStats(): { filled: number; setAside: number; modelOnlyQueries: number } | null {
+    if (!this.modelInUse()) return null;
+    this.qrels();
+    const l = this.#layered!;
+    return { filled: l.filled, setAside: l.overruled, modelOnlyQueries: l.modelOnlyQueries };
+  }
+
   /** People's judgments alone: the collection's qrels with the added judgments over them (null: no judgments). */
   peopleQrels(): Qrels | null {
     const base = this.#collection.current.qrels;
