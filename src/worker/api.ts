@@ -14,7 +14,8 @@
  *                keepPassageText cancelPassageText
  *   retrievers   runBm25 runLexical addRunFile beginVectorRun addVectors removeRun runNames runText importPack
  *                exportPack storedRecipe
- *   judgments    setJudgments setModelLayer useModelLayer holes grades parseJudgmentsFile
+ *   judgments    setJudgments setModelLayer useModelLayer judgingPlan holes grades parseJudgmentsFile
+ *                parseModelQrelsFile
  *   analysis     analyse significance differences track trecEval depthWarnings compare
  *   fusion       addFused prepareFrontier
  *   explorer     detail explain explainBm25 rm3Expansion
@@ -25,6 +26,9 @@ import { readRunTop } from '../core/io/run-top.ts';
 import { fileSource, wholeFile } from '../lab/data/bytes.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
+import { parseQrels } from '../core/io/trec.ts';
+import { judgeAudit } from '../core/judging/audit.ts';
+import { gradeScale, knownLabels } from '../core/judging/layer.ts';
 import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { SupportLabel } from '../core/flips/cohort.ts';
 import type { PreparedFrontier } from '../core/flips/fusion.ts';
@@ -201,6 +205,34 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
     /** Added judgments from a file (TREC qrels or fliplab JSONL), parsed with file:line errors. */
     async parseJudgmentsFile(file: CollectionFile): Promise<Judgment[]> {
       return (await parseJudgments(fileSource(file), file.path)).value;
+    },
+
+    /**
+     * A model's judgments made elsewhere (TREC or BEIR qrels: UMBRELA's output, another tool's), read as a model layer:
+     * grades outside people's scale refused with the file and line; labels for queries or passages the collection
+     * does not have counted and left out; the audit against people's pairs the file also grades.
+     */
+    async parseModelQrelsFile(file: CollectionFile, level: number) {
+      const people = judgments.peopleQrels();
+      if (people === null) throw new Error('this collection has no judgments to layer a model under');
+      const scale = gradeScale(people);
+      const parsed = await parseQrels(fileSource(file), file.path, { grades: { ...scale, of: "the collection's grades, with 0 and 1" } });
+      const { corpus, queries } = collection.current;
+      const known = knownLabels(parsed.value, {
+        query: (qid) => queries.indexOf.has(qid),
+        passage: (_qid, docid) => corpus.indexOf.has(docid),
+      });
+      const labels: { qid: string; docId: string; grade: number }[] = [];
+      for (const [qid, docs] of known.qrels.byQuery) for (const [docId, grade] of docs) labels.push({ qid, docId, grade });
+      const audit = judgeAudit(people, known.qrels, level);
+      return {
+        labels,
+        unknownQueries: known.unknownQueries,
+        unknownQueryLabels: known.unknownQueryLabels,
+        unknownPassages: known.unknownPassages,
+        audit: audit.pairs === 0 ? null : audit,
+        warnings: parsed.warnings.map((w) => w.message),
+      };
     },
 
     // ------------------------------------------------------------------------------------ analysis

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runEncodeBench } from '../../bench/encode.ts';
 import { runFiqaSized } from '../../bench/encode-fiqa-sized.ts';
 import { runReaderBench } from '../../bench/reader.ts';
+import { runJudgeBench } from '../../bench/judge.ts';
 import { wasmThreads } from '../../src/lab/wasm-threads.ts';
 import { tempDir } from '../support/temp.ts';
 
@@ -38,6 +39,27 @@ describe('bench/encode.ts --smoke --webgpu', () => {
       if (threads > 1)
         expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^browser WASM ${threads} threads / 1 thread, fp32: [\\d.]+×`)));
       expect(lines.at(-1)).toMatch(/^q8 \/ fp32 on browser wasm: [\d.]+× \(smoke run/);
+    },
+    SMOKE_TIMEOUT_MS,
+  );
+});
+
+describe('bench/judge.ts --smoke', () => {
+  it(
+    'measures judged pairs/s on onnxruntime-node and browser WASM, with the same scores',
+    async () => {
+      const lines: string[] = [];
+      const rows = await runJudgeBench({ smoke: true, log: (l) => lines.push(l) });
+      expect(rows.map((r) => `${r.judge} ${r.engine.replace(/, \d+ threads?$/, '')}`)).toEqual([
+        'fliplab/tiny-cross-encoder onnxruntime-node cpu',
+        'fliplab/tiny-gpt2 onnxruntime-node cpu',
+        'fliplab/tiny-cross-encoder browser wasm',
+        'fliplab/tiny-gpt2 browser wasm',
+      ]);
+      for (const r of rows) expect(r.pairsPerSecond).toBeGreaterThan(0);
+      for (const l of lines.filter((x) => x.includes('largest |browser − node|')))
+        expect(Number(/score (\S+)$/.exec(l)![1])).toBeLessThanOrEqual(1e-4);
+      expect(lines.at(-1)).toMatch(/^fliplab\/tiny-gpt2: browser WASM \/ node [\d.]+× \(smoke run/);
     },
     SMOKE_TIMEOUT_MS,
   );

@@ -113,6 +113,75 @@ async function judgeWith(p: Page, judgeId: string, budget: number, audit: number
   expect(await p.getByTestId('judge-error').count()).toBe(0);
 }
 
+/** A fresh visitor on SciFact with BM25 against BM25 + RM3. */
+async function openScifact(): Promise<{ p: Page; close: () => Promise<void> }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const host = server.url.replace(/\/$/, '');
+  await context.addInitScript((h) => {
+    sessionStorage.setItem('fliplab.isolation-reloaded', '1');
+    if (!localStorage.getItem('fliplab.settings'))
+      localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
+  }, host);
+  const p = await context.newPage();
+  await p.goto(server.url);
+  await p.getByTestId('catalog-scifact').click();
+  await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/5,183 passages/);
+  await p.getByTestId('add-rm3').click();
+  await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('bm25,bm25-rm3');
+  return { p, close: () => context.close() };
+}
+
+describe('a model layer imported from a file', () => {
+  it('refuses a grade outside the scale with file and line, counts unknown ids, and keeps the layer over a reload', async () => {
+    const { p, close } = await openScifact();
+    try {
+      const bad = join(work, 'bad-model.qrels');
+      await writeFile(bad, '1 0 31715818 1\n1 0 13734012 3\n');
+      await p.getByTestId('import-model-qrels').setInputFiles(bad);
+      await expect
+        .poll(() => p.getByTestId('judge-error').textContent(), { timeout: 30_000 })
+        .toMatch(/bad-model\.qrels, line 2: grade 3 is outside the collection's scale 0–1/);
+
+      // A file made elsewhere: every passage of BM25 + RM3's top 10 that BM25's top 10 lacks labelled relevant, plus two
+      // unknown ids.
+      const top10 = async (run: string) => {
+        const lists = new Map<string, string[]>();
+        await p.getByTestId('export-run-select').selectOption(run);
+        for (const line of (await save(p, () => p.getByTestId('export-run').click())).trim().split('\n')) {
+          const [q, , d, r] = line.split(/\s+/);
+          if (Number(r) <= 10) lists.set(q!, [...(lists.get(q!) ?? []), d!]);
+        }
+        return lists;
+      };
+      const bm25 = await top10('bm25');
+      const rm3 = await top10('bm25-rm3');
+      const lines = [...rm3].flatMap(([q, docs]) => docs.filter((d) => !bm25.get(q)?.includes(d)).map((d) => `${q} 0 ${d} 1`));
+      lines.push('no-such-query 0 31715818 1', '1 0 no-such-passage 1');
+      const good = join(work, 'umbrela.qrels');
+      await writeFile(good, `${lines.join('\n')}\n`);
+      await p.getByTestId('import-model-qrels').setInputFiles(good);
+      await expect
+        .poll(() => p.getByTestId('import-model-note').textContent(), { timeout: 30_000 })
+        .toBe(
+          `${(lines.length - 2).toLocaleString('en-US')} labels read from umbrela.qrels; left out: 1 label for 1 query the collection ` +
+            'does not have, 1 label for passages it does not have.',
+        );
+      // Every query RM3 adds a passage to is supported by it: it breaks none at k = 10, and its new fixes rest on the file.
+      await expect.poll(() => headline(p), { timeout: 30_000 }).toMatch(/breaks 0 of/);
+      expect(await headline(p)).toMatch(/\d+ of the \d+ fixed queries rest on model labels|All \d+ fixed queries rest on model labels/);
+      expect(await p.getByTestId('judge-layer-summary').textContent()).toMatch(/imported from umbrela\.qrels/);
+
+      await p.reload();
+      await expect
+        .poll(() => p.getByTestId('judge-layer-summary').textContent(), { timeout: 60_000 })
+        .toMatch(/imported from umbrela\.qrels/);
+      await expect.poll(() => headline(p), { timeout: 30_000 }).toMatch(/breaks 0 of/);
+    } finally {
+      await close();
+    }
+  }, 200_000);
+});
+
 describe('model judgments in the lab', () => {
   it('fills the holes, says which flips rest on the labels, equals the CLI and Node, survives a reload', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });

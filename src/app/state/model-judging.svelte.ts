@@ -17,6 +17,10 @@ import { customJudge, JUDGE_PRESETS, type JudgeConfig, type JudgePresetId } from
 import type { JudgeProgress, WorkerDevice } from '../../lab/encode-types.ts';
 import type { EncodeBridge } from '../bridge/encode-bridge.ts';
 import { errorInfo, errorText } from './errors.ts';
+import { countOf } from '../../core/count.ts';
+import type { CollectionFile } from '../../lab/data/types.ts';
+import { ModelLayerStore, type StoredModelLayer } from '../../store/model-layers.ts';
+import { withStore } from '../../store/with-store.ts';
 import type { Lab } from './lab.svelte.ts';
 
 /** What a judging job was asked: kept per collection, replayed from the cache when the collection reopens. */
@@ -33,7 +37,10 @@ export interface JudgingAsk {
 
 /** The layer the lab holds now, and where it came from. */
 export interface ModelLayerInfo {
-  readonly ask: JudgingAsk;
+  /** Whose labels: the judge's name, or the imported file's. */
+  readonly name: string;
+  /** The job that made them (null: imported from a file). */
+  readonly ask: JudgingAsk | null;
   readonly labels: readonly ModelLabel[];
   readonly thresholds: readonly number[] | null;
   readonly thresholdsFrom: string | null;
@@ -48,6 +55,11 @@ export interface ModelLayerInfo {
   readonly holesBehindFlips: number;
   readonly device: WorkerDevice | null;
 }
+
+/** The imported layers as the lab keeps them (IndexedDB; component tests pass their own). */
+export type ModelLayersAccess = <T>(use: (store: Pick<ModelLayerStore, 'get' | 'put' | 'delete'>) => Promise<T>) => Promise<T>;
+
+const indexedDbLayers: ModelLayersAccess = (use) => withStore(() => ModelLayerStore.open(), use);
 
 const ASK_KEY = (collection: string) => `fliplab.judging.${collection}`;
 
@@ -67,6 +79,8 @@ export class ModelJudging {
   download: { readonly file: string; readonly loaded: number; readonly total: number } | null = $state.raw(null);
   layer: ModelLayerInfo | null = $state.raw(null);
   error: string | null = $state(null);
+  /** What the last import read, and what it left out. */
+  importNote: string | null = $state(null);
 
   readonly #lab: Lab;
   readonly #bridge: EncodeBridge;
@@ -74,9 +88,12 @@ export class ModelJudging {
   #restoredFor: string | null = null;
   readonly #stop: () => void;
 
-  constructor(lab: Lab, bridge: EncodeBridge) {
+  readonly #layers: ModelLayersAccess;
+
+  constructor(lab: Lab, bridge: EncodeBridge, layers: ModelLayersAccess = indexedDbLayers) {
     this.#lab = lab;
     this.#bridge = bridge;
+    this.#layers = layers;
     this.#stop = $effect.root(() => {
       // A reopened collection brings its layer back from the cache, once its runs are there.
       $effect(() => {
@@ -86,6 +103,10 @@ export class ModelJudging {
         const ask = readAsk(id);
         if (ask === null) {
           this.#restoredFor = id;
+          // A layer imported from a file comes back from IndexedDB.
+          void this.#layers((s) => s.get(id)).then((stored) => {
+            if (stored !== undefined && lab.collectionId === id) return this.#useStored(stored);
+          });
           return;
         }
         if (![ask.reference, ...ask.candidates].every((r) => usable.includes(r))) return;
@@ -128,15 +149,25 @@ export class ModelJudging {
   provenanceText(collection: string): string {
     const layer = this.layer;
     if (layer === null) return '{}\n';
-    const { judge } = layer.ask;
+    const ask = layer.ask;
+    const judge = ask?.judge;
     return `${JSON.stringify(
       {
-        judge: { id: judge.id, kind: judge.kind, model: judge.model, revision: judge.revision, dtype: judge.dtype, label: judge.label },
-        ...(judge.kind === 'llm' && judge.prompt ? { prompt: judge.prompt } : {}),
+        ...(judge === undefined
+          ? { imported_from: layer.name }
+          : {
+              judge: {
+                id: judge.id,
+                kind: judge.kind,
+                model: judge.model,
+                revision: judge.revision,
+                dtype: judge.dtype,
+                label: judge.label,
+              },
+            }),
+        ...(judge?.kind === 'llm' && judge.prompt ? { prompt: judge.prompt } : {}),
         collection,
-        runs: [layer.ask.reference, ...layer.ask.candidates],
-        k: layer.ask.k,
-        budget: layer.ask.budget,
+        ...(ask === null ? {} : { runs: [ask.reference, ...ask.candidates], k: ask.k, budget: ask.budget }),
         thresholds: layer.thresholds,
         thresholds_from: layer.thresholdsFrom,
         pairs: { holes: layer.holes, holes_behind_flips: layer.holesBehindFlips, labels: layer.labels.length },
@@ -176,11 +207,78 @@ export class ModelJudging {
     this.#abort?.abort();
   }
 
+  /**
+   * Take a model's judgments made elsewhere (TREC or BEIR qrels) as the layer: grades outside the collection's scale
+   * are refused with the file and line; labels for queries or passages the collection lacks are counted and left
+   * out; the audit compares the pairs people also graded. Kept in IndexedDB for the next visit.
+   */
+  async importLayer(file: CollectionFile): Promise<void> {
+    const lab = this.#lab;
+    const id = lab.collectionId;
+    if (id === null) return;
+    this.cancel();
+    this.error = null;
+    this.importNote = null;
+    try {
+      const read = await lab.lab.parseModelQrelsFile(file, lab.view.level);
+      const stored: StoredModelLayer = {
+        collection: id,
+        name: fileName(file.path),
+        labels: read.labels,
+        audit: read.audit,
+        unknownQueries: read.unknownQueries,
+        unknownPassages: read.unknownPassages,
+        importedAt: nowIso(),
+      };
+      await this.#layers((s) => s.put(stored));
+      writeAsk(id, null);
+      await this.#useStored(stored);
+      if (!lab.view.modelLabels) lab.setView({ modelLabels: true });
+      const left = [
+        ...(read.unknownQueries > 0
+          ? [
+              `${countOf(read.unknownQueryLabels, 'label')} for ${countOf(read.unknownQueries, 'query', 'queries')} ` +
+                'the collection does not have',
+            ]
+          : []),
+        ...(read.unknownPassages > 0 ? [`${countOf(read.unknownPassages, 'label')} for passages it does not have`] : []),
+      ];
+      this.importNote =
+        `${countOf(read.labels.length, 'label')} read from ${fileName(file.path)}` +
+        (left.length > 0 ? `; left out: ${left.join(', ')}.` : '.');
+    } catch (e) {
+      this.error = errorText(errorInfo(e));
+    }
+  }
+
+  async #useStored(stored: StoredModelLayer): Promise<void> {
+    this.layer = {
+      name: stored.name,
+      ask: null,
+      labels: stored.labels,
+      thresholds: null,
+      thresholdsFrom: null,
+      audit: stored.audit,
+      sentence: stored.audit === null ? 'No pair in the file is one people graded: the labels are unaudited.' : auditSentence(stored.audit),
+      cached: stored.labels.length,
+      judged: 0,
+      missing: 0,
+      holes: stored.labels.length,
+      holesBehindFlips: 0,
+      device: null,
+    };
+    this.status = 'ready';
+    await this.#lab.setModelLayer(stored.labels);
+  }
+
   /** Forget the layer: the lab's numbers go back to people's judgments (the verdicts stay cached). */
   async clear(): Promise<void> {
     this.cancel();
     const id = this.#lab.collectionId;
-    if (id !== null) writeAsk(id, null);
+    if (id !== null) {
+      writeAsk(id, null);
+      await this.#layers((s) => s.delete(id)).catch(() => undefined);
+    }
     this.layer = null;
     this.status = 'idle';
     await this.#lab.setModelLayer([]);
@@ -234,6 +332,7 @@ export class ModelJudging {
         ...(ask.thresholds === undefined ? {} : { thresholds: ask.thresholds }),
       });
       this.layer = {
+        name: ask.judge.label,
         ask,
         labels: labelled.labels,
         thresholds: labelled.thresholds,
@@ -290,3 +389,8 @@ function writeAsk(collection: string, ask: JudgingAsk | null): void {
     // no storage: the layer is not restored on the next visit (the verdicts stay cached)
   }
 }
+
+const fileName = (path: string): string => path.split('/').pop() ?? path;
+
+/** When a layer was imported (a plain timestamp, not state). */
+const nowIso = (): string => new globalThis.Date(Date.now()).toISOString();

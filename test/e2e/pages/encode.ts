@@ -8,6 +8,8 @@ import { localModelSource, prepareLocalModel, type PickedFile } from '../../../s
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
 import { READER_TEMPLATE, type ReaderTask } from '../../../src/core/answers/prompt.ts';
 import type { ReaderConfig } from '../../../src/encoders/reader-presets.ts';
+import type { JudgeConfig } from '../../../src/encoders/judge-presets.ts';
+import type { PairTask } from '../../../src/encoders/judge-job.ts';
 import type { WorkerDevice, WorkerLoadOptions } from '../../../src/lab/encode-types.ts';
 import {
   testConfig,
@@ -186,6 +188,32 @@ const fliplabTest = {
     const started = performance.now();
     try {
       return await answerTasks(device, reader, tasks, dbName, k);
+    } catch (error) {
+      return plainError(error, started, device);
+    }
+  },
+  /**
+   * Judge pairs with a judge (cache first, IndexedDB `dbName`), timed after a warm-up batch: pairs per second of the
+   * measured ones, the device used, and each verdict (score, probabilities) in the order given; or the error.
+   */
+  async judgeWith(device: WorkerDevice, judge: JudgeConfig, warm: readonly PairTask[], tasks: readonly PairTask[], dbName: string) {
+    const started = performance.now();
+    try {
+      const load = { device, source: { remoteHost: location.origin, allowRemote: true } };
+      await bridgeFor(device).judgePairs({ judge, load, tasks: warm, dbName });
+      const verdicts = new Map<string, { score: number; probabilities?: readonly number[] }>();
+      const t0 = performance.now();
+      const result = await bridgeFor(device).judgePairs({ judge, load, tasks, dbName }, undefined, (records) => {
+        for (const r of records)
+          verdicts.set(`${r.qid}\u0000${r.docid}`, { score: r.score, ...(r.probabilities ? { probabilities: r.probabilities } : {}) });
+      });
+      const ms = performance.now() - t0;
+      return {
+        pairsPerSecond: (result.judged * 1000) / ms,
+        judged: result.judged,
+        device: result.device,
+        verdicts: tasks.map((t) => verdicts.get(`${t.qid}\u0000${t.docid}`) ?? null),
+      };
     } catch (error) {
       return plainError(error, started, device);
     }
