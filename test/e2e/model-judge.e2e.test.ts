@@ -171,6 +171,35 @@ describe('a model layer imported from a file', () => {
       expect(await headline(p)).toMatch(/\d+ of the \d+ fixed queries rest on model labels|All \d+ fixed queries rest on model labels/);
       expect(await p.getByTestId('judge-layer-summary').textContent()).toMatch(/imported from umbrela\.qrels/);
 
+      // A third run: the audit says whether the ordering of the runs survives, as judge-audit does from the same files.
+      await p.getByTestId('add-ql').click();
+      await expect
+        .poll(() => p.getByTestId('judge-audit-sentence').textContent(), { timeout: 60_000 })
+        .toMatch(/the order of the 3 runs holds with τ = -?[\d.]+ \(τ_AP = -?[\d.]+\)\.$/);
+      const runFiles: string[] = [];
+      for (const run of ['bm25', 'bm25-rm3', 'ql']) {
+        await p.getByTestId('export-run-select').selectOption(run);
+        const path = join(work, `${run}.run`);
+        await writeFile(path, await save(p, () => p.getByTestId('export-run').click()));
+        runFiles.push(path);
+      }
+      // The layer as the lab holds it (the unknown ids left out).
+      const held = join(work, 'held.qrels');
+      await writeFile(held, await save(p, () => p.getByTestId('export-model-qrels').click()));
+      expect((await readFile(held, 'utf8')).trim().split('\n')).toHaveLength(lines.length - 2);
+      const audit = await cli([
+        'judge-audit',
+        join(SCIFACT, 'qrels', 'test.tsv'),
+        held,
+        ...runFiles.flatMap((r) => ['--run', r]),
+        '--json',
+      ]);
+      expect(audit.code, audit.stderr).toBe(0);
+      const systems = (JSON.parse(audit.stdout) as { systems: { tau: number; tau_ap: number } }).systems;
+      expect(await p.getByTestId('judge-audit-sentence').textContent()).toContain(
+        `the order of the 3 runs holds with τ = ${systems.tau.toFixed(2)} (τ_AP = ${systems.tau_ap.toFixed(2)}).`,
+      );
+
       await p.reload();
       await expect
         .poll(() => p.getByTestId('judge-layer-summary').textContent(), { timeout: 60_000 })

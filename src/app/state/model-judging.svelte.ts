@@ -11,6 +11,7 @@
  * the cache alone — no model loads for that.
  */
 import { auditSentence, type JudgeAudit } from '../../core/judging/audit.ts';
+import { kendallTauB, tauAp } from '../../core/judging/agreement-stats.ts';
 import { labelVerdicts, ThresholdsError, type ModelLabel, type Verdict } from '../../core/judging/label.ts';
 import { pairKeyOf } from '../../core/judging/select.ts';
 import { customJudge, JUDGE_PRESETS, type JudgeConfig, type JudgePresetId } from '../../encoders/judge-presets.ts';
@@ -86,6 +87,8 @@ export class ModelJudging {
   readonly #bridge: EncodeBridge;
   #abort: AbortController | null = null;
   #restoredFor: string | null = null;
+  /** The layer and runs the systems' ordering was last asked for. */
+  #systemsFor = '';
   readonly #stop: () => void;
 
   readonly #layers: ModelLayersAccess;
@@ -95,6 +98,23 @@ export class ModelJudging {
     this.#bridge = bridge;
     this.#layers = layers;
     this.#stop = $effect.root(() => {
+      // With 3 or more runs: does the ordering of systems survive the model's labels? (τ-b, τ_AP beside the audit.)
+      $effect(() => {
+        const layer = this.layer;
+        const runs = lab.usable;
+        if (layer === null || layer.audit === null || runs.length < 3) return;
+        const key = `${layer.labels.length}|${runs.join(',')}|${lab.view.level}`;
+        if (key === this.#systemsFor) return;
+        this.#systemsFor = key;
+        void lab.lab.modelSystems(runs, 'ndcg_cut.10', lab.view.level).then((systems) => {
+          if (systems === null || this.layer !== layer || layer.audit === null) return;
+          const names = systems.runs.map((r) => r.name);
+          const human = systems.runs.map((r) => r.human);
+          const model = systems.runs.map((r) => r.model);
+          const audit = { ...layer.audit, systems: { ...systems, tau: kendallTauB(human, model), tau_ap: tauAp(names, human, model) } };
+          this.layer = { ...layer, audit, sentence: auditSentence(audit) };
+        });
+      });
       // A reopened collection brings its layer back from the cache, once its runs are there.
       $effect(() => {
         const id = lab.collectionId;

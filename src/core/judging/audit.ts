@@ -84,13 +84,18 @@ const fixed = (x: number | null, digits = 2): string => (x === null ? 'undefined
  */
 export function auditSentence(audit: JudgeAudit): string {
   if (audit.pairs === 0) return 'No pair was judged by both people and the model: the model’s labels are unaudited.';
-  if (audit.note !== null && audit.agreement !== null)
-    return `On ${countOf(audit.pairs, 'pair')} people also judged, the model agrees on ${percent(audit.agreement)}: ${audit.note}.`;
+  const s = audit.systems;
+  const order =
+    s === undefined || s.runs.length < 3
+      ? ''
+      : `the order of the ${s.runs.length} runs holds with τ = ${fixed(s.tau)} (τ_AP = ${fixed(s.tau_ap)})`;
+  if (audit.note !== null && audit.agreement !== null) {
+    const agree = `On ${countOf(audit.pairs, 'pair')} people also judged, the model agrees on ${percent(audit.agreement)}: ${audit.note}`;
+    return order === '' ? `${agree}.` : `${agree}; ${order}.`;
+  }
   const kappa = `κ = ${fixed(audit.kappa)} (${kappaWords(audit.kappa)})`;
   const agree = `On ${countOf(audit.pairs, 'pair')} people also judged, the model agrees with ${kappa}`;
-  const s = audit.systems;
-  if (s === undefined || s.runs.length < 3) return `${agree}.`;
-  return `${agree}; the order of the ${s.runs.length} runs holds with τ = ${fixed(s.tau)} (τ_AP = ${fixed(s.tau_ap)}).`;
+  return order === '' ? `${agree}.` : `${agree}; ${order}.`;
 }
 
 /** The audit as text: the sentence, the numbers, the confusion matrix and the runs' means. */

@@ -28,6 +28,7 @@ export class Analysis {
     'trecEval',
     'depthWarnings',
     'compare',
+    'modelSystems',
   ] as const satisfies readonly (keyof Analysis)[];
 
   readonly #collection: OpenCollection;
@@ -187,6 +188,30 @@ export class Analysis {
       }),
     }));
     return { measure, significance, flips };
+  }
+
+  /**
+   * Each run's mean of `measure` under people's judgments alone and under the model's labels alone (each qrels file
+   * on its own, as `fliplab judge-audit --run` evaluates them): what tells whether the ordering of systems survives.
+   * Null without a model layer or people's judgments.
+   */
+  modelSystems(
+    runs: readonly string[],
+    measure: string,
+    relevanceLevel: number,
+  ): { measure: string; runs: { name: string; human: number; model: number }[] } | null {
+    const people = this.#judgments.peopleQrels();
+    const model = this.#judgments.modelQrels();
+    if (people === null || model === null || runs.length === 0) return null;
+    const name = trecEvalName(measure);
+    const mean = (qrels: Qrels, run: string): number => {
+      const result = evaluate(qrels, forEvaluation(this.#retrievers.run(run)), parseMeasures([measure], DEFAULT_TREC_EVAL_VERSION), {
+        relevanceLevel,
+        version: DEFAULT_TREC_EVAL_VERSION,
+      });
+      return result.aggregate[name] ?? Number.NaN;
+    };
+    return { measure: name, runs: runs.map((run) => ({ name: run, human: mean(people, run), model: mean(model, run) })) };
   }
 
   /** trec_eval's text output for a run (the same text `fliplab eval` prints). */

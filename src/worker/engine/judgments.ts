@@ -91,6 +91,11 @@ export class Judgments {
     return new Map([...from].map((d) => [d, qrels.byQuery.get(qid)!.get(d)!]));
   }
 
+  /** The model's labels alone, as a qrels file of their own (null: none). */
+  modelQrels(): Qrels | null {
+    return this.#model;
+  }
+
   /** What the model's labels did to people's qrels now (null: the numbers do not read them). */
   modelStats(): { filled: number; setAside: number; modelOnlyQueries: number } | null {
     if (!this.modelInUse()) return null;
