@@ -214,7 +214,8 @@ describe('judgment holes', () => {
       // Both judge at the same moment, different passages: neither write loses the other.
       await a.getByTestId('next-hole').click();
       await b.getByTestId('next-hole').click();
-      await expect.poll(() => focusedRow(b), { timeout: 10_000 }).toMatch(/^new-\d+-\d$/);
+      // A shared machine can be slow to bring the second tab's list up while the first writes: 30 s, not 10.
+      await expect.poll(() => focusedRow(b), { timeout: 30_000 }).toMatch(/^new-\d+-\d$/);
       const second = (await focusedRow(b))!;
       expect(second).not.toBe(first);
       await expect.poll(() => focusedRow(a), { timeout: 10_000 }).toBe(second);
