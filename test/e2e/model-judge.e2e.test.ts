@@ -213,20 +213,8 @@ describe('a model layer imported from a file', () => {
 
 describe('model judgments in the lab', () => {
   it('fills the holes, says which flips rest on the labels, equals the CLI and Node, survives a reload', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    const host = server.url.replace(/\/$/, '');
-    await context.addInitScript((h) => {
-      sessionStorage.setItem('fliplab.isolation-reloaded', '1');
-      if (!localStorage.getItem('fliplab.settings'))
-        localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
-    }, host);
-    const p = await context.newPage();
+    const { p, close } = await openScifact();
     try {
-      await p.goto(server.url);
-      await p.getByTestId('catalog-scifact').click();
-      await expect.poll(() => p.getByTestId('collection-summary').textContent(), { timeout: 60_000 }).toMatch(/5,183 passages/);
-      await p.getByTestId('add-rm3').click();
-      await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('bm25,bm25-rm3');
       const before = await headline(p);
       expect(before).not.toMatch(/model labels/);
       // Not offered before there are labels.
@@ -407,7 +395,7 @@ describe('model judgments in the lab', () => {
       console.log(`[e2e] LLM judge: largest |browser − node| of P(grade) over 6 pairs: ${worstP.toExponential(2)}`);
       expect(worstP).toBeLessThanOrEqual(1e-4);
     } finally {
-      await context.close();
+      await close();
     }
   }, 400_000);
 });
