@@ -196,12 +196,14 @@ describe('storage quota exceeded (real IndexedDB, quota from the DevTools protoc
         if (!isError(got))
           throw new Error(`expected a StorageFullError, but the job finished (${got.encoded} encoded): the filler came too late`);
         expect(got.error.name).toBe('StorageFullError');
-        // It names what the failing batch needed (one batch of 32-dim vectors) and what was free: at most the
-        // headroom (an estimate that ignored the quota would say gigabytes here).
+        // It names what the failing batch needed (one batch of 32-dim vectors) and what was free: about the
+        // headroom (an estimate that ignored the quota would say gigabytes here). Chromium settles its usage
+        // figure a little after a write, so under load the free amount read at the failure can exceed the headroom
+        // by some kilobytes (74,752 of 65,536 bytes seen in a full run); twice the headroom still tells the two apart.
         const said = amounts(got.error.message);
         const batchBytes = BATCH * vectorBytes({ dense: new Float32Array(DIMS), tokens: 0 });
         expect(said.needed).toBe(formatBytes(batchBytes));
-        expect(said.freeBytes).toBeLessThanOrEqual(headroom);
+        expect(said.freeBytes).toBeLessThanOrEqual(2 * headroom);
         midRunError = got.error.message;
         expect(got.error.message).toMatch(/Everything encoded so far is kept/);
 
