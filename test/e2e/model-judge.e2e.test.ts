@@ -394,6 +394,21 @@ describe('model judgments in the lab', () => {
       again.forEach((v, i) => v.probabilities!.forEach((x, g) => (worstP = Math.max(worstP, Math.abs(x - llm[i]!.probabilities![g]!)))));
       console.log(`[e2e] LLM judge: largest |browser − node| of P(grade) over 6 pairs: ${worstP.toExponential(2)}`);
       expect(worstP).toBeLessThanOrEqual(1e-4);
+
+      // The prompt, edited, is another judge: its verdicts are new (keyed apart) and its text is in the provenance.
+      await p.getByTestId('judge-prompt').locator('summary').click();
+      const prompt = p.getByTestId('judge-prompt-text');
+      const published = await prompt.inputValue();
+      expect(published).toContain('Query: {query}\nPassage: {passage}');
+      await prompt.fill(`${published}\nBe strict.`);
+      await judgeWith(p, 'qwen2.5-0.5b-umbrela', 4, 2);
+      const edited = (await storedVerdicts(p)).filter((v) => v.judge.includes('+edited-'));
+      expect(edited.length).toBeGreaterThanOrEqual(4 + 2);
+      const sidecar = JSON.parse(await save(p, () => p.getByTestId('export-model-provenance').click())) as {
+        prompt: { id: string; template: string };
+      };
+      expect(sidecar.prompt.id).toMatch(/^umbrela-v1\+edited-[0-9a-f]{8}$/);
+      expect(sidecar.prompt.template.endsWith('\nBe strict.')).toBe(true);
     } finally {
       await close();
     }

@@ -14,6 +14,8 @@ import { auditSentence, type JudgeAudit } from '../../core/judging/audit.ts';
 import { kendallTauB, tauAp } from '../../core/judging/agreement-stats.ts';
 import { labelVerdicts, ThresholdsError, type ModelLabel, type Verdict } from '../../core/judging/label.ts';
 import { pairKeyOf } from '../../core/judging/select.ts';
+import { checkJudgePrompt } from '../../core/judging/grades.ts';
+import { fnv1a } from '../../core/fnv.ts';
 import { customJudge, JUDGE_PRESETS, type JudgeConfig, type JudgePresetId } from '../../encoders/judge-presets.ts';
 import type { JudgeProgress, WorkerDevice } from '../../lab/encode-types.ts';
 import type { EncodeBridge } from '../bridge/encode-bridge.ts';
@@ -138,8 +140,23 @@ export class ModelJudging {
 
   /** The judge chosen now. */
   get judge(): JudgeConfig {
-    if (this.custom !== null && this.custom.id === this.judgeId) return this.custom;
-    return JUDGE_PRESETS[this.judgeId as JudgePresetId] ?? JUDGE_PRESETS['ms-marco-minilm'];
+    const chosen: JudgeConfig =
+      this.custom !== null && this.custom.id === this.judgeId
+        ? this.custom
+        : (JUDGE_PRESETS[this.judgeId as JudgePresetId] ?? JUDGE_PRESETS['ms-marco-minilm']);
+    if (chosen.kind !== 'llm' || chosen.prompt === undefined) return chosen;
+    const edited = this.promptText;
+    if (edited === null || edited === chosen.prompt.template) return chosen;
+    // An edited prompt is another judge: its own name (and its text in every verdict's key: judge-job.ts).
+    return { ...chosen, prompt: { ...chosen.prompt, id: `${chosen.prompt.id}+edited-${fnv(edited)}`, template: edited } };
+  }
+
+  /** The LLM judge's prompt as edited here (null: the preset's, as published). */
+  promptText: string | null = $state(null);
+
+  /** What is wrong with the edited prompt (null: nothing). */
+  get promptProblem(): string | null {
+    return this.promptText === null ? null : checkJudgePrompt(this.promptText);
   }
 
   /** Use any model on the model host as the judge: a cross-encoder (sequence classifier) or a causal LM. */
@@ -205,6 +222,10 @@ export class ModelJudging {
     const lab = this.#lab;
     const reference = lab.reference;
     if (reference === null || lab.collectionId === null) return;
+    if (this.promptProblem !== null) {
+      this.error = this.promptProblem;
+      return;
+    }
     const typed = this.thresholds();
     if (typed !== null && 'error' in typed) {
       this.error = typed.error;
@@ -414,3 +435,6 @@ const fileName = (path: string): string => path.split('/').pop() ?? path;
 
 /** When a layer was imported (a plain timestamp, not state). */
 const nowIso = (): string => new globalThis.Date(Date.now()).toISOString();
+
+/** A short stable name for an edited prompt's text. */
+const fnv = (text: string): string => (fnv1a(new TextEncoder().encode(text)) >>> 0).toString(16).padStart(8, '0');
