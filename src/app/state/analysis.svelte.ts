@@ -6,7 +6,7 @@
  */
 import type { Remote } from 'comlink';
 import { reportFromPrepared, type FlipReport, type PreparedFlips } from '../../core/flips/analyze.ts';
-import { modelLabelFlips, withModelLabelCounts, type ModelLabelFlips } from '../../core/judging/model-flips.ts';
+import { modelLabelFlips, withModelLabelCounts } from '../../core/judging/model-flips.ts';
 import type { SignificanceReport } from '../../core/stats/significance.ts';
 import type { CollectionSummary } from '../../worker/engine.ts';
 import type { LabApi } from '../../worker/api.ts';
@@ -74,7 +74,7 @@ export class Analysis {
     let report = reportFromPrepared(p, { depths, label: view.label, perQuery: true });
     if (model) {
       // Each flip that is none on people's judgments alone rests on the model's labels (all of them without people's ranks).
-      const counts = people !== null ? modelLabelFlips(p, people, depths, view.label) : allOnModel(report);
+      const counts = modelLabelFlips(p, people, depths, view.label);
       report = withModelLabelCounts(report, counts);
     }
     this.#lastReport = { prepared: p, people, key, report };
@@ -219,18 +219,4 @@ export class Analysis {
     }
     await this.#testing;
   }
-}
-
-/** Every flip of the report, each resting on model labels (people judge no query relevant on their own). */
-function allOnModel(report: FlipReport): ModelLabelFlips[] {
-  return report.depths.flatMap((block) =>
-    block.candidates.map((c) => ({
-      k: block.k,
-      candidate: c.name,
-      broken_on_model_labels: c.broken,
-      fixed_on_model_labels: c.fixed,
-      broken_queries: [],
-      fixed_queries: [],
-    })),
-  );
 }

@@ -5,9 +5,9 @@
  * one, put on the scale. The audit compares the other half with people's grades.
  */
 import { countOf } from '../count.ts';
-import type { DocId, Qrels, QueryId } from '../types.ts';
 import { judgeAudit, type JudgeAudit } from './audit.ts';
 import { fitThresholds, gradeOfProbabilities, gradeOfScore, umbrelaToScale } from './grades.ts';
+import { labelsAsQrels } from './layer.ts';
 import { pairKeyOf, type JudgingPlan } from './select.ts';
 
 export interface Verdict {
@@ -37,16 +37,6 @@ export interface LabelledLayer {
 
 export class ThresholdsError extends Error {
   override readonly name = 'ThresholdsError';
-}
-
-function asQrels(pairs: readonly { qid: string; docid: string; grade: number }[]): Qrels {
-  const byQuery = new Map<QueryId, Map<DocId, number>>();
-  for (const p of pairs) {
-    let docs = byQuery.get(p.qid as QueryId);
-    if (docs === undefined) byQuery.set(p.qid as QueryId, (docs = new Map()));
-    docs.set(p.docid as DocId, p.grade);
-  }
-  return { byQuery };
 }
 
 export function labelVerdicts(
@@ -96,8 +86,8 @@ export function labelVerdicts(
     audited.length === 0
       ? null
       : judgeAudit(
-          asQrels(audited.map((t) => ({ qid: t.qid, docid: t.docid, grade: plan.peopleGrades.get(pairKeyOf(t))! }))),
-          asQrels(audited.map((t) => ({ qid: t.qid, docid: t.docid, grade: gradeOf(of(t)) }))),
+          labelsAsQrels(audited.map((t) => ({ qid: t.qid, docId: t.docid, grade: plan.peopleGrades.get(pairKeyOf(t))! }))),
+          labelsAsQrels(audited.map((t) => ({ qid: t.qid, docId: t.docid, grade: gradeOf(of(t)) }))),
           options.level,
         );
   return { labels, thresholds, thresholdsFrom: from, audit };

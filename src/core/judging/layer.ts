@@ -18,6 +18,17 @@ export interface ModelLayer {
   readonly modelOnlyQueries: number;
 }
 
+/** Pairs and their grades as qrels (a later grade of the same pair wins). */
+export function labelsAsQrels(labels: readonly { readonly qid: string; readonly docId: string; readonly grade: number }[]): Qrels {
+  const byQuery = new Map<QueryId, Map<DocId, number>>();
+  for (const l of labels) {
+    let docs = byQuery.get(l.qid as QueryId);
+    if (docs === undefined) byQuery.set(l.qid as QueryId, (docs = new Map()));
+    docs.set(l.docId as DocId, l.grade);
+  }
+  return { byQuery };
+}
+
 /** Layer `model` under `human`: the human grade wins wherever both judged a pair. */
 export function layerModelQrels(human: Qrels, model: Qrels): ModelLayer {
   const byQuery = new Map<QueryId, Map<DocId, number>>();

@@ -30,22 +30,23 @@ export interface ModelLabelFlips {
 /**
  * The flips at each depth that rest on model labels, from flip ranks prepared twice: on people's judgments with
  * the model's filling their holes (`withModel`) and on people's alone (`without`). A query absent from `without`
- * (only the model judged it, or only the model's labels make it relevant) is no flip there.
+ * (only the model judged it, or only the model's labels make it relevant) is no flip there; `without` null (people
+ * judge no query relevant on their own) makes every flip rest on the labels.
  */
 export function modelLabelFlips(
   withModel: PreparedFlips,
-  without: PreparedFlips,
+  without: PreparedFlips | null,
   depths: readonly number[],
   label: SupportLabel = 'any',
 ): ModelLabelFlips[] {
-  const at = new Map(without.queries.map((q, i) => [q, i]));
+  const at = new Map((without?.queries ?? []).map((q, i) => [q, i]));
   const out: ModelLabelFlips[] = [];
   for (const k of depths) {
     withModel.candidates.forEach((c, ci) => {
       const refWith = withModel.reference.ranks[label];
       const candWith = c.ranks[label];
-      const refWithout = without.reference.ranks[label];
-      const candWithout = without.candidates[ci]!.ranks[label];
+      const refWithout = without?.reference.ranks[label];
+      const candWithout = without?.candidates[ci]!.ranks[label];
       const broken: string[] = [];
       const fixed: string[] = [];
       withModel.queries.forEach((qid, i) => {
@@ -53,8 +54,8 @@ export function modelLabelFlips(
         const d = candWith[i]! <= k;
         if (r === d) return;
         const j = at.get(qid);
-        const r0 = j !== undefined && refWithout[j]! <= k;
-        const d0 = j !== undefined && candWithout[j]! <= k;
+        const r0 = j !== undefined && refWithout![j]! <= k;
+        const d0 = j !== undefined && candWithout![j]! <= k;
         if (r && !d && !(r0 && !d0)) broken.push(qid);
         if (!r && d && !(!r0 && d0)) fixed.push(qid);
       });

@@ -4,7 +4,7 @@
  * holes left to judge.
  */
 import { judgmentsToQrels, mergeQrels, type Judgment } from '../../core/io/judgments.ts';
-import { gradeScale, layerModelQrels, type ModelLayer } from '../../core/judging/layer.ts';
+import { gradeScale, labelsAsQrels, layerModelQrels, type ModelLayer } from '../../core/judging/layer.ts';
 import { judgingPlan, type JudgingPlan } from '../../core/judging/select.ts';
 import type { DocId, Qrels, QueryId } from '../../core/types.ts';
 import type { OpenCollection } from './collection.ts';
@@ -51,13 +51,7 @@ export class Judgments {
 
   /** A model's labels (its grades on the collection's scale), replacing any before; `[]`: none. */
   setModelLayer(labels: readonly { readonly qid: string; readonly docId: string; readonly grade: number }[]): void {
-    const byQuery = new Map<QueryId, Map<DocId, number>>();
-    for (const l of labels) {
-      let docs = byQuery.get(l.qid as QueryId);
-      if (docs === undefined) byQuery.set(l.qid as QueryId, (docs = new Map()));
-      docs.set(l.docId as DocId, l.grade);
-    }
-    this.#model = labels.length === 0 ? null : { byQuery };
+    this.#model = labels.length === 0 ? null : labelsAsQrels(labels);
     this.#layered = null;
   }
 
