@@ -75,7 +75,7 @@ describe('the address of an open tab', () => {
 
       // Back, step by step, to the first view.
       await back();
-      await expect.poll(() => p.evaluate(() => location.hash)).not.toContain('no-such-run');
+      await expect.poll(() => p.evaluate(() => location.hash), { timeout: 10_000 }).not.toContain('no-such-run');
       expect(await analysisRuns(p)).toBe(`${BM25_RUN_NAME},${QL}`);
       await back();
       await expect.poll(() => analysisRuns(p), { timeout: 30_000 }).toBe(`${BM25_RUN_NAME},${RM3},${QL}`);
