@@ -1,0 +1,104 @@
+/**
+ * A collection written out as a BEIR folder that opens anywhere (BEIR's loader, ir_datasets, Pyserini, fliplab):
+ * `corpus.jsonl` ({_id, title, text}), `queries.jsonl` ({_id, text}, or the file the collection came with, kept
+ * byte for byte with its metadata), `qrels/<split>.tsv` (BEIR's header, then `query-id corpus-id score`), and any
+ * further files (runs, a model layer, a README), zipped under one folder.
+ */
+import { zipSync } from 'fflate';
+import type { Corpus, Qrels, Queries } from '../types.ts';
+
+export interface BeirFolderInput {
+  /** The folder's name inside the archive. */
+  readonly folder: string;
+  readonly corpus: Corpus;
+  readonly queries: Queries;
+  /** The queries file as the collection had it (kept as is), instead of writing one from `queries`. */
+  readonly queriesJsonl?: Uint8Array;
+  readonly qrels: Qrels | null;
+  readonly split: string;
+  /** Further files: path inside the folder → text or bytes. */
+  readonly extra?: Readonly<Record<string, string | Uint8Array | undefined>>;
+}
+
+/** A run's (or collection's) name as a file name: anything but letters, digits, `._=-` becomes `_`. */
+export const runFileName = (name: string): string => name.replace(/[^A-Za-z0-9._=-]+/g, '_') || 'run';
+
+/** BEIR's qrels TSV: the header line, then one `query-id<TAB>corpus-id<TAB>score` line a pair, queries in their order. */
+export function beirQrelsTsv(qrels: Qrels): string {
+  const lines = ['query-id\tcorpus-id\tscore'];
+  for (const [qid, docs] of qrels.byQuery) for (const [docid, grade] of docs) lines.push(`${qid}\t${docid}\t${grade}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The corpus as BEIR JSONL. */
+export function beirCorpusJsonl(corpus: Corpus): string {
+  return (
+    corpus.ids.map((id, i) => JSON.stringify({ _id: id, title: corpus.titles[i] ?? '', text: corpus.texts[i] ?? '' })).join('\n') + '\n'
+  );
+}
+
+/** The queries as BEIR JSONL. */
+export function beirQueriesJsonl(queries: Queries): string {
+  return queries.ids.map((id, i) => JSON.stringify({ _id: id, text: queries.texts[i] ?? '' })).join('\n') + '\n';
+}
+
+/** The folder as a zip archive (deflated). */
+export function beirFolderZip(input: BeirFolderInput): Uint8Array {
+  const enc = new TextEncoder();
+  const bytes = (v: string | Uint8Array): Uint8Array => (typeof v === 'string' ? enc.encode(v) : v);
+  const files: Record<string, Uint8Array> = {
+    'corpus.jsonl': enc.encode(beirCorpusJsonl(input.corpus)),
+    'queries.jsonl': input.queriesJsonl ?? enc.encode(beirQueriesJsonl(input.queries)),
+    ...(input.qrels === null ? {} : { [`qrels/${input.split}.tsv`]: enc.encode(beirQrelsTsv(input.qrels)) }),
+  };
+  for (const [path, v] of Object.entries(input.extra ?? {})) if (v !== undefined) files[path] = bytes(v);
+  return zipSync(Object.fromEntries(Object.entries(files).map(([path, b]) => [`${input.folder}/${path}`, b])));
+}
+
+export interface FolderReadmeInput {
+  readonly collection: string;
+  readonly split: string;
+  /** The analysis's reference and candidates, as run names (their files are `runs/<runFileName>.run`). */
+  readonly reference: string | null;
+  readonly candidates: readonly string[];
+  readonly depths: readonly number[];
+  readonly level: number;
+  readonly label: string;
+  /** A model layer rides along as model.qrels: the command layers it under people's judgments. */
+  readonly modelLayer: boolean;
+  /** What the queries are, when they were made (synthetic.ts provenanceSentence). */
+  readonly queriesNote?: string;
+}
+
+/** The folder's README: what is in it, and the command that reproduces the lab's analysis. */
+export function beirFolderReadme(r: FolderReadmeInput): string {
+  const run = (name: string) => `runs/${runFileName(name)}.run`;
+  const command =
+    r.reference === null || r.candidates.length === 0
+      ? null
+      : [
+          `npx fliplab flips qrels/${r.split}.tsv`,
+          ...(r.modelLayer ? ['--model-qrels model.qrels'] : []),
+          `--reference ${run(r.reference)}`,
+          ...r.candidates.map((c) => `--candidate ${run(c)}`),
+          `--depths ${r.depths.join(',')}`,
+          `--label ${r.label}`,
+          `-l ${r.level}`,
+        ].join(' ');
+  return [
+    `# ${r.collection}, as a BEIR folder`,
+    '',
+    'Written by fliplab. It opens in any BEIR loader, in Pyserini and in fliplab (pick the folder, or `fliplab demo <folder>`).',
+    '',
+    '- `corpus.jsonl`, `queries.jsonl`: the passages and queries (BEIR JSONL).',
+    `- \`qrels/${r.split}.tsv\`: people's judgments` +
+      `${r.queriesNote === undefined ? '' : " (for made queries: each written query's source passage)"}.`,
+    ...(r.modelLayer
+      ? ["- `model.qrels`, `model.qrels.json`: the model's labels for the unjudged pairs (TREC qrels) and their provenance."]
+      : []),
+    '- `runs/`: the runs of the analysis (TREC format).',
+    ...(r.queriesNote === undefined ? [] : ['- `synthetic-queries.json`: how the queries were made.', '', r.queriesNote]),
+    ...(command === null ? [] : ['', "The lab's analysis, from this folder:", '', '```sh', command, '```']),
+    '',
+  ].join('\n');
+}
