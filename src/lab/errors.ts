@@ -40,10 +40,10 @@ export function toWireError(error: Error): WireError {
 }
 
 export function fromWireError(wire: WireError): Error {
-  const { file, line, reason } = wire.fields;
+  const { file, line, reason, name: _name, ...rest } = wire.fields;
   const error =
     wire.name === 'InputError' && typeof file === 'string' && typeof reason === 'string'
-      ? new InputError(file, typeof line === 'number' ? line : undefined, reason)
+      ? Object.assign(new InputError(file, typeof line === 'number' ? line : undefined, reason), rest) // and its own marks (corpusOnly)
       : Object.assign(new Error(wire.message), wire.fields, { name: wire.name });
   if (wire.stack !== undefined) error.stack = wire.stack;
   return error;

@@ -1,4 +1,5 @@
 /** The flip report as JSON: exactly what `fliplab flips --json` prints (the CLI calls this function). */
+import type { SyntheticProvenance } from '../core/judging/synthetic.ts';
 import type { DepthWarning } from '../core/depth.ts';
 import type { FlipReport } from '../core/flips/analyze.ts';
 import type { SignificanceReport } from '../core/stats/significance.ts';
@@ -30,10 +31,12 @@ export function flipReportJson(
   recipes?: Readonly<Record<string, Recipe>>,
   significance?: SignificanceReport,
   modelLabels?: ModelLabelsSummary,
+  synthetic?: SyntheticProvenance,
 ): string {
   const withRecipes =
     recipes === undefined ? {} : { recipes: Object.fromEntries(Object.entries(recipes).map(([run, r]) => [run, recipeObject(r)])) };
   const withTests = significance === undefined ? {} : { significance };
   const withModel = modelLabels === undefined ? {} : { model_labels: modelLabels };
-  return `${JSON.stringify({ ...report, warnings, ...withRecipes, ...withTests, ...withModel }, null, 2)}\n`;
+  const withQueries = synthetic === undefined ? {} : { synthetic_queries: synthetic };
+  return `${JSON.stringify({ ...report, warnings, ...withRecipes, ...withTests, ...withModel, ...withQueries }, null, 2)}\n`;
 }

@@ -57,6 +57,8 @@ export interface ReportInput {
   readonly significance?: SignificanceReport;
   /** When a model's labels fill the holes: whose, how many, and the audit sentence (null: unaudited). */
   readonly modelLabels?: { readonly judge: string; readonly labels: number; readonly audit: string | null };
+  /** The queries were made from the documents: what made them (core/judging/synthetic.ts provenanceSentence). */
+  readonly synthetic?: string;
 }
 
 /** Columns from `firstNumeric` on are numeric unless `numeric` says otherwise. */
@@ -102,6 +104,9 @@ export function buildSections(input: ReportInput): Section[] {
           ? '.'
           : `; one cohort at every depth: the ${countOf(r.queries, 'query')} the reference supports at k = ${r.cohort_at}.`),
       'A query missing from a run is unsupported by that run (counted, never dropped).',
+      ...(input.synthetic === undefined
+        ? []
+        : [`${input.modelLabels === undefined ? 'Synthetic queries.' : 'Synthetic queries, model judgments.'} ${input.synthetic}`]),
       ...(input.modelLabels === undefined
         ? []
         : [

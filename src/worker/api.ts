@@ -11,7 +11,7 @@
  *
  *   network      allowOrigins
  *   collection   openFiles cancelOpen summary evaluatedQueries passageTexts passage queryTexts keptRunFiles
- *                keepPassageText cancelPassageText
+ *                keepPassageText cancelPassageText sampleForQueries parseQueriesFile beirFolder
  *   retrievers   runBm25 runLexical addRunFile beginVectorRun addVectors removeRun runNames runText importPack
  *                exportPack storedRecipe
  *   judgments    setJudgments setModelLayer useModelLayer judgingPlan holes grades parseJudgmentsFile
@@ -23,7 +23,9 @@
  */
 import { transfer } from 'comlink';
 import { readRunTop } from '../core/io/run-top.ts';
-import { fileSource, wholeFile } from '../lab/data/bytes.ts';
+import { baseName, fileSource, normalizePath, wholeFile } from '../lab/data/bytes.ts';
+import { runFileName } from '../core/io/beir-folder.ts';
+import { beirFolderZip } from '../lab/data/beir-zip.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
 import { parseQrels } from '../core/io/trec.ts';
@@ -33,7 +35,13 @@ import type { PreparedFlips } from '../core/flips/analyze.ts';
 import type { SupportLabel } from '../core/flips/cohort.ts';
 import type { PreparedFrontier } from '../core/flips/fusion.ts';
 import type { MetricsRow } from '../report/metrics.ts';
-import { loadCollection, PASSAGE_TEXT_FILE } from './load.ts';
+import { ACCEPTED_QUERIES, loadCollection, loadCorpus, PASSAGE_TEXT_FILE } from './load.ts';
+import { classifyFiles } from '../lab/data/files.ts';
+import { parseQueriesGroup } from './load-roles.ts';
+import { ReadingJob } from './reading.ts';
+import { InputError } from '../core/io/errors.ts';
+import { truncateWords } from '../core/answers/prompt.ts';
+import { QUERY_WRITER, samplePassages, type Stratum, type WriterPassage } from '../core/judging/synthetic.ts';
 import { filterPassages, type PassageFilterProgress } from '../core/io/passages.ts';
 import type { CollectionFile, LoadedCollection } from '../lab/data/types.ts';
 import { keptRunFiles, type KeptRunFile } from '../lab/data/compact.ts';
@@ -49,6 +57,16 @@ import { Retrievers } from './engine/retrievers.ts';
 import { guardNetwork } from './network-guard.ts';
 import { exportPack, importPack, storedRecipeConfig, type PackImport } from './packs.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
+
+/** Passages drawn to write queries from (`sampleForQueries`). */
+export interface QuerySample {
+  /** Passages in the corpus. */
+  readonly docs: number;
+  readonly passages: readonly WriterPassage[];
+  readonly strata: readonly Stratum[];
+  readonly tooShort: number;
+  readonly bounds: readonly [number, number];
+}
 
 function preparedBuffers(p: PreparedFlips): ArrayBuffer[] {
   const arrays: ArrayBufferView[] = [p.reference.ranks.any, p.reference.ranks.strict, p.reference.unjudged];
@@ -78,6 +96,8 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
   let openJob: AbortController | null = null;
   /** The open collection as loaded (its runs' sources, for keptRunFiles). */
   let loaded: LoadedCollection | null = null;
+  /** A made collection's queries.jsonl and synthetic-queries.json, as they were opened. */
+  let madeFiles: readonly CollectionFile[] = [];
   /** The passage-text job in progress (one at a time; a new one or cancelPassageText stops it). */
   let passageJob: AbortController | null = null;
   return {
@@ -109,10 +129,72 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
         });
         const summary = engine.open(read);
         loaded = read;
+        // Made queries keep their file (metadata: origin, source) and provenance for the BEIR folder export.
+        madeFiles = read.synthetic
+          ? files.filter((f) => /(^|\/)(queries\.jsonl|synthetic-queries\.json)$/.test(normalizePath(f.path)))
+          : [];
         return summary;
       } finally {
         if (openJob === job) openJob = null;
       }
+    },
+
+    /**
+     * Draw `n` passages of the files' corpus to write queries from (core/judging/synthetic.ts), with their text
+     * cut to what the writer reads and the strata they came from.
+     */
+    async sampleForQueries(files: readonly CollectionFile[], options: { name: string; n: number; seed: number }): Promise<QuerySample> {
+      const corpus = await loadCorpus(files, { name: options.name });
+      const sample = samplePassages(corpus.ids, corpus.texts, options.n, options.seed);
+      return {
+        docs: corpus.ids.length,
+        passages: sample.indices.map((i) => ({
+          id: corpus.ids[i]!,
+          title: corpus.titles[i] ?? '',
+          text: truncateWords(corpus.texts[i] ?? '', QUERY_WRITER.passageWords),
+        })),
+        strata: sample.strata,
+        tooShort: sample.tooShort,
+        bounds: sample.bounds,
+      };
+    },
+
+    /** Queries from a file (any queries format the lab reads), to add to queries being made. */
+    async parseQueriesFile(file: CollectionFile): Promise<{ id: string; text: string }[]> {
+      const { files } = await classifyFiles([await wholeFile(file)]);
+      const queries = files.filter((c) => c.role === 'queries');
+      if (queries.length === 0) throw new InputError(file.path, undefined, `expected queries: ${ACCEPTED_QUERIES}`);
+      const parsed = await parseQueriesGroup(queries, new ReadingJob([file]));
+      return parsed.value.ids.map((id, i) => ({ id, text: parsed.value.texts[i] ?? '' }));
+    },
+
+    /**
+     * The open collection as a BEIR folder, zipped (core/io/beir-folder.ts): its corpus, queries, people's
+     * judgments (the collection's and the user's own) as `qrels/<split>.tsv`, the runs named as TREC runs under
+     * `runs/`, and `extra` files (a model layer, its provenance, a README) from the page.
+     */
+    async beirFolder(options: { runs: readonly string[]; extra?: Readonly<Record<string, string>> }): Promise<Uint8Array> {
+      const c = collection.current;
+      const kept = async (name: string) => {
+        const f = madeFiles.find((m) => baseName(m.path) === name);
+        return f === undefined ? undefined : (await wholeFile(f)).bytes;
+      };
+      const provenance = await kept('synthetic-queries.json');
+      const queriesJsonl = await kept('queries.jsonl');
+      const zip = beirFolderZip({
+        folder: runFileName(c.name),
+        corpus: c.corpus,
+        queries: c.queries,
+        ...(queriesJsonl === undefined ? {} : { queriesJsonl }),
+        qrels: judgments.peopleQrels(),
+        split: c.split ?? 'test',
+        extra: {
+          ...Object.fromEntries(options.runs.map((r) => [`runs/${runFileName(r)}.run`, retrievers.runText(r)])),
+          ...(provenance === undefined ? {} : { 'synthetic-queries.json': provenance }),
+          ...options.extra,
+        },
+      });
+      return transfer(zip, [zip.buffer as ArrayBuffer]);
     },
 
     cancelOpen(): void {

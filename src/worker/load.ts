@@ -34,8 +34,9 @@ import { isGzip, type TextSource } from '../core/io/lines.ts';
 import type { ParseResult } from '../core/io/trec.ts';
 import { checkQrels } from '../core/io/validate.ts';
 import { parseGoldFromQueries } from '../core/io/answers.ts';
-import { baseName, fileSize, fileSource, normalizePath, wholeFile, withoutExtension } from '../lab/data/bytes.ts';
+import { baseName, fileSize, fileSource, fileText, normalizePath, wholeFile, withoutExtension } from '../lab/data/bytes.ts';
 import { parseTextDocuments } from '../lab/data/custom.ts';
+import { parseProvenance, type SyntheticProvenance } from '../core/judging/synthetic.ts';
 import { classifyFiles, PASSAGE_TEXT_FILE, type ClassifiedFile } from '../lab/data/files.ts';
 import type { CollectionFile, LoadedCollection, RunSource } from '../lab/data/types.ts';
 import { parseCorpusGroup, parseQrelsGroup, parseQueriesGroup } from './load-roles.ts';
@@ -261,12 +262,8 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
 
   let corpus: ParseResult<Corpus>;
   let passagesFromRuns = false;
-  if (of('corpus').length > 0) corpus = await parseCorpusGroup(of('corpus'), job);
-  else if (of('document').length > 0)
-    corpus = await parseTextDocuments(
-      of('document').map((c) => c.file),
-      `${name} (documents)`,
-    );
+  const given = await readGivenCorpus(of, name, job);
+  if (given !== null) corpus = given;
   else if (runs.length > 0) {
     corpus = { value: corpusFromRuns(runs), warnings: [] };
     passagesFromRuns = true;
@@ -301,8 +298,13 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
         `runs can be compared; BM25 and encoders need ${ACCEPTED_QUERIES})`,
     });
   } else {
-    throw new InputError(name, undefined, `no queries found among ${listing}; expected ${ACCEPTED_QUERIES}`);
+    // The documents alone: the lab offers to make queries from them (core/judging/synthetic.ts).
+    throw Object.assign(new InputError(name, undefined, `no queries found among ${listing}; expected ${ACCEPTED_QUERIES}`), {
+      corpusOnly: true,
+    });
   }
+  let synthetic: SyntheticProvenance | null = null;
+  for (const c of of('synthetic')) synthetic = parseProvenance(await fileText(c.file.bytes, c.file.path), c.file.path);
 
   if (qrels) {
     // Without a corpus every judged passage the runs never rank is unknown to the collection: no warning for that.
@@ -321,5 +323,32 @@ export async function loadCollection(files: readonly CollectionFile[], options: 
     diagnostics,
     gold,
     passagesFromRuns,
+    synthetic,
   };
+}
+
+/** The corpus the files give (a corpus file, or .txt/.md documents); null when they give none. */
+async function readGivenCorpus(
+  of: (role: ClassifiedFile['role']) => ClassifiedFile[],
+  name: string,
+  job: ReadingJob,
+): Promise<ParseResult<Corpus> | null> {
+  if (of('corpus').length > 0) return parseCorpusGroup(of('corpus'), job);
+  if (of('document').length > 0)
+    return parseTextDocuments(
+      of('document').map((c) => c.file),
+      `${name} (documents)`,
+    );
+  return null;
+}
+
+/** The corpus alone of a set of files (to make queries from it); an InputError when they hold none. */
+export async function loadCorpus(files: readonly CollectionFile[], options: LoadOptions = {}): Promise<Corpus> {
+  const name = options.name ?? guessName(files);
+  const job = new ReadingJob(files, options.signal, options.onProgress);
+  const { files: sorted } = await classifyFiles(files);
+  const whole = await Promise.all(sorted.map(async (c) => (c.file.blob === undefined ? c : { ...c, file: await wholeFile(c.file) })));
+  const corpus = await readGivenCorpus((role) => whole.filter((c) => c.role === role), name, job);
+  if (corpus === null) throw new InputError(name, undefined, `no corpus found; expected ${ACCEPTED_CORPUS}`);
+  return corpus.value;
 }

@@ -53,6 +53,8 @@ export class Collections {
   error: string | null = $state(null);
   failure: DownloadFailure | null = $state.raw(null);
   readonly catalog = BEIR_CATALOG;
+  /** The user's files held documents and nothing else (no queries, no runs): the lab offers to make queries. */
+  corpusOnly: { readonly files: readonly CollectionFile[]; readonly name: string } | null = $state.raw(null);
   #store: CollectionStore | null = null;
   #download: AbortController | null = null;
   /**
@@ -192,7 +194,9 @@ export class Collections {
     const name = collectionName(files);
     const id = await uploadId(name, files);
     const opened = await this.lab.openFiles(id, name, files);
-    if (!opened) return; // the lab shows the error in place; nothing is stored
+    // The lab shows the error in place; nothing is stored. Documents alone: queries can be made for them.
+    this.corpusOnly = !opened && this.lab.collectionError?.corpusOnly === true ? { files, name } : null;
+    if (!opened) return;
     // The files at once (a tab closed from now on keeps the upload), then their large runs as the lab keeps them.
     const meta = { id, name, source: 'files' as const, addedAt: Date.now(), lastUsed: Date.now() };
     let stored: unknown = null;

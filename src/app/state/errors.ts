@@ -6,6 +6,8 @@ export interface CollectionError {
   readonly message: string;
   readonly file?: string;
   readonly line?: number;
+  /** The files hold documents and nothing else: queries can be made from them. */
+  readonly corpusOnly?: boolean;
 }
 
 /**
@@ -13,7 +15,13 @@ export interface CollectionError {
  * worker boundary (src/lab/errors.ts), so nothing is parsed out of message strings.
  */
 export function errorInfo(e: unknown): CollectionError {
-  if (isInputError(e)) return { file: e.file, ...(e.line === undefined ? {} : { line: e.line }), message: e.reason };
+  if (isInputError(e))
+    return {
+      file: e.file,
+      ...(e.line === undefined ? {} : { line: e.line }),
+      message: e.reason,
+      ...('corpusOnly' in e && e.corpusOnly === true ? { corpusOnly: true } : {}),
+    };
   return { message: errorMessage(e) };
 }
 

@@ -114,7 +114,7 @@ export class ModelJudging {
           const human = systems.runs.map((r) => r.human);
           const model = systems.runs.map((r) => r.model);
           const audit = { ...layer.audit, systems: { ...systems, tau: kendallTauB(human, model), tau_ap: tauAp(names, human, model) } };
-          this.layer = { ...layer, audit, sentence: auditSentence(audit) };
+          this.layer = { ...layer, audit, sentence: auditSentence(audit, this.#whose()) };
         });
       });
       // A reopened collection brings its layer back from the cache, once its runs are there.
@@ -300,7 +300,10 @@ export class ModelJudging {
       thresholds: null,
       thresholdsFrom: null,
       audit: stored.audit,
-      sentence: stored.audit === null ? 'No pair in the file is one people graded: the labels are unaudited.' : auditSentence(stored.audit),
+      sentence:
+        stored.audit === null
+          ? 'No pair in the file is one people graded: the labels are unaudited.'
+          : auditSentence(stored.audit, this.#whose()),
       cached: stored.labels.length,
       judged: 0,
       missing: 0,
@@ -382,7 +385,7 @@ export class ModelJudging {
         sentence:
           labelled.audit === null
             ? 'No pair people judged was re-judged: the model’s labels are unaudited.'
-            : auditSentence(labelled.audit),
+            : auditSentence(labelled.audit, this.#whose()),
         cached: result.cached,
         judged: result.judged,
         missing: plan.tasks.length - verdicts.size,
@@ -404,6 +407,11 @@ export class ModelJudging {
       if (this.#abort === abort) this.#abort = null;
       this.download = null;
     }
+  }
+
+  /** Whose grades the audit compares with: people's, or (made queries) the source passages'. */
+  #whose(): 'people' | 'sources' {
+    return this.#lab.collection?.synthetic ? 'sources' : 'people';
   }
 
   dispose(): void {

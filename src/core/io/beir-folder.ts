@@ -2,23 +2,9 @@
  * A collection written out as a BEIR folder that opens anywhere (BEIR's loader, ir_datasets, Pyserini, fliplab):
  * `corpus.jsonl` ({_id, title, text}), `queries.jsonl` ({_id, text}, or the file the collection came with, kept
  * byte for byte with its metadata), `qrels/<split>.tsv` (BEIR's header, then `query-id corpus-id score`), and any
- * further files (runs, a model layer, a README), zipped under one folder.
+ * further files (runs, a model layer, a README); lab/data/beir-zip.ts zips them under one folder.
  */
-import { zipSync } from 'fflate';
 import type { Corpus, Qrels, Queries } from '../types.ts';
-
-export interface BeirFolderInput {
-  /** The folder's name inside the archive. */
-  readonly folder: string;
-  readonly corpus: Corpus;
-  readonly queries: Queries;
-  /** The queries file as the collection had it (kept as is), instead of writing one from `queries`. */
-  readonly queriesJsonl?: Uint8Array;
-  readonly qrels: Qrels | null;
-  readonly split: string;
-  /** Further files: path inside the folder → text or bytes. */
-  readonly extra?: Readonly<Record<string, string | Uint8Array | undefined>>;
-}
 
 /** A run's (or collection's) name as a file name: anything but letters, digits, `._=-` becomes `_`. */
 export const runFileName = (name: string): string => name.replace(/[^A-Za-z0-9._=-]+/g, '_') || 'run';
@@ -40,19 +26,6 @@ export function beirCorpusJsonl(corpus: Corpus): string {
 /** The queries as BEIR JSONL. */
 export function beirQueriesJsonl(queries: Queries): string {
   return queries.ids.map((id, i) => JSON.stringify({ _id: id, text: queries.texts[i] ?? '' })).join('\n') + '\n';
-}
-
-/** The folder as a zip archive (deflated). */
-export function beirFolderZip(input: BeirFolderInput): Uint8Array {
-  const enc = new TextEncoder();
-  const bytes = (v: string | Uint8Array): Uint8Array => (typeof v === 'string' ? enc.encode(v) : v);
-  const files: Record<string, Uint8Array> = {
-    'corpus.jsonl': enc.encode(beirCorpusJsonl(input.corpus)),
-    'queries.jsonl': input.queriesJsonl ?? enc.encode(beirQueriesJsonl(input.queries)),
-    ...(input.qrels === null ? {} : { [`qrels/${input.split}.tsv`]: enc.encode(beirQrelsTsv(input.qrels)) }),
-  };
-  for (const [path, v] of Object.entries(input.extra ?? {})) if (v !== undefined) files[path] = bytes(v);
-  return zipSync(Object.fromEntries(Object.entries(files).map(([path, b]) => [`${input.folder}/${path}`, b])));
 }
 
 export interface FolderReadmeInput {

@@ -82,13 +82,20 @@ const fixed = (x: number | null, digits = 2): string => (x === null ? 'undefined
  * The sentence a teacher reads out: "On 300 pairs people also judged, the model agrees with κ = 0.41 (moderate);
  * the order of the 24 runs holds with τ = 0.87."
  */
-export function auditSentence(audit: JudgeAudit): string {
+export function auditSentence(audit: JudgeAudit, whose: 'people' | 'sources' = 'people'): string {
   if (audit.pairs === 0) return 'No pair was judged by both people and the model: the model’s labels are unaudited.';
   const s = audit.systems;
   const order =
     s === undefined || s.runs.length < 3
       ? ''
       : `the order of the ${s.runs.length} runs holds with τ = ${fixed(s.tau)} (τ_AP = ${fixed(s.tau_ap)})`;
+  // Made queries: the pairs judged by both are each query with the passage it was written from, relevant by construction.
+  if (whose === 'sources' && audit.agreement !== null) {
+    const agree =
+      `Of ${countOf(audit.pairs, 'query', 'queries')} with the passage it was written from, the model judges ` +
+      `${percent(audit.agreement)} relevant`;
+    return order === '' ? `${agree}.` : `${agree}; ${order}.`;
+  }
   if (audit.note !== null && audit.agreement !== null) {
     const agree = `On ${countOf(audit.pairs, 'pair')} people also judged, the model agrees on ${percent(audit.agreement)}: ${audit.note}`;
     return order === '' ? `${agree}.` : `${agree}; ${order}.`;

@@ -118,7 +118,9 @@ export function cleanQuery(raw: string): string {
       .replace(/^(?:search\s+)?(?:query|question)\s*[:：-]\s*/i, '')
       .trim();
     for (const [open, close] of QUOTES) if (s.length >= 2 && s.startsWith(open) && s.endsWith(close)) s = s.slice(1, -1).trim();
-    s = s.replace(/\s+/g, ' ');
+    // Control characters and undecodable bytes (a small model's stray tokens) are not part of a query.
+    // eslint-disable-next-line no-control-regex
+    s = s.replace(/[\u0000-\u0008\u000e-\u001f\u007f\ufffd]/g, '').replace(/\s+/g, ' ');
     if (/[\p{L}\p{N}]/u.test(s)) return s.length > 300 ? s.slice(0, 300).trimEnd() : s;
   }
   return '';
@@ -304,7 +306,10 @@ export function parseProvenance(text: string, file: string): SyntheticProvenance
   };
 }
 
-/** "48 synthetic queries (45 written by X, 3 edited), 2 typed" — what the collection's queries are. */
+/**
+ * What the collection's queries are: "12 queries made for the documents: 11 written by X from sampled passages (1
+ * edited by hand), 1 typed; each written query's source passage is judged 2 ("source")."
+ */
 export function provenanceSentence(p: SyntheticProvenance): string {
   const written = p.queries.reader + p.queries.edited;
   const parts: string[] = [];
@@ -316,8 +321,6 @@ export function provenanceSentence(p: SyntheticProvenance): string {
   if (p.queries.typed > 0) parts.push(`${p.queries.typed} typed`);
   if (p.queries.imported > 0) parts.push(`${p.queries.imported} imported`);
   const total = written + p.queries.typed + p.queries.imported;
-  return (
-    `Synthetic queries: ${total} (${parts.join(', ') || 'none'}); each written query's source passage is judged ` +
-    `${p.sourceGrade} ("source").`
-  );
+  const sources = written > 0 ? `; each written query's source passage is judged ${p.sourceGrade} ("source")` : '';
+  return `${total} ${total === 1 ? 'query' : 'queries'} made for the documents: ${parts.join(', ') || 'none'}${sources}.`;
 }

@@ -34,8 +34,9 @@ import { baseName, extensionOf, headLines, logicalName, normalizePath, wholeFile
 import { aliasesFor, csvHeader, pickField } from './custom.ts';
 import { isParquet, parquetColumns, QRELS_PARQUET_COLUMNS } from './parquet.ts';
 import type { CollectionFile } from './types.ts';
+import { SYNTHETIC_QUERIES_FILE } from '../../core/judging/synthetic.ts';
 
-export type FileRole = 'corpus' | 'queries' | 'qrels' | 'run' | 'document' | 'passage-text' | 'ignored' | 'unknown';
+export type FileRole = 'corpus' | 'queries' | 'qrels' | 'run' | 'document' | 'passage-text' | 'synthetic' | 'ignored' | 'unknown';
 
 /**
  * The text the lab kept for a collection of runs (no corpus) from a corpus file added later: the passages the
@@ -46,7 +47,7 @@ export const PASSAGE_TEXT_FILE = 'fliplab-passage-text.jsonl';
  * `jsonl`: BEIR fields (`_id`, `text`); `jsonl-aliased`: id/text under an alias; `trec`: whitespace columns;
  * `kept-run`: a run as the lab stores it (core/io/kept-run.ts).
  */
-export type FileFormat = 'jsonl' | 'jsonl-aliased' | 'parquet' | 'csv' | 'tsv' | 'trec' | 'kept-run' | 'text' | 'topics';
+export type FileFormat = 'jsonl' | 'jsonl-aliased' | 'parquet' | 'csv' | 'tsv' | 'trec' | 'kept-run' | 'text' | 'topics' | 'json';
 
 export interface ClassifiedFile {
   readonly file: CollectionFile;
@@ -184,6 +185,7 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   const ext = extensionOf(path);
   if (JUNK.test(path)) return { file, role: 'ignored', format: null, by: 'name', reason: 'system file' };
   if (baseName(path) === PASSAGE_TEXT_FILE) return { file, role: 'passage-text', format: 'jsonl', by: 'name' };
+  if (baseName(path) === SYNTHETIC_QUERIES_FILE) return { file, role: 'synthetic', format: 'json', by: 'name' };
   if (name === 'corpus.jsonl') return { file, role: 'corpus', format: 'jsonl', by: 'name' };
   if (name === 'queries.jsonl') return { file, role: 'queries', format: 'jsonl', by: 'name' };
   if (name.endsWith(KEPT_RUN_SUFFIX)) return { file, role: 'run', format: 'kept-run', by: 'name' };

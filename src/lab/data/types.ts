@@ -1,3 +1,4 @@
+import type { SyntheticProvenance } from '../../core/judging/synthetic.ts';
 /**
  * Plain-data types of the lab's data layer (src/lab/data): the files a collection is made of, what
  * loading them yields, download progress and the stored-collection metadata. Everything here survives
@@ -37,6 +38,8 @@ export interface LoadedCollection {
   readonly gold?: ReadonlyMap<string, readonly string[]>;
   /** No corpus was given: the passages are the ids the runs rank, without text (BM25 and encoders need text). */
   readonly passagesFromRuns?: boolean;
+  /** The queries were made from the documents (core/judging/synthetic.ts): what made them. */
+  readonly synthetic?: SyntheticProvenance | null;
 }
 
 /** The file a collection's run was read from. */

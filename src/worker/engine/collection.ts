@@ -7,6 +7,7 @@ import { selectEvaluationQueries } from '../../core/io/validate.ts';
 import type { Corpus, Diagnostic, DocId, Qrels, Queries, QueryId, Run } from '../../core/types.ts';
 import { withText } from '../load.ts';
 import type { PackCollection } from '../packs.ts';
+import type { SyntheticProvenance } from '../../core/judging/synthetic.ts';
 
 /** What a loaded collection gives the engine (the data layer's `LoadedCollection` satisfies it). */
 export interface LabCollection {
@@ -23,6 +24,8 @@ export interface LabCollection {
   readonly passagesFromRuns?: boolean;
   /** Where each run came from (the file the user gave), by run name. */
   readonly runSources?: readonly { readonly run: string; readonly source: string }[];
+  /** The queries were made from the documents: what made them. */
+  readonly synthetic?: SyntheticProvenance | null;
 }
 
 export interface CollectionSummary {
@@ -50,6 +53,8 @@ export interface CollectionSummary {
    * every other passage is unjudged, so "unjudged" cannot tell a hole from a non-relevant passage.
    */
   readonly nonRelevantJudgments: number;
+  /** The queries were made from the documents (written by a reader, typed or imported): what made them. */
+  readonly synthetic: SyntheticProvenance | null;
 }
 
 /** Judgments with grade ≤ 0 (see CollectionSummary.nonRelevantJudgments). */
@@ -97,7 +102,9 @@ export class OpenCollection {
     const all = collection.queries.ids.map((_, i) => i);
     // Queries without any text (runs with no queries file): every judged one counts — imported runs need no text.
     const anyText = collection.queries.texts.some((t) => t.trim().length > 0);
-    this.#evaluated = collection.qrels ? selectEvaluationQueries(collection.qrels, collection.queries, 1, anyText) : all;
+    // Made queries are all ranked: a typed query has no judgment until the model's labels give it some.
+    this.#evaluated =
+      collection.qrels && !collection.synthetic ? selectEvaluationQueries(collection.qrels, collection.queries, 1, anyText) : all;
   }
 
   summary(): CollectionSummary {
@@ -119,6 +126,7 @@ export class OpenCollection {
       diagnostics: c.diagnostics,
       passagesFromRuns: c.passagesFromRuns === true,
       nonRelevantJudgments: countNonRelevant(c.qrels),
+      synthetic: c.synthetic ?? null,
     };
   }
 

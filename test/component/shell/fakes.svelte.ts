@@ -160,6 +160,7 @@ export function summary(patch: Partial<CollectionSummary> = {}): CollectionSumma
     judged: true,
     passagesFromRuns: false,
     nonRelevantJudgments: 0,
+    synthetic: null,
     split: 'test',
     splits: ['test', 'train'],
     runs: [],

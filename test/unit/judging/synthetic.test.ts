@@ -10,7 +10,8 @@
 import fc from 'fast-check';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { beirFolderReadme, beirFolderZip, runFileName } from '../../../src/core/io/beir-folder.ts';
+import { beirFolderReadme, runFileName } from '../../../src/core/io/beir-folder.ts';
+import { beirFolderZip } from '../../../src/lab/data/beir-zip.ts';
 import { parseCorpus, parseQueries } from '../../../src/core/io/beir.ts';
 import { parseQrels } from '../../../src/core/io/trec.ts';
 import {
@@ -127,6 +128,7 @@ describe('the writer', () => {
     expect(cleanQuery('“search query: moon phases”')).toBe('search query: moon phases');
     expect(cleanQuery('Search query - moon')).toBe('moon');
     expect(cleanQuery(' \n...\n')).toBe('');
+    expect(cleanQuery('tides\u0001 and\ufffd moon\u000f')).toBe('tides and moon');
     expect(cleanQuery(`a ${'b'.repeat(400)}`).length).toBe(300);
   });
 });
@@ -159,8 +161,8 @@ describe('the files of a made collection', () => {
     expect(p.queries).toEqual({ reader: 1, edited: 1, typed: 1, imported: 0, deleted: 1 });
     expect(p.reader?.model).toBe('org/reader');
     expect(provenanceSentence(p)).toBe(
-      'Synthetic queries: 3 (2 written by org/reader from sampled passages (1 edited by hand), 1 typed); each written ' +
-        'query\'s source passage is judged 2 ("source").',
+      '3 queries made for the documents: 2 written by org/reader from sampled passages (1 edited by hand), 1 typed; each ' +
+        'written query\'s source passage is judged 2 ("source").',
     );
   });
 
