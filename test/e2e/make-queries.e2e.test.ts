@@ -4,7 +4,8 @@
  * judge preset `Xenova/ms-marco-MiniLM-L-6-v2` the generated cross-encoder.
  *   - the lab refuses the folder for having no queries and offers *Make queries*; the sample is stratified by folder;
  *   - the reader writes one query a passage, the ones onnxruntime-node writes from the same prompts;
- *   - one query edited, one deleted, one typed; *Use these queries* opens the documents with them, labelled;
+ *   - one query edited, one deleted, one typed, all back after a reload; *Use these queries* opens the documents with
+ *     them, labelled;
  *   - the judge fills the holes, and the headline says "synthetic queries, model judgments" and what rests on them;
  *   - the BEIR folder the lab exports opens in the CLI: `fliplab bm25` on it ranks as the lab did, and the command its
  *     README gives (`fliplab flips … --model-qrels model.qrels`) reproduces the lab's numbers.
@@ -137,6 +138,17 @@ describe('make queries for a folder of documents', () => {
       await p.getByTestId('make-typed').fill('why do ships need light at night');
       await p.getByTestId('make-add').click();
       const used = written.filter((q) => q !== '').length; // -1 deleted, +1 typed
+      // A reload loses nothing: the same folder picked again brings the list back as it was.
+      const listed = async () =>
+        p
+          .getByTestId('make-row')
+          .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-origin')}:${(e.querySelector('input') as HTMLInputElement).value}`));
+      const before = await listed();
+      await p.reload();
+      await p.getByTestId('pick-folder').setInputFiles(docs);
+      await expect.poll(listed, { timeout: 30_000 }).toEqual(before);
+      expect(before).toContain('edited:how do lighthouses warn ships');
+      expect(before).toContain('typed:why do ships need light at night');
       await expect.poll(() => p.getByTestId('make-use').textContent()).toBe(`Use these ${used} queries`);
       await p.getByTestId('make-use').click();
 

@@ -4,7 +4,8 @@
  * first (the reader's answers store: a second try or a reload writes nothing twice; Cancel keeps what was
  * written), and the user edits, deletes, types or imports queries before using them. *Use these queries* adds
  * the queries, the source passages' judgments and the provenance to the documents as files, so the lab opens,
- * stores and exports the result as any collection.
+ * stores and exports the result as any collection. Until then the list is kept as a draft in this browser, per set
+ * of documents: a reload (or picking the same folder again) brings back every edit, deletion and typed query.
  */
 import { templateName, type ReaderTemplate } from '../../core/answers/prompt.ts';
 import {
@@ -22,7 +23,7 @@ import {
 } from '../../core/judging/synthetic.ts';
 import { READER_PRESETS, type ReaderConfig } from '../../encoders/reader-presets.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
-import { normalizePath } from '../../lab/data/bytes.ts';
+import { fileSize, normalizePath } from '../../lab/data/bytes.ts';
 import type { QuerySample } from '../../worker/api.ts';
 import type { AnswerProgress, EncodeBridge } from '../bridge/encode-bridge.ts';
 import type { Collections } from './collections.svelte.ts';
@@ -47,6 +48,21 @@ export interface QueryRow {
 export const WRITERS: readonly ReaderConfig[] = Object.values(READER_PRESETS);
 
 const encoder = new TextEncoder();
+
+/** The draft of a set of documents: what the list holds, kept in localStorage until the queries are used. */
+interface Draft {
+  readonly count: number;
+  readonly promptText: string;
+  readonly sample: QuerySample | null;
+  readonly sampled: number | null;
+  readonly rows: readonly Omit<QueryRow, 'key'>[];
+  readonly deleted: number;
+  readonly writer: { readonly reader: ReaderConfig; readonly template: ReaderTemplate } | null;
+}
+
+/** A set of documents, by name, count and size (the same folder picked again has the same key). */
+const draftKey = (name: string, files: readonly CollectionFile[]): string =>
+  `fliplab.make-queries.${name}.${files.length}.${files.reduce((n, f) => n + fileSize(f), 0)}`;
 const textFile = (path: string, text: string): CollectionFile => ({ path, bytes: encoder.encode(text) });
 
 export class QueryMaker {
@@ -95,6 +111,8 @@ export class QueryMaker {
     this.rows = [];
     this.deleted = 0;
     this.error = null;
+    this.#usedWriter = null;
+    this.#restore();
   }
 
   /** Stop offering (another collection opened). */
@@ -175,6 +193,7 @@ export class QueryMaker {
     } catch (e) {
       if (!abort.signal.aborted) this.error = errorText(errorInfo(e));
     } finally {
+      this.#save();
       if (this.#abort === abort) this.#abort = null;
       this.status = 'idle';
       this.progress = null;
@@ -193,6 +212,7 @@ export class QueryMaker {
       text,
       origin: r.written === null || r.passage === null ? r.origin : text.trim() === r.written ? 'reader' : 'edited',
     }));
+    this.#save();
   }
 
   remove(key: number): void {
@@ -200,6 +220,7 @@ export class QueryMaker {
     if (row === undefined) return;
     if (row.passage !== null) this.deleted++;
     this.rows = this.rows.filter((r) => r.key !== key);
+    this.#save();
   }
 
   /** A query the user typed (no source passage: the judge fills its judgments). */
@@ -207,6 +228,7 @@ export class QueryMaker {
     const t = text.trim();
     if (t === '') return;
     this.rows = [...this.rows, this.#row({ text: t, written: null, passage: null, origin: 'typed' })];
+    this.#save();
   }
 
   /** Queries from a file the user picked (any queries format the lab reads). */
@@ -218,6 +240,7 @@ export class QueryMaker {
         .filter((q) => q.text.trim() !== '')
         .map((q) => this.#row({ text: q.text.trim(), written: null, passage: null, origin: 'imported' }));
       this.rows = [...this.rows, ...rows];
+      this.#save();
     } catch (e) {
       this.error = errorText(errorInfo(e));
     }
@@ -260,7 +283,10 @@ export class QueryMaker {
       ];
       const without = files.filter((f) => !/(^|\/)(queries\.jsonl|qrels\/test\.tsv|synthetic-queries\.json)$/.test(normalizePath(f.path)));
       await this.#collections.openUpload([...without, ...added]);
-      if (this.#lab.collectionError === null) this.files = null;
+      if (this.#lab.collectionError === null) {
+        this.#forget(files);
+        this.files = null;
+      }
     } catch (e) {
       this.error = errorText(errorInfo(e));
     } finally {
@@ -271,6 +297,52 @@ export class QueryMaker {
   dispose(): void {
     this.cancel();
     this.#bridge.terminate();
+  }
+
+  /** Keep the list as a draft of these documents (a full or blocked storage only loses the draft). */
+  #save(): void {
+    if (this.files === null) return;
+    const draft: Draft = {
+      count: this.count,
+      promptText: this.promptText,
+      sample: this.sample,
+      sampled: this.#sampled,
+      rows: this.rows.map(({ key: _key, ...r }) => r),
+      deleted: this.deleted,
+      writer: this.#usedWriter,
+    };
+    try {
+      localStorage.setItem(draftKey(this.name, this.files), JSON.stringify(draft));
+    } catch {
+      // the list stays on the page; only a reload would lose it
+    }
+  }
+
+  #restore(): void {
+    if (this.files === null) return;
+    let draft: Draft;
+    try {
+      const text = localStorage.getItem(draftKey(this.name, this.files));
+      if (text === null) return;
+      draft = JSON.parse(text) as Draft;
+    } catch {
+      return;
+    }
+    this.count = draft.count;
+    this.promptText = draft.promptText;
+    this.sample = draft.sample;
+    this.#sampled = draft.sampled;
+    this.rows = draft.rows.map((r) => this.#row(r));
+    this.deleted = draft.deleted;
+    this.#usedWriter = draft.writer;
+  }
+
+  #forget(files: readonly CollectionFile[]): void {
+    try {
+      localStorage.removeItem(draftKey(this.name, files));
+    } catch {
+      // nothing kept
+    }
   }
 
   #row(r: Omit<QueryRow, 'key'>): QueryRow {
