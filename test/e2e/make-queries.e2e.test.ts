@@ -137,12 +137,21 @@ describe('make queries for a folder of documents', () => {
       await p.getByTestId('make-delete').nth(secondWritten).click();
       await p.getByTestId('make-typed').fill('why do ships need light at night');
       await p.getByTestId('make-add').click();
-      const used = written.filter((q) => q !== '').length; // -1 deleted, +1 typed
-      // A reload loses nothing: the same folder picked again brings the list back as it was.
       const listed = async () =>
         p
           .getByTestId('make-row')
           .evaluateAll((els) => els.map((e) => `${e.getAttribute('data-origin')}:${(e.querySelector('input') as HTMLInputElement).value}`));
+      // An imported file of queries; one that holds none is refused with its name.
+      await writeFile(join(work, 'more.tsv'), 'x1\twhat guides ships along the coast\n');
+      await p.getByTestId('make-import').setInputFiles(join(work, 'more.tsv'));
+      await expect.poll(listed, { timeout: 10_000 }).toContain('imported:what guides ships along the coast');
+      await writeFile(join(work, 'not-queries.run'), 'q1 Q0 d1 1 1.0 mine\n');
+      await p.getByTestId('make-import').setInputFiles(join(work, 'not-queries.run'));
+      await expect
+        .poll(() => p.getByTestId('make-error').textContent(), { timeout: 10_000 })
+        .toMatch(/^not-queries\.run: expected queries/);
+      const used = written.filter((q) => q !== '').length + 1; // -1 deleted, +1 typed, +1 imported
+      // A reload loses nothing: the same folder picked again brings the list back as it was.
       const before = await listed();
       await p.reload();
       await p.getByTestId('pick-folder').setInputFiles(docs);
@@ -160,8 +169,8 @@ describe('make queries for a folder of documents', () => {
       await expect.poll(() => analysisRuns(p), { timeout: 60_000 }).toBe('bm25,bm25-rm3');
       expect(await p.getByTestId('headline-synthetic').textContent()).toMatch(
         new RegExp(
-          `^Synthetic queries, judged by their source passages alone .*${used} queries made for the documents: ${used - 1} ` +
-            `written by ${READER.model.replace(/[.]/g, '\\.')} from sampled passages \\(1 edited by hand\\), 1 typed;`,
+          `^Synthetic queries, judged by their source passages alone .*${used} queries made for the documents: ${used - 2} ` +
+            `written by ${READER.model.replace(/[.]/g, '\\.')} from sampled passages \\(1 edited by hand\\), 1 typed, 1 imported;`,
         ),
       );
 
@@ -208,9 +217,9 @@ describe('make queries for a folder of documents', () => {
           k: number;
           candidates: { name: string; broken: number; fixed: number; broken_on_model_labels: number; fixed_on_model_labels: number }[];
         }[];
-        synthetic_queries: { queries: { edited: number; typed: number; deleted: number } };
+        synthetic_queries: { queries: { edited: number; typed: number; imported: number; deleted: number } };
       };
-      expect(report.synthetic_queries.queries).toMatchObject({ edited: 1, typed: 1, deleted: 1 });
+      expect(report.synthetic_queries.queries).toMatchObject({ edited: 1, typed: 1, imported: 1, deleted: 1 });
       expect((await save(() => p.getByTestId('export-markdown').click())).text).toContain('Synthetic queries, model judgments.');
 
       // The BEIR folder, in the CLI.

@@ -15,7 +15,7 @@ beforeAll(() => {
 
 const noPassage: PassageLoader = () => Promise.resolve({ title: '', text: '' });
 
-function setup(initial: Partial<ViewState> = {}, loadDetail?: DetailLoader) {
+function setup(initial: Partial<ViewState> = {}, loadDetail?: DetailLoader, sources = false) {
   const patches: Partial<ViewState>[] = [];
   const loader = vi.fn<DetailLoader>(loadDetail ?? ((qid, runs, k) => Promise.resolve(detailFrom(s, qid, runs, k))));
   const r = render(ExplorerHarness, {
@@ -28,6 +28,7 @@ function setup(initial: Partial<ViewState> = {}, loadDetail?: DetailLoader) {
       reference: 'bm25',
       patches,
       listHeight: 320,
+      sources,
     },
   });
   return { ...r, patches, loader };
@@ -122,6 +123,19 @@ describe('Explorer', () => {
     const detail = await screen.findByRole('region', { name: `Query ${qid}` });
     await within(detail).findByText(s.texts.get(qid)!);
     expect(within(listbox()).getByRole('option', { selected: true }).querySelector('.qid')!.textContent).toBe(qid);
+  });
+
+  test('a collection of made queries marks its judged passages "(source)", any other none', async () => {
+    for (const sources of [true, false]) {
+      const { unmount } = setup({ state: 'broken' }, undefined, sources);
+      await fireEvent.click(within(listbox()).getAllByRole('option')[0]!);
+      const detail = await screen.findByRole('region', { name: /^Query / });
+      await within(detail).findAllByRole('table');
+      const judged = detail.querySelectorAll('tr.doc.judged').length;
+      expect(judged).toBeGreaterThan(0);
+      expect(within(detail).queryAllByTestId('source-label')).toHaveLength(sources ? judged : 0);
+      unmount();
+    }
   });
 
   test('arrow keys move the selection without opening; Enter opens the selected query', async () => {
