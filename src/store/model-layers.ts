@@ -47,6 +47,16 @@ export class ModelLayerStore {
     await this.db.delete('layers', collection);
   }
 
+  /** Layers kept, and their labels in all. */
+  async summary(): Promise<{ layers: number; labels: number }> {
+    const all = await this.db.getAll('layers');
+    return { layers: all.length, labels: all.reduce((n, l) => n + l.labels.length, 0) };
+  }
+
+  async clear(): Promise<void> {
+    await this.db.clear('layers');
+  }
+
   close(): void {
     this.db.close();
   }

@@ -211,6 +211,13 @@ describe('make queries for a folder of documents', () => {
         /^Of \d+ quer(y|ies) with the passage it was written from, the model judges \d+% relevant\.$/,
       );
 
+      // Settings → Storage counts the verdicts and the written queries (and deletes the verdicts: at the end).
+      await p.getByTestId('storage-refresh').click();
+      await expect
+        .poll(() => p.getByTestId('stored-verdicts').textContent(), { timeout: 10_000 })
+        .toMatch(new RegExp(`^\\s*${scores.length} verdicts of model judges cached`));
+      expect(Number(/(\d+) answers? cached/.exec((await p.getByTestId('stored-answers').textContent()) ?? '')?.[1])).toBe(12);
+
       // The exports say so.
       const report = JSON.parse((await save(() => p.getByTestId('export-report-json').click())).text) as {
         depths: {
@@ -252,6 +259,8 @@ describe('make queries for a folder of documents', () => {
           return [d.k, c.broken, c.fixed, c.broken_on_model_labels, c.fixed_on_model_labels];
         });
       expect(pick(report)).toEqual(pick(JSON.parse(flips.stdout) as typeof report));
+      await p.getByRole('button', { name: 'Delete all verdicts' }).click();
+      await expect.poll(() => p.getByTestId('stored-verdicts').textContent(), { timeout: 10_000 }).toMatch(/^\s*0 verdicts/);
       console.log(
         `[e2e] made queries: ${JSON.stringify(written)}; headline: ${await headline(p)}; by depth: ${JSON.stringify(pick(report))}`,
       );

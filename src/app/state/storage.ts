@@ -1,7 +1,8 @@
 /**
  * What the lab keeps in this browser, with sizes, and how to delete it: collections (their own store),
  * embeddings per encoding (IndexedDB, src/store) and model files (transformers.js's Cache Storage, keyed by
- * URL; grouped here by model repo). Plain async functions: the storage panel calls them on demand.
+ * URL; grouped here by model repo), reader answers (written queries among them), a judge's verdicts and imported
+ * model layers. Plain async functions: the storage panel calls them on demand.
  */
 import { MODEL_FILE_CACHE } from '../../encoders/presets.ts';
 import { EmbeddingStore, type EncodingRecord } from '../../store/embeddings.ts';
@@ -9,6 +10,8 @@ import { AnswerStore } from '../../store/answers.ts';
 import { AnswerInputStore, type StoredInputsSummary } from '../../store/answer-inputs.ts';
 import { CollectionStore } from '../../lab/data/collection-store.ts';
 import { JudgmentStore } from '../../store/judgments.ts';
+import { VerdictStore } from '../../store/verdicts.ts';
+import { ModelLayerStore } from '../../store/model-layers.ts';
 import { tabChannel } from './tabs.ts';
 import { withStore } from '../../store/with-store.ts';
 
@@ -30,6 +33,10 @@ export interface StorageOverview {
   readonly answers: number;
   /** Gold files and imported predictions, per collection (src/store/answer-inputs.ts), with the collection's name when it is stored. */
   readonly answerInputs: readonly (StoredInputsSummary & { readonly name: string | null })[];
+  /** A model judge's verdicts, cached by judge and pair (src/store/verdicts.ts). */
+  readonly verdicts: number;
+  /** Model layers imported from files (src/store/model-layers.ts): how many, and their labels in all. */
+  readonly modelLayers: { readonly layers: number; readonly labels: number };
   /** Judgments the user added, per collection (src/store/judgments.ts). */
   readonly judgments: readonly { readonly collectionId: string; readonly judgments: number; readonly name: string | null }[];
 }
@@ -70,6 +77,14 @@ export async function storageOverview(dbName?: string): Promise<StorageOverview>
     const answers = await answerStore.count().finally(() => answerStore.close());
     const answerInputs = await answerInputsOverview();
     const judgments = await judgmentsOverview();
+    const verdicts = await withStore(
+      () => VerdictStore.open(),
+      (s) => s.count(),
+    );
+    const modelLayers = await withStore(
+      () => ModelLayerStore.open(),
+      (s) => s.summary(),
+    );
     return {
       usage: estimate?.usage ?? null,
       quota: estimate?.quota ?? null,
@@ -79,6 +94,8 @@ export async function storageOverview(dbName?: string): Promise<StorageOverview>
       answers,
       answerInputs,
       judgments,
+      verdicts,
+      modelLayers,
     };
   } finally {
     store.close();
@@ -97,6 +114,22 @@ export async function deleteEncoding(encoding: string, dbName?: string): Promise
 export async function deleteModelFiles(urls: readonly string[]): Promise<void> {
   const cache = await caches.open(MODEL_FILE_CACHE);
   for (const url of urls) await cache.delete(url);
+}
+
+/** Delete every cached verdict of every judge (judging again judges each pair anew). */
+export async function deleteVerdicts(): Promise<void> {
+  await withStore(
+    () => VerdictStore.open(),
+    (s) => s.clear(),
+  );
+}
+
+/** Delete every imported model layer (a page holding one keeps it until it reloads). */
+export async function deleteModelLayers(): Promise<void> {
+  await withStore(
+    () => ModelLayerStore.open(),
+    (s) => s.clear(),
+  );
 }
 
 /** Delete every cached reader answer (the next request generates them again). */
