@@ -9,6 +9,8 @@
  *   npm run bench:reader                 both shapes, fp32 and q8, WASM (threads = cores) vs native
  *   npm run bench:reader -- --webgpu     also WebGPU fp32 (for a machine with a real GPU; SwiftShader is slow)
  *   npm run bench:reader -- --smoke      tiny model, two questions: proves the script runs (CI)
+ *   npm run bench:reader -- --writer     the query writer instead (Make queries): one passage of 150 words a
+ *                                        prompt, at most 32 new tokens; also seconds per query
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER } from '../scripts/
 import { writeFileContents } from '../scripts/models/tiny-bert.ts';
 import { buildTinyGpt2, GPT2_BASE_SHAPE, tinyGpt2Files } from '../scripts/models/tiny-gpt2.ts';
 import { READER_TEMPLATE, readerMessages, type ReaderTask } from '../src/core/answers/prompt.ts';
+import { QUERY_WRITER, writerTasks } from '../src/core/judging/synthetic.ts';
 import type { ReaderDtype } from '../src/encoders/reader-presets.ts';
 import { loadReader } from '../src/encoders/reader.ts';
 import { launchChromium } from '../test/e2e/browser.ts';
@@ -30,6 +33,8 @@ const K = 3;
 export interface ReaderBenchOptions {
   readonly smoke?: boolean;
   readonly webgpu?: boolean;
+  /** Time the query writer (core/judging/synthetic.ts) instead of the reader. */
+  readonly writer?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -38,6 +43,8 @@ export interface ReaderBenchRow {
   readonly engine: string;
   readonly dtype: ReaderDtype;
   readonly tokensPerSecond: number;
+  /** Wall time per prompt (prefill and generation), ms. */
+  readonly msPerPrompt: number;
 }
 
 const WORDS = 'the moon pulls the ocean and the tide rises twice a day while rivers carry rain water to the sea'.split(' ');
@@ -61,8 +68,20 @@ function tasks(count: number, offset: number): ReaderTask[] {
   });
 }
 
+/** Prompts for the query writer: one passage of 150 words each, as *Make queries* gives it. */
+function writerPrompts(count: number, offset: number): ReaderTask[] {
+  const passages = Array.from({ length: count }, (_, i) => {
+    const n = i + offset;
+    return { id: `p${n}`, title: `passage ${n}`, text: Array.from({ length: 150 }, (_, w) => WORDS[(n * 3 + w) % WORDS.length]).join(' ') };
+  });
+  return writerTasks(QUERY_WRITER, passages);
+}
+
 export async function runReaderBench(opts: ReaderBenchOptions = {}): Promise<ReaderBenchRow[]> {
   const log = opts.log ?? ((l: string) => console.log(l));
+  const template = opts.writer ? QUERY_WRITER : READER_TEMPLATE;
+  const prompts = opts.writer ? writerPrompts : tasks;
+  const k = opts.writer ? 1 : K;
   const rows: ReaderBenchRow[] = [];
   const work = await mkdtemp(join(tmpdir(), 'fliplab-bench-reader-'));
   try {
@@ -83,9 +102,10 @@ export async function runReaderBench(opts: ReaderBenchOptions = {}): Promise<Rea
       models.push(BASE_MODEL);
     }
     const count = (model: string) => (opts.smoke ? 2 : model === TINY_READER.id ? 16 : 4);
-    log(
-      `node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}; prompts of 3 passages × 60 words, 24 new tokens`,
-    );
+    const shape = opts.writer
+      ? 'the query writer: 1 passage × 150 words, ≤ 32 new tokens'
+      : 'prompts of 3 passages × 60 words, 24 new tokens';
+    log(`node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(2)}; ${shape}`);
 
     for (const model of models) {
       for (const dtype of DTYPES) {
@@ -94,11 +114,18 @@ export async function runReaderBench(opts: ReaderBenchOptions = {}): Promise<Rea
           { device: 'cpu', source: { localModelPath: `${modelsRoot}/`, allowRemote: false } },
         );
         try {
-          await reader.answer(tasks(1, 1000)[0]!.messages, READER_TEMPLATE); // warm-up
+          await reader.answer(prompts(1, 1000)[0]!.messages, template); // warm-up
           let tokens = 0;
           const t = performance.now();
-          for (const task of tasks(count(model), 0)) tokens += (await reader.answer(task.messages, READER_TEMPLATE)).newTokens;
-          rows.push({ model, engine: 'onnxruntime-node cpu', dtype, tokensPerSecond: tokens / ((performance.now() - t) / 1000) });
+          for (const task of prompts(count(model), 0)) tokens += (await reader.answer(task.messages, template)).newTokens;
+          const ms = performance.now() - t;
+          rows.push({
+            model,
+            engine: 'onnxruntime-node cpu',
+            dtype,
+            tokensPerSecond: tokens / (ms / 1000),
+            msPerPrompt: ms / count(model),
+          });
         } finally {
           await reader.dispose();
         }
@@ -118,20 +145,33 @@ export async function runReaderBench(opts: ReaderBenchOptions = {}): Promise<Rea
         if (opts.webgpu) legs.push({ device: 'webgpu', dtype: 'fp32' });
         for (const { device, dtype } of legs) {
           const r = await page.evaluate(
-            async ([dev, m, dt, warm, measured, k]) => {
+            async ([dev, m, dt, warm, measured, k, tpl]) => {
               // No named helpers in here: tsx's keepNames would wrap them in a __name() the page lacks.
               const api = window.fliplabTest;
               const reader = { id: m, label: m, model: m, revision: 'main', dtype: dt };
-              const w = await api.tryAnswerTasksWith(dev, reader, warm, `bench-warm-${m}-${dev}-${dt}`, k); // loads, compiles
+              const w = await api.tryAnswerTasksWith(dev, reader, warm, `bench-warm-${m}-${dev}-${dt}`, k, tpl); // loads, compiles
               if ('error' in w) throw new Error(`${dev} ${dt}: ${w.error.name}: ${w.error.message}`);
-              const out = await api.tryAnswerTasksWith(dev, reader, measured, `bench-${m}-${dev}-${dt}`, k);
+              const t0 = performance.now();
+              const out = await api.tryAnswerTasksWith(dev, reader, measured, `bench-${m}-${dev}-${dt}`, k, tpl);
+              const ms = performance.now() - t0;
               if ('error' in out) throw new Error(`${dev} ${dt}: ${out.error.name}: ${out.error.message}`);
-              return { tokensPerSecond: out.tokensPerSecond ?? 0, used: out.device ?? 'cache', isolated: crossOriginIsolated };
+              return {
+                tokensPerSecond: out.tokensPerSecond ?? 0,
+                msPerPrompt: ms / measured.length,
+                used: out.device ?? 'cache',
+                isolated: crossOriginIsolated,
+              };
             },
-            [device, model, dtype, tasks(1, 1000), tasks(count(model), 0), K] as const,
+            [device, model, dtype, prompts(1, 1000), prompts(count(model), 0), k, template] as const,
           );
           const threads = r.used === 'wasm' ? (r.isolated ? `, ${cpus().length} threads` : ', 1 thread') : '';
-          rows.push({ model, engine: `browser ${r.used}${threads}`, dtype, tokensPerSecond: r.tokensPerSecond });
+          rows.push({
+            model,
+            engine: `browser ${r.used}${threads}`,
+            dtype,
+            tokensPerSecond: r.tokensPerSecond,
+            msPerPrompt: r.msPerPrompt,
+          });
         }
       }
     } finally {
@@ -139,9 +179,12 @@ export async function runReaderBench(opts: ReaderBenchOptions = {}): Promise<Rea
       await server.close();
     }
 
-    log('model                        engine                          dtype  new tokens/s');
+    log('model                        engine                          dtype  new tokens/s  s per prompt');
     for (const r of rows) {
-      log(`${r.model.padEnd(28)} ${r.engine.padEnd(31)} ${r.dtype.padEnd(6)} ${r.tokensPerSecond.toFixed(1).padStart(12)}`);
+      log(
+        `${r.model.padEnd(28)} ${r.engine.padEnd(31)} ${r.dtype.padEnd(6)} ${r.tokensPerSecond.toFixed(1).padStart(12)} ` +
+          `${(r.msPerPrompt / 1000).toFixed(2).padStart(13)}`,
+      );
     }
     const note = opts.smoke ? ' (smoke run: tiny model, not a measurement)' : '';
     for (const model of models) {
@@ -158,5 +201,9 @@ export async function runReaderBench(opts: ReaderBenchOptions = {}): Promise<Rea
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
-  await runReaderBench({ smoke: process.argv.includes('--smoke'), webgpu: process.argv.includes('--webgpu') });
+  await runReaderBench({
+    smoke: process.argv.includes('--smoke'),
+    webgpu: process.argv.includes('--webgpu'),
+    writer: process.argv.includes('--writer'),
+  });
 }

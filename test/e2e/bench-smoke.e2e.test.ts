@@ -67,18 +67,22 @@ describe('bench/judge.ts --smoke', () => {
 
 describe('bench/reader.ts --smoke', () => {
   it(
-    'measures reader tokens/s on onnxruntime-node and browser WASM',
+    'measures reader tokens/s on onnxruntime-node and browser WASM, for answers and for written queries',
     async () => {
-      const lines: string[] = [];
-      const rows = await runReaderBench({ smoke: true, log: (l) => lines.push(l) });
-      expect(rows.map((r) => `${r.engine.replace(/, \d+ threads?$/, '')} ${r.dtype}`)).toEqual([
-        'onnxruntime-node cpu fp32',
-        'onnxruntime-node cpu q8',
-        'browser wasm fp32',
-        'browser wasm q8',
-      ]);
-      for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
-      expect(lines.at(-1)).toMatch(/^fliplab\/tiny-gpt2 q8: browser WASM \/ native [\d.]+× \(smoke run/);
+      for (const writer of [false, true]) {
+        const lines: string[] = [];
+        const rows = await runReaderBench({ smoke: true, writer, log: (l) => lines.push(l) });
+        expect(rows.map((r) => `${r.engine.replace(/, \d+ threads?$/, '')} ${r.dtype}`)).toEqual([
+          'onnxruntime-node cpu fp32',
+          'onnxruntime-node cpu q8',
+          'browser wasm fp32',
+          'browser wasm q8',
+        ]);
+        for (const r of rows) expect(r.tokensPerSecond).toBeGreaterThan(0);
+        for (const r of rows) expect(r.msPerPrompt).toBeGreaterThan(0);
+        expect(lines.some((l) => l.includes(writer ? 'the query writer' : '3 passages'))).toBe(true);
+        expect(lines.at(-1)).toMatch(/^fliplab\/tiny-gpt2 q8: browser WASM \/ native [\d.]+× \(smoke run/);
+      }
     },
     SMOKE_TIMEOUT_MS,
   );

@@ -6,7 +6,7 @@
 import { EncodeBridge } from '../../../src/app/bridge/encode-bridge.ts';
 import { localModelSource, prepareLocalModel, type PickedFile } from '../../../src/lab/local-model.ts';
 import type { EncoderDtype } from '../../../src/encoders/presets.ts';
-import { READER_TEMPLATE, type ReaderTask } from '../../../src/core/answers/prompt.ts';
+import { READER_TEMPLATE, type ReaderTask, type ReaderTemplate } from '../../../src/core/answers/prompt.ts';
 import type { ReaderConfig } from '../../../src/encoders/reader-presets.ts';
 import type { JudgeConfig } from '../../../src/encoders/judge-presets.ts';
 import type { PairTask } from '../../../src/encoders/judge-job.ts';
@@ -126,6 +126,7 @@ async function answerTasks(
   tasks: readonly ReaderTask[],
   dbName: string,
   k: number,
+  template: ReaderTemplate = READER_TEMPLATE,
 ) {
   const reader: ReaderConfig =
     typeof modelOrReader === 'string'
@@ -140,7 +141,7 @@ async function answerTasks(
     {
       reader,
       load: { device, source: { remoteHost: location.origin, allowRemote: true } },
-      template: READER_TEMPLATE,
+      template,
       k,
       tasks,
       dbName,
@@ -183,11 +184,18 @@ const fliplabTest = {
       return plainError(error, started, device);
     }
   },
-  /** tryAnswerTasks with a whole reader config (dtype, revision). */
-  async tryAnswerTasksWith(device: WorkerDevice, reader: ReaderConfig, tasks: readonly ReaderTask[], dbName: string, k: number) {
+  /** tryAnswerTasks with a whole reader config (dtype, revision), and a template other than the reader's (the query writer). */
+  async tryAnswerTasksWith(
+    device: WorkerDevice,
+    reader: ReaderConfig,
+    tasks: readonly ReaderTask[],
+    dbName: string,
+    k: number,
+    template?: ReaderTemplate,
+  ) {
     const started = performance.now();
     try {
-      return await answerTasks(device, reader, tasks, dbName, k);
+      return await answerTasks(device, reader, tasks, dbName, k, template);
     } catch (error) {
       return plainError(error, started, device);
     }
