@@ -8,34 +8,20 @@
  * question), so running the command again, or after Ctrl-C, only answers what is missing. Lines made with
  * other settings are kept out of the new file and counted in a warning.
  */
-import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { READER_TEMPLATE, readerTasks, templateName, type ReaderTemplate } from '../../core/answers/prompt.ts';
 import { InputError } from '../../core/io/errors.ts';
 import { parseRun } from '../../core/io/trec.ts';
 import type { QueryId } from '../../core/types.ts';
-import { formatBytes } from '../../core/bytes.ts';
-import { errorMessage } from '../../core/error-message.ts';
 import { answerWithCache } from '../../encoders/answer-job.ts';
 import type { LoadedReader } from '../../encoders/reader.ts';
 import { AnswersFile } from '../../node/answers-file.ts';
 import { fileSource, loadBeirFolder } from '../../node/files.ts';
-import {
-  isReaderDtype,
-  isReaderPresetId,
-  READER_DTYPES,
-  READER_ONNX_FILE,
-  READER_PRESETS,
-  READER_WEIGHTS_BYTES,
-  type ReaderConfig,
-  type ReaderDtype,
-} from '../../encoders/reader-presets.ts';
-import { locateWeights, weightsPath, type WeightsFolder } from '../../encoders/presets.ts';
+import { READER_DTYPES, READER_PRESETS } from '../../encoders/reader-presets.ts';
 import { parseIntFlag } from '../args.ts';
-import { modelCacheDir } from '../model-options.ts';
 import { reportDiagnostics, UsageError, type Io } from '../output.ts';
+import { readerLoader, resolveReader } from '../reader-options.ts';
 
 interface GenerateOpts {
   run: string;
@@ -50,46 +36,6 @@ interface GenerateOpts {
   host?: string;
   offline?: boolean;
   template?: string;
-}
-
-/** The reader config and model source for `--reader`: a preset, a folder on disk, or a repo id (under --model-dir or on the host). */
-function resolveReader(opts: GenerateOpts): { config: ReaderConfig; modelDir?: string; folder?: string } {
-  const dtype = opts.dtype;
-  if (dtype !== undefined && !isReaderDtype(dtype))
-    throw new UsageError(`--dtype expects one of ${READER_DTYPES.join(', ')}, got "${dtype}"`);
-  if (isReaderPresetId(opts.reader)) {
-    const preset = READER_PRESETS[opts.reader];
-    return {
-      config: { ...preset, dtype: (dtype as ReaderDtype | undefined) ?? preset.dtype },
-      ...(opts.modelDir ? { modelDir: opts.modelDir } : {}),
-    };
-  }
-  const path = resolve(opts.reader);
-  const isFolder = !opts.modelDir && existsSync(path) && statSync(path).isDirectory();
-  const model = isFolder ? basename(path) : opts.reader;
-  const config: ReaderConfig = { id: model, label: model, model, revision: 'main', dtype: (dtype as ReaderDtype | undefined) ?? 'fp32' };
-  if (isFolder) return { config, modelDir: dirname(path), folder: path };
-  return { config, ...(opts.modelDir ? { modelDir: opts.modelDir } : {}) };
-}
-
-/**
- * Where a reader's weights sit in its folder under the models root (`onnx/` or the folder's root: presets.ts's
- * `locateWeights`, the rule for encoders and the lab's folders too); undefined when the folder is not there (the
- * host then serves the transformers.js layout). Offline (or a folder given as --reader), weights in neither
- * place are refused here, naming both paths.
- */
-function localReaderWeights(config: ReaderConfig, modelDir: string | undefined, localOnly: boolean): WeightsFolder | undefined {
-  if (modelDir === undefined) return undefined;
-  const dir = join(modelDir, config.model);
-  const file = READER_ONNX_FILE[config.dtype];
-  const found = locateWeights(file, (p) => existsSync(join(dir, p)));
-  if (found !== null) return found.folder;
-  if (localOnly && existsSync(join(dir, 'config.json')))
-    throw new UsageError(
-      `reader "${config.model}" has no ${config.dtype} weights under ${modelDir}: expected ${join(dir, weightsPath(file, 'onnx'))} ` +
-        `or ${join(dir, file)}`,
-    );
-  return undefined;
 }
 
 /**
@@ -158,19 +104,6 @@ async function readTemplate(path: string | undefined): Promise<ReaderTemplate> {
   return template;
 }
 
-/** Bytes per file on stderr, at most once a second per file (and when a file completes). */
-function downloadPrinter(io: Io): (p: { file: string; loaded: number; total: number }) => void {
-  const last = new Map<string, { at: number; loaded: number }>();
-  return ({ file, loaded, total }) => {
-    const now = Date.now();
-    const done = total > 0 && loaded >= total;
-    const before = last.get(file);
-    if (before?.loaded === loaded || (!done && now - (before?.at ?? 0) < 1000)) return;
-    last.set(file, { at: now, loaded });
-    io.stderr(`reader: ${file} ${formatBytes(loaded)}${total > 0 ? ` of ${formatBytes(total)}` : ''}\n`);
-  };
-}
-
 export function registerAnswersGenerate(answers: Command, io: Io): void {
   answers
     .command('template')
@@ -222,34 +155,8 @@ export function registerAnswersGenerate(answers: Command, io: Io): void {
       const identity = { model: folder ?? config.model, revision: config.revision, dtype: config.dtype };
       const file = await AnswersFile.open(opts.out, run.value.name);
       let reader: LoadedReader | null = null;
-      const load = async (): Promise<LoadedReader> => {
-        const known = READER_WEIGHTS_BYTES[config.model]?.[config.dtype];
-        if (known !== undefined && !modelDir)
-          io.stderr(
-            `reader: ${config.model} ${config.dtype} weights are ${formatBytes(known)} (downloaded once, then kept in the cache)\n`,
-          );
-        const onnxFolder = localReaderWeights(config, modelDir, opts.offline === true || folder !== undefined);
-        const { loadReader, ReaderError } = await import('../../encoders/reader.ts');
-        const { DEFAULT_REMOTE_HOST } = await import('../../encoders/encoder.ts');
-        reader = await loadReader(config, {
-          device,
-          source: {
-            ...(modelDir ? { localModelPath: modelDir.endsWith('/') ? modelDir : `${modelDir}/` } : {}),
-            ...(opts.host ? { remoteHost: opts.host } : {}),
-            // A folder is read from disk only: a missing file is an error, not a request to the hub.
-            allowRemote: opts.offline !== true && folder === undefined,
-            cacheDir: modelCacheDir(opts.host ?? DEFAULT_REMOTE_HOST),
-          },
-          onDownload: downloadPrinter(io),
-          ...(onnxFolder === undefined ? {} : { onnxFolder }),
-        }).catch((e: unknown) => {
-          if (e instanceof ReaderError) throw new UsageError(e.message, { cause: e });
-          throw new UsageError(`could not load reader "${config.model}" (${config.dtype}) on ${opts.device}: ${errorMessage(e)}`, {
-            cause: e,
-          });
-        });
-        return reader;
-      };
+      const loadReader = readerLoader({ config, modelDir, folder, device, host: opts.host, offline: opts.offline === true }, io);
+      const load = async (): Promise<LoadedReader> => (reader = await loadReader());
       let last = 0;
       try {
         const result = await answerWithCache({ load }, file, set.tasks, {
