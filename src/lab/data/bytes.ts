@@ -142,10 +142,4 @@ export function extensionOf(path: string): string {
   return dot > 0 ? n.slice(dot + 1) : '';
 }
 
-/** Path without its extension(s) `.gz` and the one before it. */
-export function withoutExtension(path: string): string {
-  const p = path.replace(/\.gz$/i, '');
-  const slash = p.lastIndexOf('/');
-  const dot = p.lastIndexOf('.');
-  return dot > slash + 1 ? p.slice(0, dot) : p;
-}
+export { withoutExtension } from '../../core/io/documents.ts';

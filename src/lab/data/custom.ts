@@ -15,7 +15,8 @@ import { CorpusBuilder, QueriesBuilder } from '../../core/io/beir.ts';
 import { InputError, quote } from '../../core/io/errors.ts';
 import { readLines } from '../../core/io/lines.ts';
 import type { ParseResult } from '../../core/io/trec.ts';
-import { baseName, fileText, withoutExtension } from './bytes.ts';
+import { fileText } from './bytes.ts';
+import { textDocuments } from '../../core/io/documents.ts';
 import type { CollectionFile } from './types.ts';
 
 export const DOC_ID_ALIASES = ['_id', 'id', 'docid', 'doc_id', 'pid'] as const;
@@ -162,40 +163,7 @@ export async function feedQueriesTsv(builder: QueriesBuilder, bytes: Uint8Array,
   );
 }
 
-/** Longest folder prefix (with trailing slash) every path shares. */
-function commonFolder(paths: readonly string[]): string {
-  if (paths.length === 0) return '';
-  let prefix = paths[0]!.slice(0, paths[0]!.lastIndexOf('/') + 1);
-  for (const p of paths) while (prefix && !p.startsWith(prefix)) prefix = prefix.slice(0, prefix.lastIndexOf('/', prefix.length - 2) + 1);
-  return prefix;
-}
-
-const MD_HEADING = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/;
-
-/** One document per .txt/.md file (see the file comment for id, title and text). */
+/** One document per .txt/.md file (core/io/documents.ts says how ids, titles and texts are made). */
 export async function parseTextDocuments(files: readonly CollectionFile[], label: string): Promise<ParseResult<Corpus>> {
-  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const folder = commonFolder(sorted.map((f) => f.path));
-  const builder = new CorpusBuilder(label);
-  const seen = new Map<string, string>();
-  for (const f of sorted) {
-    const id = withoutExtension(f.path.slice(folder.length));
-    const prev = seen.get(id);
-    if (prev !== undefined)
-      throw new InputError(f.path, undefined, `document id ${quote(id)} is also the id of ${prev} (ids are paths without extension)`);
-    seen.set(id, f.path);
-    let text = await fileText(f.bytes, f.path);
-    let title = withoutExtension(baseName(f.path));
-    if (/\.(md|markdown)(\.gz)?$/i.test(f.path)) {
-      const lines = text.split('\n');
-      const at = lines.findIndex((l) => MD_HEADING.test(l));
-      if (at >= 0) {
-        title = MD_HEADING.exec(lines[at]!)![1]!;
-        lines.splice(at, 1);
-        text = lines.join('\n');
-      }
-    }
-    builder.line(JSON.stringify({ _id: id, title, text: text.trim() }), seen.size);
-  }
-  return builder.finish();
+  return textDocuments(await Promise.all(files.map(async (f) => ({ path: f.path, text: await fileText(f.bytes, f.path) }))), label);
 }
