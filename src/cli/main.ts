@@ -25,6 +25,7 @@ import { registerAnswers } from './commands/answers.ts';
 import { registerEncode } from './commands/encode.ts';
 import { registerJudgeAudit } from './commands/judge-audit.ts';
 import { registerJudge } from './commands/judge.ts';
+import { registerMakeQueries } from './commands/make-queries.ts';
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('fliplab')
@@ -64,6 +65,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerDemo(program, io, setExit);
   registerJudgeAudit(program, io, setExit);
   registerJudge(program, io, setExit);
+  registerMakeQueries(program, io);
   return program;
 }
 
