@@ -119,9 +119,9 @@ describe('fliplab make-queries', () => {
       const edited = await cli(...args(out, '--prompt', prompt));
       expect(edited.code, edited.stderr).toBe(0);
       expect(edited.stderr).toMatch(/0 written before, 8 to write/);
-      expect(
-        (JSON.parse(readFileSync(join(out, 'synthetic-queries.json'), 'utf8')) as { prompt: { name: string } }).prompt.name,
-      ).toMatch(/^fliplab-write-query\+edited-[0-9a-f]{8}@v1$/);
+      expect((JSON.parse(readFileSync(join(out, 'synthetic-queries.json'), 'utf8')) as { prompt: { name: string } }).prompt.name).toMatch(
+        /^fliplab-write-query\+edited-[0-9a-f]{8}@v1$/,
+      );
     },
     TIMEOUT_MS,
   );
