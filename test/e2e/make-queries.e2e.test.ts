@@ -225,8 +225,12 @@ describe('make queries for a folder of documents', () => {
           candidates: { name: string; broken: number; fixed: number; broken_on_model_labels: number; fixed_on_model_labels: number }[];
         }[];
         synthetic_queries: { queries: { edited: number; typed: number; imported: number; deleted: number } };
+        recipes: Record<string, Record<string, string>>;
       };
       expect(report.synthetic_queries.queries).toMatchObject({ edited: 1, typed: 1, imported: 1, deleted: 1 });
+      // Each run's recipe says what it ranked and whose labels judge it.
+      expect(report.recipes['bm25-rm3']!['queries']).toMatch(/^synthetic: \d+ queries made for the documents/);
+      expect(report.recipes['bm25-rm3']!['judgments']).toBe('source passages, holes filled by MS MARCO MiniLM-L-6 cross-encoder');
       expect((await save(() => p.getByTestId('export-markdown').click())).text).toContain('Synthetic queries, model judgments.');
 
       // The BEIR folder, in the CLI.

@@ -146,6 +146,10 @@ export class QueryMaker {
         const count = this.count;
         this.sample = await this.#lab.lab.sampleForQueries(files, { name: this.name, n: count, seed: this.seed });
         this.#sampled = count;
+        if (this.sample.passages.length === 0)
+          this.error =
+            `No passage of ${this.name} has 5 words or more (${this.sample.docs} in all): there is nothing to write a query for. ` +
+            'Type or import queries instead.';
         const kept = this.rows.filter((r) => r.passage === null);
         this.rows = [...this.sample.passages.map((p) => this.#row({ text: '', written: null, passage: p, origin: 'reader' })), ...kept];
       }
