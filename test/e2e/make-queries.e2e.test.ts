@@ -114,6 +114,13 @@ describe('make queries for a folder of documents', () => {
       const maker = p.getByTestId('make-queries');
       await expect.poll(() => maker.isVisible(), { timeout: 10_000 }).toBe(true);
 
+      // Typed queries alone would give no judgments: the panel says so before they are used.
+      await p.getByTestId('make-typed').fill('a query of my own');
+      await p.getByTestId('make-add').click();
+      await expect.poll(() => p.getByTestId('make-no-sources').count(), { timeout: 10_000 }).toBe(1);
+      await p.getByTestId('make-delete').click();
+      expect(await p.getByTestId('make-row').count()).toBe(0);
+
       // 12 of 40 passages, written by the reader.
       await p.getByTestId('make-count').fill('12');
       await p.getByTestId('make-write').click();
