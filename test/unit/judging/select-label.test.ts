@@ -16,6 +16,7 @@ import {
   UMBRELA_PROMPT,
 } from '../../../src/core/judging/grades.ts';
 import { auditSample, holesToJudge } from '../../../src/core/judging/select.ts';
+import { labelVerdicts } from '../../../src/core/judging/label.ts';
 import type { DocId, Qrels, QueryId, Run } from '../../../src/core/types.ts';
 
 const qrels = (rows: [string, string, number][]): Qrels => {
@@ -124,5 +125,80 @@ describe('grades', () => {
     expect(filled).toContain('Query: what is {passage}?\nPassage: a passage about {query}\n');
     expect(checkJudgePrompt(UMBRELA_PROMPT.template)).toBeNull();
     expect(checkJudgePrompt('{query} only')).toMatch(/\{passage\} exactly once; it holds it 0 times/);
+  });
+});
+
+describe('labelVerdicts: a cross-encoder fitted on people’s pairs, audited on the others', () => {
+  const task = (qid: string, docid: string, why: 1 | 2 | 'fit' | 'audit') => ({
+    qid: qid as QueryId,
+    docid: docid as DocId,
+    why,
+    query: `query ${qid}`,
+    passage: `passage ${docid}`,
+  });
+  // People's grades 0, 1, 2 with scores that separate them cleanly: the cuts are 0.5 and 0.9.
+  const fit: [string, number, number][] = [
+    ['f0a', 0, 0.1],
+    ['f0b', 0, 0.2],
+    ['f1a', 1, 0.5],
+    ['f1b', 1, 0.6],
+    ['f2a', 2, 0.9],
+    ['f2b', 2, 1.0],
+  ];
+  // The audit half: the judge agrees on three pairs and calls a non-relevant one (people: 0) grade 2.
+  const audit: [string, number, number][] = [
+    ['a0', 0, 0.15],
+    ['a1', 1, 0.55],
+    ['a2', 2, 0.95],
+    ['a3', 0, 0.92],
+  ];
+  const holes: [string, number][] = [
+    ['h0', 0.05],
+    ['h1', 0.7],
+    ['h2', 0.99],
+  ];
+  const plan = {
+    tasks: [
+      ...fit.map(([d]) => task('q', d, 'fit')),
+      ...audit.map(([d]) => task('q', d, 'audit')),
+      ...holes.map(([d], i) => task('q', d, i === 0 ? 1 : 2)),
+    ],
+    peopleGrades: new Map([...fit, ...audit].map(([d, g]) => [`q\u0000${d}`, g])),
+    fit: fit.length,
+    audit: audit.length,
+    holes: holes.length,
+    holesBehindFlips: 1,
+    unknown: 0,
+  };
+  const verdicts = new Map(
+    [...fit, ...audit, ...holes.map(([d, s]) => [d, 0, s] as const)].map(([d, , s]) => [`q\u0000${d}`, { qid: 'q', docid: d, score: s }]),
+  );
+
+  it('fits the cuts on the fitting half, grades every pair by them, and audits only the other half', () => {
+    const layer = labelVerdicts(plan, verdicts, { kind: 'cross-encoder', scaleMax: 2, level: 1, presetThresholds: [0, 1, 2] });
+    expect(layer.thresholds).toEqual([0.5, 0.9]);
+    expect(layer.thresholdsFrom).toBe('fitted on 6 pairs people judged');
+    const grade = (d: string) => layer.labels.find((l) => l.docId === d)?.grade;
+    expect(holes.map(([d]) => grade(d))).toEqual([0, 1, 2]);
+    expect(layer.audit?.pairs).toBe(4);
+    // At level 1: people 0,1,1,0 vs model 0,1,1,1 → 3 of 4 agree.
+    expect(layer.audit?.agreement).toBe(0.75);
+    expect(layer.audit?.confusion).toEqual({
+      labels: [0, 1, 2],
+      counts: [
+        [1, 0, 1],
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+    });
+  });
+
+  it('takes given thresholds over the fit, and refuses to guess when nothing can fit and no preset is known', () => {
+    const given = labelVerdicts(plan, verdicts, { kind: 'cross-encoder', scaleMax: 2, level: 1, thresholds: [0.3, 0.8] });
+    expect([given.thresholds, given.thresholdsFrom]).toEqual([[0.3, 0.8], 'given']);
+    const oneSided = { ...plan, peopleGrades: new Map([...plan.peopleGrades.keys()].map((k) => [k, 1])) };
+    expect(() => labelVerdicts(oneSided, verdicts, { kind: 'cross-encoder', scaleMax: 2, level: 1, name: 'my judge' })).toThrow(
+      /my judge has no preset thresholds, and people's judgments cannot fit them/,
+    );
   });
 });
