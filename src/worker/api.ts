@@ -41,7 +41,7 @@ import { parseQueriesGroup } from './load-roles.ts';
 import { ReadingJob } from './reading.ts';
 import { InputError } from '../core/io/errors.ts';
 import { truncateWords } from '../core/answers/prompt.ts';
-import { QUERY_WRITER, samplePassages, type Stratum, type WriterPassage } from '../core/judging/synthetic.ts';
+import { QUERY_WRITER, samplePassages, sourceOf, type Stratum, type WriterPassage } from '../core/judging/synthetic.ts';
 import { filterPassages, type PassageFilterProgress } from '../core/io/passages.ts';
 import type { CollectionFile, LoadedCollection } from '../lab/data/types.ts';
 import { keptRunFiles, type KeptRunFile } from '../lab/data/compact.ts';
@@ -144,8 +144,9 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
      * cut to what the writer reads and the strata they came from.
      */
     async sampleForQueries(files: readonly CollectionFile[], options: { name: string; n: number; seed: number }): Promise<QuerySample> {
-      const corpus = await loadCorpus(files, { name: options.name });
-      const sample = samplePassages(corpus.ids, corpus.texts, options.n, options.seed);
+      const { corpus, documents } = await loadCorpus(files, { name: options.name });
+      // A folder of text files: its subfolders are sources; a corpus file is one source.
+      const sample = samplePassages(corpus.ids, corpus.texts, options.n, options.seed, documents ? sourceOf : () => '');
       return {
         docs: corpus.ids.length,
         passages: sample.indices.map((i) => ({

@@ -342,13 +342,20 @@ async function readGivenCorpus(
   return null;
 }
 
-/** The corpus alone of a set of files (to make queries from it); an InputError when they hold none. */
-export async function loadCorpus(files: readonly CollectionFile[], options: LoadOptions = {}): Promise<Corpus> {
+/**
+ * The corpus alone of a set of files (to make queries from it), and whether it came from text documents (their
+ * folders are sources) or a corpus file; an InputError when they hold none.
+ */
+export async function loadCorpus(
+  files: readonly CollectionFile[],
+  options: LoadOptions = {},
+): Promise<{ corpus: Corpus; documents: boolean }> {
   const name = options.name ?? guessName(files);
   const job = new ReadingJob(files, options.signal, options.onProgress);
   const { files: sorted } = await classifyFiles(files);
   const whole = await Promise.all(sorted.map(async (c) => (c.file.blob === undefined ? c : { ...c, file: await wholeFile(c.file) })));
-  const corpus = await readGivenCorpus((role) => whole.filter((c) => c.role === role), name, job);
+  const of = (role: ClassifiedFile['role']) => whole.filter((c) => c.role === role);
+  const corpus = await readGivenCorpus(of, name, job);
   if (corpus === null) throw new InputError(name, undefined, `no corpus found; expected ${ACCEPTED_CORPUS}`);
-  return corpus.value;
+  return { corpus: corpus.value, documents: of('corpus').length === 0 };
 }

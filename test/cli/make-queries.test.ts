@@ -4,12 +4,13 @@
  * same reader), the folder it writes opens in `fliplab bm25`, a rerun writes nothing (its cache), an edited prompt
  * is another writer, and bad input gets a clear error.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, makeReaderFixtures, TINY_READER } from '../../scripts/models/make-fixtures.ts';
 import { cleanQuery, QUERY_WRITER, samplePassages, writerMessages } from '../../src/core/judging/synthetic.ts';
 import { loadReader } from '../../src/encoders/reader.ts';
+import { loadCollection } from '../../src/worker/load.ts';
 import { cli } from '../support/cli.ts';
 import { tempDir } from '../support/temp.ts';
 
@@ -103,9 +104,16 @@ describe('fliplab make-queries', () => {
         queries: { reader: expected.length, deleted: 8 - expected.length },
       });
 
-      // A BEIR folder: the CLI ranks its queries.
+      // A BEIR folder: the CLI ranks its queries, and the lab opens it as made queries (the cache is not in it).
       const bm25 = await cli('bm25', out, '--out', join(tmp, 'bm25.run'));
       expect(bm25.code, bm25.stderr).toBe(0);
+      const files = ['corpus.jsonl', 'qrels/test.tsv', 'queries.jsonl', 'synthetic-queries.json'];
+      const written = readdirSync(out, { recursive: true }).map(String);
+      expect(written.filter((f) => !statSync(join(out, f)).isDirectory()).sort()).toEqual(files);
+      const opened = await loadCollection(files.map((f) => ({ path: `made/${f}`, bytes: new Uint8Array(readFileSync(join(out, f))) })));
+      expect(opened.queries.ids).toHaveLength(expected.length);
+      expect(opened.synthetic?.queries.reader).toBe(expected.length);
+      expect(opened.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
 
       // A rerun loads no reader: every query comes from the cache, the same files.
       const again = await cli(...args(out));

@@ -251,6 +251,10 @@ describe('make queries for a folder of documents', () => {
       const queries = (await readFile(join(beir, 'queries.jsonl'), 'utf8')).trim().split('\n');
       expect(queries).toHaveLength(used);
       expect(JSON.parse(queries.find((l) => l.includes('lighthouses warn'))!)).toMatchObject({ metadata: { origin: 'edited' } });
+      // The typed query has no source passage: the judge alone judged the passages the retrievers ranked for it.
+      const typed = (JSON.parse(queries.find((l) => l.includes('ships need light'))!) as { _id: string })._id;
+      const modelLines = (await readFile(join(beir, 'model.qrels'), 'utf8')).trim().split('\n');
+      expect(modelLines.filter((l) => l.startsWith(`${typed} `)).length).toBeGreaterThan(0);
       const bm25 = await cli(['bm25', beir, '--out', join(work, 'bm25.run')]);
       expect(bm25.code, bm25.stderr).toBe(0);
       const labRun = (await readFile(join(beir, 'runs', 'bm25.run'), 'utf8')).trim().split('\n');

@@ -4,13 +4,13 @@
  * of passages, the same writer prompt, the same greedy reader on onnxruntime-node, so the same documents give the
  * lab's queries. `<documents>` is a folder of .txt/.md files (read by the lab's rule: core/io/documents.ts), a BEIR
  * folder, or a corpus.jsonl. Writes a BEIR folder: corpus.jsonl, queries.jsonl (origin and source in metadata),
- * qrels/test.tsv (each source passage at grade 2) and synthetic-queries.json; `written-queries.jsonl` there is the
- * cache (a rerun, or one after Ctrl-C, writes only what is missing). A reply with no query in it is left out and
- * counted.
+ * qrels/test.tsv (each source passage at grade 2) and synthetic-queries.json; `<out>.written-queries.jsonl`, beside
+ * the folder (so the folder stays a BEIR folder any loader opens), is the cache: a rerun, or one after Ctrl-C, writes
+ * only what is missing. A reply with no query in it is left out and counted.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { templateName } from '../../core/answers/prompt.ts';
 import { countOf } from '../../core/count.ts';
@@ -25,6 +25,7 @@ import {
   editedWriter,
   QUERY_WRITER,
   samplePassages,
+  sourceOf,
   SYNTHETIC_QUERIES_FILE,
   syntheticFiles,
   writerTasks,
@@ -54,7 +55,8 @@ interface MakeQueriesOpts {
 }
 
 const DOCUMENT = /\.(txt|text|md|markdown)$/i;
-const CACHE_FILE = 'written-queries.jsonl';
+/** The cache beside the output folder: `my-collection` → `my-collection.written-queries.jsonl`. */
+const cacheFileOf = (out: string): string => `${resolve(out)}.written-queries.jsonl`;
 
 /** Document files under `dir`, as paths that start with the folder's own name (as a folder picked in the lab). */
 function documentFiles(dir: string): string[] {
@@ -71,15 +73,15 @@ function documentFiles(dir: string): string[] {
   return out.sort();
 }
 
-/** The corpus of `<documents>`: a corpus.jsonl, a BEIR folder's, or a folder's text files. */
-async function readDocuments(path: string, io: Io): Promise<Corpus> {
+/** The corpus of `<documents>`: a corpus.jsonl, a BEIR folder's, or a folder's text files (`documents`: their folders are sources). */
+async function readDocuments(path: string, io: Io): Promise<{ corpus: Corpus; documents: boolean }> {
   const expected = 'a folder of .txt/.md files, a BEIR folder (corpus.jsonl), or a corpus.jsonl';
   if (!existsSync(path)) throw new InputError(path, undefined, `not found; expected ${expected}`);
   const corpusFile = statSync(path).isDirectory() ? join(path, 'corpus.jsonl') : path;
   if (existsSync(corpusFile) && statSync(corpusFile).isFile()) {
     const parsed = await parseCorpus(fileSource(corpusFile), corpusFile);
     reportDiagnostics(io, parsed.warnings);
-    return parsed.value;
+    return { corpus: parsed.value, documents: false };
   }
   const files = documentFiles(path);
   if (files.length === 0) throw new InputError(path, undefined, `holds no documents; expected ${expected}`);
@@ -89,7 +91,7 @@ async function readDocuments(path: string, io: Io): Promise<Corpus> {
   );
   const parsed = textDocuments(texts, `${top} (documents)`);
   reportDiagnostics(io, parsed.warnings);
-  return parsed.value;
+  return { corpus: parsed.value, documents: true };
 }
 
 const stripBom = (s: string): string => (s.charCodeAt(0) === 0xfeff ? s.slice(1) : s);
@@ -104,7 +106,7 @@ export function registerMakeQueries(program: Command, io: Io): void {
     .argument('<documents>', 'a folder of .txt/.md files, a BEIR folder, or a corpus.jsonl')
     .requiredOption(
       '--out <folder>',
-      'the BEIR folder to write (its written-queries.jsonl is the cache: a rerun writes only what is missing)',
+      'the BEIR folder to write (<folder>.written-queries.jsonl beside it is the cache: a rerun writes only what is missing)',
     )
     .option('--reader <id>', `a preset (${Object.keys(READER_PRESETS).join(', ')}), a hub repo id, or a model folder`, 'qwen2.5-0.5b')
     .option('--n <count>', 'passages to sample', parseIntFlag('--n', 1), DEFAULT_QUERY_COUNT)
@@ -125,8 +127,8 @@ export function registerMakeQueries(program: Command, io: Io): void {
         writer = editedWriter(QUERY_WRITER, user);
       }
       const { config, modelDir, folder } = resolveReader(opts);
-      const corpus = await readDocuments(documents, io);
-      const sample = samplePassages(corpus.ids, corpus.texts, opts.n, opts.seed);
+      const { corpus, documents: fromFolder } = await readDocuments(documents, io);
+      const sample = samplePassages(corpus.ids, corpus.texts, opts.n, opts.seed, fromFolder ? sourceOf : () => '');
       const passages = sample.indices.map((i) => ({ id: corpus.ids[i]!, title: corpus.titles[i] ?? '', text: corpus.texts[i] ?? '' }));
       if (passages.length === 0)
         throw new InputError(
@@ -140,7 +142,7 @@ export function registerMakeQueries(program: Command, io: Io): void {
       );
 
       await mkdir(join(opts.out, 'qrels'), { recursive: true });
-      const cachePath = join(opts.out, CACHE_FILE);
+      const cachePath = cacheFileOf(opts.out);
       const cache = await AnswersFile.open(cachePath, 'make-queries');
       const identity = { model: folder ?? config.model, revision: config.revision, dtype: config.dtype };
       let reader: LoadedReader | null = null;

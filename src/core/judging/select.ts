@@ -17,8 +17,12 @@ export interface PairToJudge {
   readonly why: 1 | 2 | 'fit' | 'audit';
 }
 
-/** The holes in the runs' top k, flips' holes first, at most `budget` (all when undefined). Runs: the reference first. */
-export function holesToJudge(qrels: Qrels, runs: readonly Run[], k: number, budget?: number): PairToJudge[] {
+/**
+ * The holes in the runs' top k, flips' holes first, at most `budget` (all when undefined). Runs: the reference first.
+ * `among`: the queries whose holes count (default: those people judged; with no judgments, the reference's); made
+ * queries pass all of theirs, typed ones having no judgment until the model's.
+ */
+export function holesToJudge(qrels: Qrels, runs: readonly Run[], k: number, budget?: number, among?: readonly QueryId[]): PairToJudge[] {
   if (runs.length === 0) throw new RangeError('expected at least one run');
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
   const judged = (qid: QueryId, docid: DocId) => qrels.byQuery.get(qid)?.has(docid) === true;
@@ -34,7 +38,7 @@ export function holesToJudge(qrels: Qrels, runs: readonly Run[], k: number, budg
   };
   const [reference, ...candidates] = runs as [Run, ...Run[]];
   // The queries the analysis covers: those people judged relevant something for; with no judgments, every query.
-  const queries: QueryId[] = qrels.byQuery.size > 0 ? [...qrels.byQuery.keys()] : [...reference.byQuery.keys()];
+  const queries: readonly QueryId[] = among ?? (qrels.byQuery.size > 0 ? [...qrels.byQuery.keys()] : [...reference.byQuery.keys()]);
   if (candidates.length > 0 && hasPositive(qrels)) {
     const report = analyzeFlips(qrels, reference, candidates, { depths: [k], perQuery: true });
     for (const row of report.per_query ?? []) {
@@ -121,10 +125,17 @@ export function judgingPlan(
   runs: readonly Run[],
   corpus: Corpus,
   queries: Queries,
-  options: { readonly k: number; readonly budget?: number; readonly audit: number; readonly seed?: number },
+  options: {
+    readonly k: number;
+    readonly budget?: number;
+    readonly audit: number;
+    readonly seed?: number;
+    /** The queries whose holes count (holesToJudge's `among`). */
+    readonly among?: readonly QueryId[];
+  },
 ): JudgingPlan {
   const sample = options.audit > 0 ? auditSample(qrels, options.audit, options.seed) : { fit: [], audit: [] };
-  const holes = holesToJudge(qrels, runs, options.k, options.budget);
+  const holes = holesToJudge(qrels, runs, options.k, options.budget, options.among);
   let unknown = 0;
   const task = (p: PairToJudge): JudgingTask | null => {
     const q = queries.indexOf.get(p.qid);

@@ -5,11 +5,11 @@
  * each retriever's top k (layer.ts), and the analysis runs as on any collection, labelled as what it is.
  *
  * Definitions:
- * - The sample is stratified by source and length. A passage's source is the folder of its id (a folder of text
- *   files: the subfolder it sits in; a corpus file: one source). Its length class is short, medium or long by the
- *   terciles of the word counts of every eligible passage (ties go to the shorter class). Passages of fewer than
+ * - The sample is stratified by source and length. A passage's source is the folder of its id for a folder of text
+ *   files (the subfolder it sits in), and one source for a corpus file. Its length class is short, medium or long by
+ *   the terciles of the word counts of every eligible passage (ties go to the shorter class). Passages of fewer than
  *   MIN_WORDS words are not eligible: there is nothing to ask about. The sample of n is shared out over the strata
- *   in proportion to their sizes (floors, then the largest remainders, ties by stratum name), and each stratum's
+ *   in proportion to their sizes (floors, then the largest remainders, equal remainders in a seeded order), and each stratum's
  *   passages are drawn without replacement by a seeded shuffle of its own (mulberry32, seeded by the seed and the
  *   stratum's name), so the sample depends on the seed and the corpus only. It is listed in corpus order.
  * - The source passage is judged SOURCE_GRADE (2, "relevant"), marked "source": a label made by construction, not
@@ -73,7 +73,9 @@ export interface WriterPassage {
 export function writerPassage(writer: ReaderTemplate, p: WriterPassage): string {
   const title = p.title.trim();
   const text = truncateWords(p.text, writer.passageWords);
-  return title === '' ? text : writer.passage.replace('{title}', title).replace('{text}', text);
+  if (title === '') return text;
+  // One pass, by function: "$&" in a text, or "{text}" in a title, stays as written.
+  return writer.passage.replace(/\{(title|text)\}/g, (_, name: string) => (name === 'title' ? title : text));
 }
 
 /** The chat messages that ask for one query. The passage goes in once, after the placeholder is found. */
@@ -162,7 +164,13 @@ const lowerQuantile = (sorted: readonly number[], q: number): number => sorted[M
  * Draw `n` passages (see the file comment). `ids` and `texts` are the corpus's, in corpus order (the title does
  * not count towards a passage's length).
  */
-export function samplePassages(ids: readonly string[], texts: readonly string[], n: number, seed: number): PassageSample {
+export function samplePassages(
+  ids: readonly string[],
+  texts: readonly string[],
+  n: number,
+  seed: number,
+  source: (id: string) => string = sourceOf,
+): PassageSample {
   const words = texts.map(wordCount);
   const eligible: number[] = [];
   for (let i = 0; i < ids.length; i++) if (words[i]! >= MIN_WORDS) eligible.push(i);
@@ -171,7 +179,7 @@ export function samplePassages(ids: readonly string[], texts: readonly string[],
   const lengthOf = (w: number): LengthClass => (w <= bounds[0] ? 'short' : w <= bounds[1] ? 'medium' : 'long');
 
   const members = new Map<string, number[]>();
-  const keyOf = (i: number): string => `${sourceOf(ids[i]!)}\u0000${lengthOf(words[i]!)}`;
+  const keyOf = (i: number): string => `${source(ids[i]!)}\u0000${lengthOf(words[i]!)}`;
   for (const i of eligible) {
     const key = keyOf(i);
     let list = members.get(key);
@@ -180,11 +188,13 @@ export function samplePassages(ids: readonly string[], texts: readonly string[],
   }
   const keys = [...members.keys()].sort();
   const want = Math.max(0, Math.min(Math.floor(n), eligible.length));
-  // Proportional shares: floors, then one more for the largest remainders (ties by name, i.e. key order).
+  // Proportional shares: floors, then one more for the largest remainders; equal remainders (many small strata)
+  // in a seeded order, so no stratum is favoured for its name.
   const shares = keys.map((k) => (want * members.get(k)!.length) / eligible.length);
   const taken = shares.map(Math.floor);
   let left = want - taken.reduce((a, b) => a + b, 0);
-  const byRemainder = keys.map((_, s) => s).sort((a, b) => shares[b]! - taken[b]! - (shares[a]! - taken[a]!) || a - b);
+  const tie = keys.map((k) => fnv1a(new TextEncoder().encode(`${seed}|tie|${k}`)) >>> 0);
+  const byRemainder = keys.map((_, s) => s).sort((a, b) => shares[b]! - taken[b]! - (shares[a]! - taken[a]!) || tie[a]! - tie[b]! || a - b);
   for (const s of byRemainder) {
     if (left === 0) break;
     taken[s]!++;

@@ -150,7 +150,12 @@ export class Judgments {
     const { corpus, queries } = this.#collection.current;
     const runs = [reference, ...candidates].map((name) => this.#retrievers.run(name));
     const qrels = people ?? { byQuery: new Map() };
-    return { ...judgingPlan(qrels, runs, corpus, queries, options), scaleMax: gradeScale(qrels).max };
+    // Made queries: every one the lab ranks, typed ones included (they have no judgment but the model's).
+    const among = this.#collection.current.synthetic ? this.#collection.evaluated.map((i) => queries.ids[i]!) : undefined;
+    return {
+      ...judgingPlan(qrels, runs, corpus, queries, { ...options, ...(among === undefined ? {} : { among }) }),
+      scaleMax: gradeScale(qrels).max,
+    };
   }
 
   /** The grades the collection's qrels use (at least 0 and 1), for the judging buttons. */

@@ -56,6 +56,15 @@ describe('holesToJudge', () => {
     ]);
     expect(holesToJudge(q, [ref, cand], 2, 4)).toHaveLength(4);
   });
+
+  it('judges the holes of queries no one judged when asked to (typed queries of a made collection)', () => {
+    const q = qrels([['a', 'r1', 2]]);
+    const ref = run('ref', { a: ['r1', 'x1'], t: ['t1', 't2'] });
+    const cand = run('cand', { a: ['r1', 'x2'], t: ['t3'] });
+    const of = (holes: readonly { qid: string; docid: string }[]) => holes.map((h) => `${h.qid}/${h.docid}`);
+    expect(of(holesToJudge(q, [ref, cand], 2))).toEqual(['a/x1', 'a/x2']);
+    expect(of(holesToJudge(q, [ref, cand], 2, undefined, ['a', 't'] as QueryId[]))).toEqual(['a/x1', 'a/x2', 't/t1', 't/t2', 't/t3']);
+  });
 });
 
 describe('auditSample', () => {

@@ -33,8 +33,11 @@ import type { Corpus, DocId, DocIndex, QueryId } from '../../../src/core/types.t
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 
-/** The definition, written plainly: classes by terciles, shares by largest remainder. */
-function oracleShares(ids: string[], texts: string[], n: number): Map<string, { size: number; taken: number }> {
+/**
+ * The definition, written plainly: classes by terciles, and each stratum's exact proportional share (the draw
+ * takes its floor, or one more for the largest remainders).
+ */
+function oracleShares(ids: string[], texts: string[], n: number): Map<string, { size: number; exact: number }> {
   const count = (t: string) => t.split(/\s+/).filter(Boolean).length;
   const eligible = ids.map((_, i) => i).filter((i) => count(texts[i]!) >= MIN_WORDS);
   const sorted = eligible.map((i) => count(texts[i]!)).sort((a, b) => a - b);
@@ -48,12 +51,7 @@ function oracleShares(ids: string[], texts: string[], n: number): Map<string, { 
   }
   const keys = [...sizes.keys()].sort();
   const want = Math.min(n, eligible.length);
-  const exact = keys.map((k) => (want * sizes.get(k)!) / eligible.length);
-  const taken = exact.map(Math.floor);
-  const order = keys.map((_, i) => i).sort((a, b) => exact[b]! - taken[b]! - (exact[a]! - taken[a]!) || a - b);
-  let left = want - taken.reduce((a, b) => a + b, 0);
-  for (const i of order) if (left-- > 0) taken[i]!++;
-  return new Map(keys.map((k, i) => [k, { size: sizes.get(k)!, taken: taken[i]! }]));
+  return new Map(keys.map((k) => [k, { size: sizes.get(k)!, exact: (want * sizes.get(k)!) / eligible.length }]));
 }
 
 describe('the sample of passages', () => {
@@ -68,7 +66,20 @@ describe('the sample of passages', () => {
           const texts = docs.map((d) => words(d.words));
           const s = samplePassages(ids, texts, n, seed);
           const oracle = oracleShares(ids, texts, n);
-          expect(s.strata.map((x) => [`${x.source}\u0000${x.length}`, { size: x.size, taken: x.taken }])).toEqual([...oracle]);
+          expect(s.strata.map((x) => [`${x.source}\u0000${x.length}`, x.size])).toEqual([...oracle].map(([k, o]) => [k, o.size]));
+          // Each stratum gets its floor or one more; those with one more have remainders no smaller than the others'.
+          const rows = s.strata.map((x, i) => ({ taken: x.taken, exact: [...oracle.values()][i]!.exact }));
+          for (const r of rows) expect(r.taken - Math.floor(r.exact)).toBeOneOf([0, 1]);
+          expect(rows.reduce((a, r) => a + r.taken, 0)).toBe(
+            Math.min(
+              n,
+              [...oracle.values()].reduce((a, o) => a + o.size, 0),
+            ),
+          );
+          const rem = (r: (typeof rows)[number]) => r.exact - Math.floor(r.exact);
+          const up = rows.filter((r) => r.taken > Math.floor(r.exact));
+          const down = rows.filter((r) => r.taken === Math.floor(r.exact) && r.taken < r.exact);
+          for (const u of up) for (const d of down) expect(rem(u)).toBeGreaterThanOrEqual(rem(d) - 1e-12);
           expect(new Set(s.indices).size).toBe(s.indices.length);
           expect([...s.indices].sort((a, b) => a - b)).toEqual(s.indices);
           for (const i of s.indices) expect(texts[i]!.split(' ').filter(Boolean).length).toBeGreaterThanOrEqual(MIN_WORDS);
@@ -87,6 +98,19 @@ describe('the sample of passages', () => {
     for (let seed = 0; seed < trials; seed++) for (const i of samplePassages(ids, texts, 3, seed).indices) hits[i]!++;
     // Each passage is drawn with probability 3/10: 1,200 of 4,000, binomial sd ≈ 29; 6 sd either way.
     for (const h of hits) expect(Math.abs(h - 1200)).toBeLessThan(6 * 29);
+  });
+
+  it('shares many small strata out by seed, not by name', () => {
+    // 200 folders of 3 equal passages, 50 to draw: every stratum's share is 0.25; which get one is the seed's.
+    const ids = Array.from({ length: 600 }, (_, i) => `f${String(Math.floor(i / 3)).padStart(3, '0')}/p${i}`);
+    const texts = ids.map(() => words(10));
+    const folders = (seed: number) => new Set(samplePassages(ids, texts, 50, seed).indices.map((i) => sourceOf(ids[i]!)));
+    const [a, b] = [folders(1), folders(2)];
+    expect(a.size).toBe(50);
+    expect([...a].filter((f) => b.has(f)).length).toBeLessThan(30);
+    // A corpus file is one source: its ids' slashes are not folders.
+    const one = samplePassages(ids, texts, 50, 1, () => '');
+    expect(one.strata.map((s) => s.source)).toEqual(['']);
   });
 
   it('names a passage’s source by the folder of its id', () => {
@@ -109,6 +133,11 @@ describe('the writer', () => {
     expect(body.split('\n')[1]!.split(' ').length).toBe(QUERY_WRITER.passageWords);
     const [task] = writerTasks(QUERY_WRITER, [passage]);
     expect(task).toMatchObject({ queryId: 'doc/1', passageIds: ['doc/1'], question: body });
+  });
+
+  it('keeps "$&" in a text and "{text}" in a title as written', () => {
+    const [, user] = writerMessages(QUERY_WRITER, { id: 'x', title: 'Slots like {text}', text: "In JS, $& is the match and $' the rest" });
+    expect(user!.content).toContain("Slots like {text}\nIn JS, $& is the match and $' the rest");
   });
 
   it('makes an edited prompt another writer, and refuses one without the passage', () => {
