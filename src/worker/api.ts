@@ -23,8 +23,10 @@
  */
 import { transfer } from 'comlink';
 import { readRunTop } from '../core/io/run-top.ts';
-import { baseName, fileSource, normalizePath, wholeFile } from '../lab/data/bytes.ts';
-import { runFileName } from '../core/io/beir-folder.ts';
+import { baseName, extensionOf, fileSource, normalizePath, wholeFile } from '../lab/data/bytes.ts';
+import { feedAliasedJsonl, feedCsv, feedQueriesTsv } from '../lab/data/custom.ts';
+import { QueriesBuilder } from '../core/io/beir.ts';
+import { runFileName, runFileNames } from '../core/io/beir-folder.ts';
 import { beirFolderZip } from '../lab/data/beir-zip.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
 import { parseJudgments, type Judgment } from '../core/io/judgments.ts';
@@ -160,9 +162,23 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       };
     },
 
-    /** Queries from a file (any queries format the lab reads), to add to queries being made. */
+    /**
+     * Queries from a file the user gave as queries, to add to queries being made: TSV (`qid<TAB>text`), CSV or JSONL
+     * with id and text fields under any alias, read as queries whatever else they could be; any other file as the
+     * collection loader would classify it.
+     */
     async parseQueriesFile(file: CollectionFile): Promise<{ id: string; text: string }[]> {
-      const { files } = await classifyFiles([await wholeFile(file)]);
+      const whole = await wholeFile(file);
+      const ext = extensionOf(whole.path);
+      if (['tsv', 'csv', 'jsonl', 'ndjson', 'json'].includes(ext)) {
+        const builder = new QueriesBuilder(whole.path);
+        if (ext === 'tsv') await feedQueriesTsv(builder, whole.bytes, whole.path);
+        else if (ext === 'csv') await feedCsv(builder, whole.bytes, whole.path, 'queries');
+        else await feedAliasedJsonl(builder, whole.bytes, whole.path, 'queries');
+        const q = builder.finish().value;
+        return q.ids.map((id, i) => ({ id, text: q.texts[i] ?? '' }));
+      }
+      const { files } = await classifyFiles([whole]);
       const queries = files.filter((c) => c.role === 'queries');
       if (queries.length === 0) throw new InputError(file.path, undefined, `expected queries: ${ACCEPTED_QUERIES}`);
       const parsed = await parseQueriesGroup(queries, new ReadingJob([file]));
@@ -182,6 +198,7 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
       };
       const provenance = await kept('synthetic-queries.json');
       const queriesJsonl = await kept('queries.jsonl');
+      const files = runFileNames(options.runs);
       const zip = beirFolderZip({
         folder: runFileName(c.name),
         corpus: c.corpus,
@@ -190,7 +207,7 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
         qrels: judgments.peopleQrels(),
         split: c.split ?? 'test',
         extra: {
-          ...Object.fromEntries(options.runs.map((r) => [`runs/${runFileName(r)}.run`, retrievers.runText(r)])),
+          ...Object.fromEntries(options.runs.map((r) => [`runs/${files.get(r)!}.run`, retrievers.runText(r)])),
           ...(provenance === undefined ? {} : { 'synthetic-queries.json': provenance }),
           ...options.extra,
         },

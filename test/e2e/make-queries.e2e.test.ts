@@ -157,7 +157,18 @@ describe('make queries for a folder of documents', () => {
       await expect
         .poll(() => p.getByTestId('make-error').textContent(), { timeout: 10_000 })
         .toMatch(/^not-queries\.run: expected queries/);
-      const used = written.filter((q) => q !== '').length + 1; // -1 deleted, +1 typed, +1 imported
+      // Two passages more: a new draw keeps every row as it was (the edit, the deletion, typed and imported queries).
+      const deletedSource = sources[secondWritten]!;
+      await p.getByTestId('make-count').fill('14');
+      await p.getByTestId('make-write').click();
+      await expect.poll(() => p.getByTestId('make-write').count(), { timeout: 120_000 }).toBe(1);
+      const redrawn = await listed();
+      expect(redrawn).toContain('edited:how do lighthouses warn ships');
+      expect(redrawn).toContain('typed:why do ships need light at night');
+      expect(redrawn).toContain('imported:what guides ships along the coast');
+      expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-source')))).not.toContain(deletedSource);
+      expect(redrawn.length).toBeGreaterThan(13);
+      const used = redrawn.filter((r) => !r.endsWith(':')).length;
       // A reload loses nothing: the same folder picked again brings the list back as it was.
       const before = await listed();
       await p.reload();
@@ -223,7 +234,7 @@ describe('make queries for a folder of documents', () => {
       await expect
         .poll(() => p.getByTestId('stored-verdicts').textContent(), { timeout: 10_000 })
         .toMatch(new RegExp(`^\\s*${scores.length} verdicts of model judges cached`));
-      expect(Number(/(\d+) answers? cached/.exec((await p.getByTestId('stored-answers').textContent()) ?? '')?.[1])).toBe(12);
+      expect(Number(/(\d+) answers? cached/.exec((await p.getByTestId('stored-answers').textContent()) ?? '')?.[1])).toBe(14);
 
       // The exports say so.
       const report = JSON.parse((await save(() => p.getByTestId('export-report-json').click())).text) as {

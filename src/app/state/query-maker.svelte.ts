@@ -30,6 +30,9 @@ import type { Collections } from './collections.svelte.ts';
 import { errorInfo, errorText } from './errors.ts';
 import type { Lab } from './lab.svelte.ts';
 
+/** The most passages one draw may ask for (each becomes a row of the page and a prompt for the reader). */
+export const MAX_QUERY_COUNT = 2000;
+
 /** One query in the list: what it says now, and where it came from. */
 export interface QueryRow {
   /** Stable within the list (rows come and go). */
@@ -57,6 +60,7 @@ interface Draft {
   readonly sampled: number | null;
   readonly rows: readonly Omit<QueryRow, 'key'>[];
   readonly deleted: number;
+  readonly deletedIds?: readonly string[];
   readonly writer: { readonly reader: ReaderConfig; readonly template: ReaderTemplate } | null;
 }
 
@@ -89,6 +93,8 @@ export class QueryMaker {
   readonly #bridge: EncodeBridge;
   #abort: AbortController | null = null;
   #nextKey = 0;
+  /** Passages whose query the user deleted: a new draw leaves them out. */
+  #deletedIds: string[] = [];
   /** The count the sample was drawn for. */
   #sampled: number | null = null;
   /** What the rows were written with (the provenance's reader and prompt). */
@@ -110,6 +116,7 @@ export class QueryMaker {
     this.#sampled = null;
     this.rows = [];
     this.deleted = 0;
+    this.#deletedIds = [];
     this.error = null;
     this.#usedWriter = null;
     this.#restore();
@@ -137,21 +144,34 @@ export class QueryMaker {
     const files = this.files;
     if (files === null || this.promptProblem !== null || this.status !== 'idle') return;
     this.error = null;
+    const count = Math.floor(Number(this.count));
+    if (!Number.isFinite(count) || count < 1 || count > MAX_QUERY_COUNT) {
+      this.error = `Passages to sample: give a whole number from 1 to ${MAX_QUERY_COUNT.toLocaleString('en-US')}.`;
+      return;
+    }
     const abort = new AbortController();
     this.#abort = abort;
+    /** Another folder offered meanwhile: this job's answers are not for it. */
+    const stale = () => this.files !== files;
     try {
-      // Another count draws the sample again (written queries come back from the cache; typed ones stay).
-      if (this.sample === null || this.#sampled !== this.count) {
+      // Another count draws the sample again. A passage drawn again keeps its row as it was (written, edited or
+      // deleted); written queries come back from the cache; typed and imported ones stay.
+      if (this.sample === null || this.#sampled !== count) {
         this.status = 'sampling';
-        const count = this.count;
-        this.sample = await this.#lab.lab.sampleForQueries(files, { name: this.name, n: count, seed: this.seed });
+        const sample = await this.#lab.lab.sampleForQueries(files, { name: this.name, n: count, seed: this.seed });
+        if (stale()) return;
+        this.sample = sample;
         this.#sampled = count;
-        if (this.sample.passages.length === 0)
+        if (sample.passages.length === 0)
           this.error =
-            `No passage of ${this.name} has 5 words or more (${this.sample.docs} in all): there is nothing to write a query for. ` +
+            `No passage of ${this.name} has 5 words or more (${sample.docs} in all): there is nothing to write a query for. ` +
             'Type or import queries instead.';
-        const kept = this.rows.filter((r) => r.passage === null);
-        this.rows = [...this.sample.passages.map((p) => this.#row({ text: '', written: null, passage: p, origin: 'reader' })), ...kept];
+        // eslint-disable-next-line svelte/prefer-svelte-reactivity -- a lookup for this draw, never rendered
+        const before = new Map(this.rows.filter((r) => r.passage !== null).map((r) => [r.passage!.id, r]));
+        const drawn = sample.passages
+          .filter((p) => !this.#deletedIds.includes(p.id))
+          .map((p) => before.get(p.id) ?? this.#row({ text: '', written: null, passage: p, origin: 'reader' }));
+        this.rows = [...drawn, ...this.rows.filter((r) => r.passage === null)];
       }
       const todo = this.rows.filter((r) => r.passage !== null && r.written === null);
       if (todo.length === 0 || abort.signal.aborted) return;
@@ -162,6 +182,7 @@ export class QueryMaker {
       // Plain data for the callbacks of this job: not state.
       // eslint-disable-next-line svelte/prefer-svelte-reactivity
       const byPassage = new Map(todo.map((r) => [r.passage!.id, r.key]));
+      if (stale()) return;
       const result = await this.#bridge.answerQuestions(
         {
           reader,
@@ -179,6 +200,7 @@ export class QueryMaker {
         },
         (p) => (this.progress = p),
         (passageId, reply) => {
+          if (stale()) return;
           const key = byPassage.get(passageId);
           const query = cleanQuery(reply);
           this.#update(key, (r) => ({
@@ -193,11 +215,12 @@ export class QueryMaker {
           if (event.kind === 'download') this.download = event;
         },
       );
+      if (stale()) return;
       for (const r of result.refused) this.#update(byPassage.get(r.queryId), (row) => ({ ...row, written: '', problem: r.reason }));
     } catch (e) {
-      if (!abort.signal.aborted) this.error = errorText(errorInfo(e));
+      if (!abort.signal.aborted && !stale()) this.error = errorText(errorInfo(e));
     } finally {
-      this.#save();
+      if (!stale()) this.#save();
       if (this.#abort === abort) this.#abort = null;
       this.status = 'idle';
       this.progress = null;
@@ -214,7 +237,8 @@ export class QueryMaker {
     this.#update(key, (r) => ({
       ...r,
       text,
-      origin: r.written === null || r.passage === null ? r.origin : text.trim() === r.written ? 'reader' : 'edited',
+      // A passage's row typed into before the reader wrote it is the user's query for that passage: edited.
+      origin: r.passage === null ? r.origin : r.written !== null && text.trim() === r.written ? 'reader' : 'edited',
     }));
     this.#save();
   }
@@ -222,7 +246,10 @@ export class QueryMaker {
   remove(key: number): void {
     const row = this.rows.find((r) => r.key === key);
     if (row === undefined) return;
-    if (row.passage !== null) this.deleted++;
+    if (row.passage !== null) {
+      this.deleted++;
+      this.#deletedIds.push(row.passage.id);
+    }
     this.rows = this.rows.filter((r) => r.key !== key);
     this.#save();
   }
@@ -239,7 +266,9 @@ export class QueryMaker {
   async importQueries(file: CollectionFile): Promise<void> {
     this.error = null;
     try {
+      const files = this.files;
       const queries = await this.#lab.lab.parseQueriesFile(file);
+      if (this.files !== files) return;
       const rows = queries
         .filter((q) => q.text.trim() !== '')
         .map((q) => this.#row({ text: q.text.trim(), written: null, passage: null, origin: 'imported' }));
@@ -274,7 +303,10 @@ export class QueryMaker {
         reader:
           wrote && writer !== null ? { model: writer.reader.model, revision: writer.reader.revision, dtype: writer.reader.dtype } : null,
         prompt: wrote && writer !== null ? { name: templateName(writer.template), text: writer.template.user } : null,
-        sample: wrote && sample !== null ? { asked: this.count, seed: this.seed, strata: sample.strata, tooShort: sample.tooShort } : null,
+        sample:
+          wrote && sample !== null
+            ? { asked: this.#sampled ?? this.count, seed: this.seed, strata: sample.strata, tooShort: sample.tooShort }
+            : null,
         deleted: this.deleted,
       });
       // Beside the documents, in the folder they share, so the collection keeps its name.
@@ -313,6 +345,7 @@ export class QueryMaker {
       sampled: this.#sampled,
       rows: this.rows.map(({ key: _key, ...r }) => r),
       deleted: this.deleted,
+      deletedIds: this.#deletedIds,
       writer: this.#usedWriter,
     };
     try {
@@ -338,6 +371,7 @@ export class QueryMaker {
     this.#sampled = draft.sampled;
     this.rows = draft.rows.map((r) => this.#row(r));
     this.deleted = draft.deleted;
+    this.#deletedIds = [...(draft.deletedIds ?? [])];
     this.#usedWriter = draft.writer;
   }
 

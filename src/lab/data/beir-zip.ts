@@ -1,6 +1,6 @@
 /** A collection as a zipped BEIR folder (the files: core/io/beir-folder.ts). */
 import { zipSync } from 'fflate';
-import { beirCorpusJsonl, beirQrelsTsv, beirQueriesJsonl } from '../../core/io/beir-folder.ts';
+import { beirCorpusJsonl, beirQrelsTsv, beirQueriesJsonl, runFileName } from '../../core/io/beir-folder.ts';
 import type { Corpus, Qrels, Queries } from '../../core/types.ts';
 
 export interface BeirFolderInput {
@@ -23,7 +23,7 @@ export function beirFolderZip(input: BeirFolderInput): Uint8Array {
   const files: Record<string, Uint8Array> = {
     'corpus.jsonl': enc.encode(beirCorpusJsonl(input.corpus)),
     'queries.jsonl': input.queriesJsonl ?? enc.encode(beirQueriesJsonl(input.queries)),
-    ...(input.qrels === null ? {} : { [`qrels/${input.split}.tsv`]: enc.encode(beirQrelsTsv(input.qrels)) }),
+    ...(input.qrels === null ? {} : { [`qrels/${runFileName(input.split)}.tsv`]: enc.encode(beirQrelsTsv(input.qrels)) }),
   };
   for (const [path, v] of Object.entries(input.extra ?? {})) if (v !== undefined) files[path] = bytes(v);
   return zipSync(Object.fromEntries(Object.entries(files).map(([path, b]) => [`${input.folder}/${path}`, b])));

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { beirFolderReadme, runFileName } from '../../../src/core/io/beir-folder.ts';
+import { beirFolderReadme, runFileName, runFileNames } from '../../../src/core/io/beir-folder.ts';
 import { beirFolderZip } from '../../../src/lab/data/beir-zip.ts';
 import { parseCorpus, parseQueries } from '../../../src/core/io/beir.ts';
 import { parseQrels } from '../../../src/core/io/trec.ts';
@@ -238,6 +238,7 @@ describe('a BEIR folder', () => {
 
   it('names run files safely, and its README gives the command that reproduces the analysis', () => {
     expect(runFileName('dense:bge/large v1.5')).toBe('dense_bge_large_v1.5');
+    expect([...runFileNames(['a b', 'a_b', 'A_B', '..', 'x']).values()]).toEqual(['a_b', 'a_b-2', 'A_B-3', '_..', 'x']);
     const readme = beirFolderReadme({
       collection: 'mine',
       split: 'test',
@@ -246,12 +247,15 @@ describe('a BEIR folder', () => {
       depths: [1, 5, 10],
       level: 1,
       label: 'any',
+      judgedOnly: true,
+      cohortAt: 5,
+      judged: true,
       modelLayer: true,
       queriesNote: 'Synthetic queries: 3.',
     });
     expect(readme).toContain(
       'npx fliplab flips qrels/test.tsv --model-qrels model.qrels --reference runs/bm25.run --candidate runs/bm25-rm3.run ' +
-        '--candidate runs/ql_mu=1000.run --depths 1,5,10 --label any -l 1',
+        '--candidate runs/ql_mu=1000.run --depths 1,5,10 --label any -l 1 --judged-only --cohort-at 5',
     );
     expect(readme).toContain('Synthetic queries: 3.');
   });
