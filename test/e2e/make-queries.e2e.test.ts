@@ -285,6 +285,22 @@ describe('make queries for a folder of documents', () => {
           return [d.k, c.broken, c.fixed, c.broken_on_model_labels, c.fixed_on_model_labels];
         });
       expect(pick(report)).toEqual(pick(JSON.parse(flips.stdout) as typeof report));
+      // The folder opens in the lab again: made queries, the runs, and the model layer named, not read as judgments.
+      const again = await context.newPage();
+      await again.goto(server.url);
+      await again.getByTestId('pick-folder').setInputFiles(beir);
+      await expect
+        .poll(() => again.getByTestId('collection-summary').textContent(), { timeout: 60_000 })
+        .toMatch(new RegExp(`40 passages.*${used} queries`, 's'));
+      expect(await again.getByTestId('collection-error').count()).toBe(0);
+      const said = (await again.locator('details.diagnostics li').allTextContents()).join('\n');
+      expect(said).toMatch(/model\.qrels: ignored: a model's labels: import model\.qrels under Fill the holes with a model/);
+      expect(said).not.toMatch(/split|not recognised/);
+      expect(await again.getByTestId('collection-synthetic').textContent()).toMatch(
+        new RegExp(`^${used} queries made for the documents: ${used - 2} written by`),
+      );
+      await again.close();
+
       await p.getByRole('button', { name: 'Delete all verdicts' }).click();
       await expect.poll(() => p.getByTestId('stored-verdicts').textContent(), { timeout: 10_000 }).toMatch(/^\s*0 verdicts/);
       console.log(

@@ -186,6 +186,15 @@ async function classifyOne(file: CollectionFile): Promise<Pending> {
   if (JUNK.test(path)) return { file, role: 'ignored', format: null, by: 'name', reason: 'system file' };
   if (baseName(path) === PASSAGE_TEXT_FILE) return { file, role: 'passage-text', format: 'jsonl', by: 'name' };
   if (baseName(path) === SYNTHETIC_QUERIES_FILE) return { file, role: 'synthetic', format: 'json', by: 'name' };
+  // The model layer the lab's BEIR folder export adds: said, never read as people's judgments.
+  if (name === 'model.qrels' || name === 'model.qrels.json')
+    return {
+      file,
+      role: 'ignored',
+      format: null,
+      by: 'name',
+      reason: "a model's labels: import model.qrels under Fill the holes with a model (Or import a model's labels)",
+    };
   if (name === 'corpus.jsonl') return { file, role: 'corpus', format: 'jsonl', by: 'name' };
   if (name === 'queries.jsonl') return { file, role: 'queries', format: 'jsonl', by: 'name' };
   if (name.endsWith(KEPT_RUN_SUFFIX)) return { file, role: 'run', format: 'kept-run', by: 'name' };
