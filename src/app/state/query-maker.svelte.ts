@@ -24,6 +24,7 @@ import {
 import { READER_PRESETS, type ReaderConfig } from '../../encoders/reader-presets.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
 import { fileSize, normalizePath } from '../../lab/data/bytes.ts';
+import { fnv1a } from '../../core/fnv.ts';
 import type { QuerySample } from '../../worker/api.ts';
 import type { AnswerProgress, EncodeBridge } from '../bridge/encode-bridge.ts';
 import type { Collections } from './collections.svelte.ts';
@@ -64,9 +65,17 @@ interface Draft {
   readonly writer: { readonly reader: ReaderConfig; readonly template: ReaderTemplate } | null;
 }
 
-/** A set of documents, by name, count and size (the same folder picked again has the same key). */
-const draftKey = (name: string, files: readonly CollectionFile[]): string =>
-  `fliplab.make-queries.${name}.${files.length}.${files.reduce((n, f) => n + fileSize(f), 0)}`;
+/**
+ * A set of documents, by name and a hash of every file's path and size: the same folder picked again has the same
+ * key; a file added, removed, renamed or resized gives another.
+ */
+function draftKey(name: string, files: readonly CollectionFile[]): string {
+  const listing = files
+    .map((f) => `${normalizePath(f.path)}\u0000${fileSize(f)}`)
+    .sort()
+    .join('\n');
+  return `fliplab.make-queries.${name}.${(fnv1a(new TextEncoder().encode(listing)) >>> 0).toString(16)}`;
+}
 const textFile = (path: string, text: string): CollectionFile => ({ path, bytes: encoder.encode(text) });
 
 export class QueryMaker {
