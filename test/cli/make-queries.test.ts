@@ -88,6 +88,9 @@ describe('fliplab make-queries', () => {
         .map((l) => JSON.parse(l) as { _id: string; text: string; metadata: { origin: string; source: string } });
       expect(queries.map((q) => ({ text: q.text, source: q.metadata.source }))).toEqual(expected);
       expect(queries.every((q) => q.metadata.origin === 'reader')).toBe(true);
+      expect(new Set(queries.map((q) => (q.metadata as { writer?: string }).writer))).toEqual(
+        new Set([`${TINY_READER.id} (q8), fliplab-write-query@v1`]),
+      );
       expect(readFileSync(join(out, 'qrels', 'test.tsv'), 'utf8')).toBe(
         `query-id\tcorpus-id\tscore\n${queries.map((q) => `${q._id}\t${q.metadata.source}\t2`).join('\n')}\n`,
       );

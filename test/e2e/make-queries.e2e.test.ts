@@ -262,6 +262,9 @@ describe('make queries for a folder of documents', () => {
       const queries = (await readFile(join(beir, 'queries.jsonl'), 'utf8')).trim().split('\n');
       expect(queries).toHaveLength(used);
       expect(JSON.parse(queries.find((l) => l.includes('lighthouses warn'))!)).toMatchObject({ metadata: { origin: 'edited' } });
+      // Each written query names its writer (a list may mix readers or prompts).
+      const writers = queries.map((l) => (JSON.parse(l) as { metadata: { origin: string; writer?: string } }).metadata);
+      for (const m of writers.filter((w) => w.origin === 'reader')) expect(m.writer).toBe(`${READER.model} (q8), fliplab-write-query@v1`);
       // The typed query has no source passage: the judge alone judged the passages the retrievers ranked for it.
       const typed = (JSON.parse(queries.find((l) => l.includes('ships need light'))!) as { _id: string })._id;
       const modelLines = (await readFile(join(beir, 'model.qrels'), 'utf8')).trim().split('\n');

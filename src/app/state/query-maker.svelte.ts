@@ -17,6 +17,7 @@ import {
   SYNTHETIC_QUERIES_FILE,
   syntheticFiles,
   writerTasks,
+  writerName,
   type MadeQuery,
   type QueryOrigin,
   type WriterPassage,
@@ -44,6 +45,8 @@ export interface QueryRow {
   /** The passage it is written from (null: typed or imported). */
   readonly passage: WriterPassage | null;
   readonly origin: QueryOrigin;
+  /** The reader and prompt that wrote it (writerName), once written. */
+  readonly writer?: string;
   /** The reader wrote nothing usable, or refused the passage: why. */
   readonly problem?: string;
 }
@@ -215,6 +218,7 @@ export class QueryMaker {
           this.#update(key, (r) => ({
             ...r,
             written: query,
+            writer: writerName(reader, writer),
             text: r.text === '' ? query : r.text,
             ...(query === '' ? { problem: `the reader wrote no query (its reply: ${JSON.stringify(reply.slice(0, 80))})` } : {}),
           }));
@@ -304,7 +308,12 @@ export class QueryMaker {
     this.status = 'opening';
     this.error = null;
     try {
-      const made: MadeQuery[] = rows.map((r) => ({ text: r.text.trim(), source: r.passage?.id ?? null, origin: r.origin }));
+      const made: MadeQuery[] = rows.map((r) => ({
+        text: r.text.trim(),
+        source: r.passage?.id ?? null,
+        origin: r.origin,
+        ...(r.writer === undefined ? {} : { writer: r.writer }),
+      }));
       const writer = this.#usedWriter;
       const wrote = rows.some((r) => r.origin === 'reader' || r.origin === 'edited');
       const sample = this.sample;

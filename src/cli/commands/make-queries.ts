@@ -27,6 +27,7 @@ import {
   samplePassages,
   sourceOf,
   SYNTHETIC_QUERIES_FILE,
+  writerName,
   syntheticFiles,
   writerTasks,
   type MadeQuery,
@@ -176,7 +177,7 @@ export function registerMakeQueries(program: Command, io: Io): void {
       for (const p of passages) {
         const query = cleanQuery(replies.get(p.id) ?? '');
         if (query === '') empty++;
-        else made.push({ text: query, source: p.id, origin: 'reader' });
+        else made.push({ text: query, source: p.id, origin: 'reader', writer: writerName(identity, writer) });
       }
       if (made.length === 0) throw new UsageError(`${config.model} wrote no query for any of the ${passages.length} passages`);
       const files = syntheticFiles(made, {

@@ -20,7 +20,7 @@
 import { fnv1a } from '../fnv.ts';
 import { mulberry32 } from '../random.ts';
 import type { ChatMessage, ReaderTask, ReaderTemplate } from '../answers/prompt.ts';
-import { truncateWords } from '../answers/prompt.ts';
+import { templateName, truncateWords } from '../answers/prompt.ts';
 import { InputError } from '../io/errors.ts';
 
 /** The grade the source passage of a written query gets. */
@@ -227,6 +227,8 @@ export interface MadeQuery {
   /** The passage it was written from (judged SOURCE_GRADE); null for a typed or imported query. */
   readonly source: string | null;
   readonly origin: QueryOrigin;
+  /** Who wrote it, when a reader did: "model (dtype), prompt name" (kept per query: a list may mix writers). */
+  readonly writer?: string;
 }
 
 /** What a made collection says about its queries (the `synthetic-queries.json` file). */
@@ -249,6 +251,10 @@ export interface SyntheticProvenance {
 
 export const PROVENANCE_KIND = 'fliplab synthetic queries';
 
+/** How a query's writer is named in its metadata: "org/model (q8), fliplab-write-query@v1". */
+export const writerName = (reader: { readonly model: string; readonly dtype: string }, template: ReaderTemplate): string =>
+  `${reader.model} (${reader.dtype}), ${templateName(template)}`;
+
 /** Query ids of a made collection: q1, q2, … in the list's order. */
 export const madeQueryId = (i: number): string => `q${i + 1}`;
 
@@ -266,9 +272,12 @@ export function syntheticFiles(
   queries.forEach((q, i) => {
     const id = madeQueryId(i);
     counts[q.origin]++;
-    lines.push(
-      JSON.stringify({ _id: id, text: q.text, metadata: { origin: q.origin, ...(q.source === null ? {} : { source: q.source }) } }),
-    );
+    const metadata = {
+      origin: q.origin,
+      ...(q.source === null ? {} : { source: q.source }),
+      ...(q.writer === undefined ? {} : { writer: q.writer }),
+    };
+    lines.push(JSON.stringify({ _id: id, text: q.text, metadata }));
     if (q.source !== null) qrels.push(`${id}\t${q.source}\t${SOURCE_GRADE}`);
   });
   const { deleted, ...rest } = provenance;
