@@ -94,13 +94,18 @@ export async function e2eSetup(options: {
 
 /**
  * A models root for the local hub server (`modelsRoot`) holding the generated fixtures `ids` (`<org>/<name>`, made
- * by makeModelFixtures or makeReaderFixtures first), linked, so Node and the browser read the very same files.
+ * by makeModelFixtures or makeReaderFixtures first), linked, so Node and the browser read the very same files. A
+ * pair `[repo, fixture]` serves the fixture under a preset's repo id (`onnx-community/Qwen2.5-0.5B-Instruct`).
  * Returns `root`.
  */
-export async function linkFixtureModels(root: string, ids: readonly string[]): Promise<string> {
+export async function linkFixtureModels(
+  root: string,
+  ids: readonly (string | readonly [repo: string, fixture: string])[],
+): Promise<string> {
   for (const id of ids) {
-    await mkdir(dirname(join(root, id)), { recursive: true });
-    await symlink(join(DEFAULT_MODELS_DIR, id), join(root, id), 'dir');
+    const [repo, fixture] = typeof id === 'string' ? [id, id] : id;
+    await mkdir(dirname(join(root, repo)), { recursive: true });
+    await symlink(join(DEFAULT_MODELS_DIR, fixture), join(root, repo), 'dir');
   }
   return root;
 }

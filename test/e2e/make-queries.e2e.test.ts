@@ -10,7 +10,7 @@
  *   - the BEIR folder the lab exports opens in the CLI: `fliplab bm25` on it ranks as the lab did, and the command its
  *     README gives (`fliplab flips … --model-qrels model.qrels`) reproduces the lab's numbers.
  */
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import type { Page } from 'playwright-core';
@@ -27,7 +27,8 @@ import { JUDGE_PRESETS } from '../../src/encoders/judge-presets.ts';
 import { READER_PRESETS } from '../../src/encoders/reader-presets.ts';
 import { loadReader } from '../../src/encoders/reader.ts';
 import type { HubServer } from '../support/hub-server.ts';
-import { cli, e2eSetup, ROOT, saveDownload, type E2e } from './harness.ts';
+import { cli, e2eSetup, linkFixtureModels, ROOT, saveDownload, type E2e } from './harness.ts';
+import { hubVisitor, judgeWith, storedVerdicts } from './model-judging.ts';
 
 const READER = READER_PRESETS['qwen2.5-0.5b'];
 const CE_REPO = JUDGE_PRESETS['ms-marco-minilm'].model;
@@ -57,14 +58,10 @@ beforeAll(async () => {
         await writeFile(join(docs, `${id}.txt`), `${d.text}\n`);
         texts.set(id, d.text);
       }
-      const models = join(work, 'models');
-      for (const [repo, fixture] of [
+      const models = await linkFixtureModels(join(work, 'models'), [
         [CE_REPO, TINY_CROSS_ENCODER.id],
         [READER.model, TINY_READER.id],
-      ] as const) {
-        await mkdir(join(models, repo, '..'), { recursive: true });
-        await symlink(join(DEFAULT_MODELS_DIR, fixture), join(models, repo), 'dir');
-      }
+      ]);
       return { modelsRoot: models };
     },
   });
@@ -98,13 +95,7 @@ async function nodeQueries(ids: readonly string[]): Promise<string[]> {
 
 describe('make queries for a folder of documents', () => {
   it('writes, edits, judges, analyses and exports a collection the CLI reproduces', async () => {
-    const context = await e2e.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    const host = server.url.replace(/\/$/, '');
-    await context.addInitScript((h) => {
-      sessionStorage.setItem('fliplab.isolation-reloaded', '1');
-      if (!localStorage.getItem('fliplab.settings'))
-        localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
-    }, host);
+    const context = await hubVisitor(e2e);
     const p = await context.newPage();
     const save = async (click: () => Promise<void>) => saveDownload(p, work, click);
     try {
@@ -193,31 +184,11 @@ describe('make queries for a folder of documents', () => {
       );
 
       // The judge fills the holes; its threshold at the 70th percentile of its scores here, so some holes are relevant.
-      const judge = async (thresholds: string) => {
-        await p.getByTestId('judge-choice').selectOption('ms-marco-minilm');
-        await p.getByTestId('judge-thresholds').fill(thresholds);
-        await p.getByTestId('judge-budget').fill('2000');
-        await p.getByTestId('judge-audit').fill('4');
-        await p.getByTestId('judge-start').click();
-        await expect.poll(() => p.getByTestId('judge-start').count(), { timeout: 120_000 }).toBe(1);
-        expect(await p.getByTestId('judge-error').count()).toBe(0);
-      };
-      await judge('100');
-      const scores = await p.evaluate(
-        () =>
-          new Promise<number[]>((resolve, reject) => {
-            const open = indexedDB.open('fliplab-verdicts');
-            open.onerror = () => reject(open.error);
-            open.onsuccess = () => {
-              const req = open.result.transaction('verdicts').objectStore('verdicts').getAll();
-              req.onsuccess = () => resolve((req.result as { score: number }[]).map((v) => v.score));
-              req.onerror = () => reject(req.error);
-            };
-          }),
-      );
+      await judgeWith(p, 'ms-marco-minilm', 2000, 4, '100');
+      const scores = (await storedVerdicts(p)).map((v) => v.score);
       expect(scores.length).toBeGreaterThan(4);
       const sorted = [...scores].sort((a, b) => a - b);
-      await judge(String(sorted[Math.floor(0.7 * sorted.length)]));
+      await judgeWith(p, 'ms-marco-minilm', 2000, 4, String(sorted[Math.floor(0.7 * sorted.length)]));
       expect(await p.getByTestId('judge-layer-summary').textContent()).toMatch(/0 were judged now/);
       await expect.poll(() => p.getByTestId('holes-model').isChecked(), { timeout: 30_000 }).toBe(true);
       await expect

@@ -10,11 +10,11 @@
  *   - a reload brings the layer back from IndexedDB with nothing judged again;
  *   - the LLM judge's P(0…3) equal Node's on the same pairs.
  */
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AutoTokenizer, env } from '@huggingface/transformers';
 import * as ort from 'onnxruntime-node';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_MODELS_DIR,
@@ -28,7 +28,8 @@ import { loadJudge } from '../../src/encoders/judge.ts';
 import { writeBeirMirror } from '../support/beir-mirror.ts';
 import type { HubServer } from '../support/hub-server.ts';
 import { SHARED_DATA } from '../shared-data.ts';
-import { cli, e2eSetup, saveDownload, type E2e } from './harness.ts';
+import { cli, e2eSetup, linkFixtureModels, saveDownload, type E2e } from './harness.ts';
+import { hubVisitor, judgeWith, storedVerdicts } from './model-judging.ts';
 
 const CE_REPO = JUDGE_PRESETS['ms-marco-minilm'].model;
 const LLM_REPO = JUDGE_PRESETS['qwen2.5-0.5b-umbrela'].model;
@@ -37,7 +38,6 @@ const SCIFACT = join(SHARED_DATA, 'scifact');
 let work: string;
 let e2e: E2e;
 let server: HubServer;
-let browser: Browser;
 
 beforeAll(async () => {
   await Promise.all([makeJudgeFixtures(), makeReaderFixtures()]);
@@ -49,18 +49,14 @@ beforeAll(async () => {
       work = dir;
       const mirror = join(work, 'mirror');
       await writeBeirMirror(mirror, { sourceDir: SCIFACT, name: 'scifact', layout: 'jsonl.gz' });
-      const models = join(work, 'models');
-      for (const [repo, fixture] of [
+      const models = await linkFixtureModels(join(work, 'models'), [
         [CE_REPO, TINY_CROSS_ENCODER.id],
         [LLM_REPO, TINY_READER.id],
-      ] as const) {
-        await mkdir(join(models, repo, '..'), { recursive: true });
-        await symlink(join(DEFAULT_MODELS_DIR, fixture), join(models, repo), 'dir');
-      }
+      ]);
       return { datasetsRoot: mirror, modelsRoot: models };
     },
   });
-  ({ server, browser } = e2e);
+  ({ server } = e2e);
 }, 240_000);
 
 afterAll(async () => {
@@ -70,23 +66,6 @@ afterAll(async () => {
 const headline = (p: Page) => p.getByTestId('headline').textContent();
 const analysisRuns = (p: Page) => p.locator('section[aria-labelledby="analysis-heading"]').getAttribute('data-runs');
 const save = async (p: Page, click: () => Promise<void>) => (await saveDownload(p, work, click)).text;
-
-/** The verdicts the lab stored in IndexedDB. */
-const storedVerdicts = (p: Page) =>
-  p.evaluate(
-    () =>
-      new Promise<{ key: string; qid: string; docid: string; judge: string; score: number; probabilities?: number[] }[]>(
-        (resolve, reject) => {
-          const open = indexedDB.open('fliplab-verdicts');
-          open.onerror = () => reject(open.error);
-          open.onsuccess = () => {
-            const req = open.result.transaction('verdicts').objectStore('verdicts').getAll();
-            req.onsuccess = () => resolve(req.result);
-            req.onerror = () => reject(req.error);
-          };
-        },
-      ),
-  );
 
 /** SciFact's query and passage texts, as the judge reads them. */
 async function scifactTexts(): Promise<{ query: Map<string, string>; passage: Map<string, string> }> {
@@ -103,25 +82,9 @@ async function scifactTexts(): Promise<{ query: Map<string, string>; passage: Ma
   return { query, passage };
 }
 
-async function judgeWith(p: Page, judgeId: string, budget: number, audit: number, thresholds?: string): Promise<void> {
-  await p.getByTestId('judge-choice').selectOption(judgeId);
-  if (thresholds !== undefined) await p.getByTestId('judge-thresholds').fill(thresholds);
-  await p.getByTestId('judge-budget').fill(String(budget));
-  await p.getByTestId('judge-audit').fill(String(audit));
-  await p.getByTestId('judge-start').click();
-  await expect.poll(() => p.getByTestId('judge-start').count(), { timeout: 120_000 }).toBe(1);
-  expect(await p.getByTestId('judge-error').count()).toBe(0);
-}
-
 /** A fresh visitor on SciFact with BM25 against BM25 + RM3. */
 async function openScifact(): Promise<{ p: Page; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  const host = server.url.replace(/\/$/, '');
-  await context.addInitScript((h) => {
-    sessionStorage.setItem('fliplab.isolation-reloaded', '1');
-    if (!localStorage.getItem('fliplab.settings'))
-      localStorage.setItem('fliplab.settings', JSON.stringify({ modelHost: h, dataHost: h, device: 'wasm' }));
-  }, host);
+  const context = await hubVisitor(e2e);
   const p = await context.newPage();
   await p.goto(server.url);
   await p.getByTestId('catalog-scifact').click();

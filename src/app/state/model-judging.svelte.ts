@@ -14,14 +14,14 @@ import { auditSentence, type JudgeAudit } from '../../core/judging/audit.ts';
 import { kendallTauB, tauAp } from '../../core/judging/agreement-stats.ts';
 import { labelVerdicts, ThresholdsError, type ModelLabel, type Verdict } from '../../core/judging/label.ts';
 import { pairKeyOf } from '../../core/judging/select.ts';
-import { checkJudgePrompt } from '../../core/judging/grades.ts';
-import { fnv1a } from '../../core/fnv.ts';
+import { checkJudgePrompt, editedPromptId } from '../../core/judging/grades.ts';
 import { customJudge, JUDGE_PRESETS, type JudgeConfig, type JudgePresetId } from '../../encoders/judge-presets.ts';
 import type { JudgeProgress, WorkerDevice } from '../../lab/encode-types.ts';
 import type { EncodeBridge } from '../bridge/encode-bridge.ts';
 import { errorInfo, errorText } from './errors.ts';
 import { countOf } from '../../core/count.ts';
 import type { CollectionFile } from '../../lab/data/types.ts';
+import { baseName } from '../../lab/data/bytes.ts';
 import { ModelLayerStore, type StoredModelLayer } from '../../store/model-layers.ts';
 import { withStore } from '../../store/with-store.ts';
 import type { Lab } from './lab.svelte.ts';
@@ -148,7 +148,7 @@ export class ModelJudging {
     const edited = this.promptText;
     if (edited === null || edited === chosen.prompt.template) return chosen;
     // An edited prompt is another judge: its own name (and its text in every verdict's key: judge-job.ts).
-    return { ...chosen, prompt: { ...chosen.prompt, id: `${chosen.prompt.id}+edited-${fnv(edited)}`, template: edited } };
+    return { ...chosen, prompt: { ...chosen.prompt, id: editedPromptId(chosen.prompt.id, edited), template: edited } };
   }
 
   /** The LLM judge's prompt as edited here (null: the preset's, as published). */
@@ -264,7 +264,7 @@ export class ModelJudging {
       const read = await lab.lab.parseModelQrelsFile(file, lab.view.level);
       const stored: StoredModelLayer = {
         collection: id,
-        name: fileName(file.path),
+        name: baseName(file.path),
         labels: read.labels,
         audit: read.audit,
         unknownQueries: read.unknownQueries,
@@ -285,7 +285,7 @@ export class ModelJudging {
         ...(read.unknownPassages > 0 ? [`${countOf(read.unknownPassages, 'label')} for passages it does not have`] : []),
       ];
       this.importNote =
-        `${countOf(read.labels.length, 'label')} read from ${fileName(file.path)}` +
+        `${countOf(read.labels.length, 'label')} read from ${baseName(file.path)}` +
         (left.length > 0 ? `; left out: ${left.join(', ')}.` : '.');
     } catch (e) {
       this.error = errorText(errorInfo(e));
@@ -439,10 +439,5 @@ function writeAsk(collection: string, ask: JudgingAsk | null): void {
   }
 }
 
-const fileName = (path: string): string => path.split('/').pop() ?? path;
-
 /** When a layer was imported (a plain timestamp, not state). */
 const nowIso = (): string => new globalThis.Date(Date.now()).toISOString();
-
-/** A short stable name for an edited prompt's text. */
-const fnv = (text: string): string => (fnv1a(new TextEncoder().encode(text)) >>> 0).toString(16).padStart(8, '0');

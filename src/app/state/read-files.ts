@@ -16,6 +16,16 @@ export async function readFileList(files: Iterable<File>): Promise<CollectionFil
   return out;
 }
 
+/** A change handler for a one-file input: the file's bytes to `use`, and the input cleared for the next pick. */
+export const onPickedFile =
+  (use: (file: CollectionFile) => Promise<void>) =>
+  async (e: Event & { currentTarget: HTMLInputElement }): Promise<void> => {
+    const input = e.currentTarget;
+    const [file] = await readFileList(Array.from(input.files ?? []).slice(0, 1));
+    input.value = '';
+    if (file) await use(file);
+  };
+
 interface EntryLike {
   readonly isFile: boolean;
   readonly isDirectory: boolean;

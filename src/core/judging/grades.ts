@@ -8,6 +8,7 @@
  *   (the lower grade on a tie), its expected grade Σ g·p_g; `umbrelaToScale` puts the 0–3 grade on the
  *   collection's scale.
  */
+import { fnv1a } from '../fnv.ts';
 
 /** A grade from a score: how many of the ascending thresholds it reaches. */
 export function gradeOfScore(score: number, thresholds: readonly number[]): number {
@@ -127,6 +128,11 @@ export const UMBRELA_PROMPT: JudgePrompt = {
 export function fillJudgePrompt(prompt: JudgePrompt, query: string, passage: string): string {
   const parts = prompt.template.split(/(\{query\}|\{passage\})/);
   return parts.map((p) => (p === '{query}' ? query : p === '{passage}' ? passage : p)).join('');
+}
+
+/** The name of a prompt edited by hand: `<id>+edited-<hash of its text>`, another judge (or writer), cached apart. */
+export function editedPromptId(id: string, text: string): string {
+  return `${id}+edited-${(fnv1a(new TextEncoder().encode(text)) >>> 0).toString(16).padStart(8, '0')}`;
 }
 
 /** A prompt's problems: each placeholder once. */

@@ -22,6 +22,7 @@ import { mulberry32 } from '../random.ts';
 import type { ChatMessage, ReaderTask, ReaderTemplate } from '../answers/prompt.ts';
 import { templateName, truncateWords } from '../answers/prompt.ts';
 import { InputError } from '../io/errors.ts';
+import { editedPromptId } from './grades.ts';
 
 /** The grade the source passage of a written query gets. */
 export const SOURCE_GRADE = 2;
@@ -52,9 +53,7 @@ export const QUERY_WRITER: ReaderTemplate = {
 
 /** The writer with its user turn replaced by `user` (the same writer when the text is its own). */
 export function editedWriter(writer: ReaderTemplate, user: string): ReaderTemplate {
-  if (user === writer.user) return writer;
-  const hash = (fnv1a(new TextEncoder().encode(user)) >>> 0).toString(16).padStart(8, '0');
-  return { ...writer, id: `${writer.id}+edited-${hash}`, user };
+  return user === writer.user ? writer : { ...writer, id: editedPromptId(writer.id, user), user };
 }
 
 /** What is wrong with a writer's prompt (null: nothing): it must hold `{passage}` exactly once. */
