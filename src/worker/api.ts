@@ -24,8 +24,6 @@
 import { transfer } from 'comlink';
 import { readRunTop } from '../core/io/run-top.ts';
 import { baseName, extensionOf, fileSource, normalizePath, wholeFile } from '../lab/data/bytes.ts';
-import { feedAliasedJsonl, feedCsv, feedQueriesTsv } from '../lab/data/custom.ts';
-import { QueriesBuilder } from '../core/io/beir.ts';
 import { runFileName, runFileNames } from '../core/io/beir-folder.ts';
 import { beirFolderZip } from '../lab/data/beir-zip.ts';
 import { parseGoldAny, parsePredictions } from '../core/io/answers.ts';
@@ -38,7 +36,7 @@ import type { SupportLabel } from '../core/flips/cohort.ts';
 import type { PreparedFrontier } from '../core/flips/fusion.ts';
 import type { MetricsRow } from '../report/metrics.ts';
 import { ACCEPTED_QUERIES, loadCollection, loadCorpus, PASSAGE_TEXT_FILE } from './load.ts';
-import { classifyFiles } from '../lab/data/files.ts';
+import { classifyFiles, type FileFormat } from '../lab/data/files.ts';
 import { parseQueriesGroup } from './load-roles.ts';
 import { ReadingJob } from './reading.ts';
 import { InputError } from '../core/io/errors.ts';
@@ -59,6 +57,15 @@ import { Retrievers } from './engine/retrievers.ts';
 import { guardNetwork } from './network-guard.ts';
 import { exportPack, importPack, storedRecipeConfig, type PackImport } from './packs.ts';
 import type { EncoderConfig } from '../encoders/presets.ts';
+
+/** Files a user gives as queries, read as queries by their extension whatever else they could be. */
+const QUERIES_BY_EXTENSION: Readonly<Record<string, FileFormat>> = {
+  tsv: 'tsv',
+  csv: 'csv',
+  jsonl: 'jsonl-aliased',
+  ndjson: 'jsonl-aliased',
+  json: 'jsonl-aliased',
+};
 
 /** Passages drawn to write queries from (`sampleForQueries`). */
 export interface QuerySample {
@@ -169,17 +176,11 @@ export function createLabApi(engine: LabEngine = new LabEngine()) {
      */
     async parseQueriesFile(file: CollectionFile): Promise<{ id: string; text: string }[]> {
       const whole = await wholeFile(file);
-      const ext = extensionOf(whole.path);
-      if (['tsv', 'csv', 'jsonl', 'ndjson', 'json'].includes(ext)) {
-        const builder = new QueriesBuilder(whole.path);
-        if (ext === 'tsv') await feedQueriesTsv(builder, whole.bytes, whole.path);
-        else if (ext === 'csv') await feedCsv(builder, whole.bytes, whole.path, 'queries');
-        else await feedAliasedJsonl(builder, whole.bytes, whole.path, 'queries');
-        const q = builder.finish().value;
-        return q.ids.map((id, i) => ({ id, text: q.texts[i] ?? '' }));
-      }
-      const { files } = await classifyFiles([whole]);
-      const queries = files.filter((c) => c.role === 'queries');
+      const format = QUERIES_BY_EXTENSION[extensionOf(whole.path)];
+      const queries =
+        format === undefined
+          ? (await classifyFiles([whole])).files.filter((c) => c.role === 'queries')
+          : [{ file: whole, role: 'queries' as const, format, by: 'name' as const }];
       if (queries.length === 0) throw new InputError(file.path, undefined, `expected queries: ${ACCEPTED_QUERIES}`);
       const parsed = await parseQueriesGroup(queries, new ReadingJob([file]));
       return parsed.value.ids.map((id, i) => ({ id, text: parsed.value.texts[i] ?? '' }));
